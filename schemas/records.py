@@ -1,0 +1,163 @@
+"""Record types every stage passes along and every shard stores (DESIGN.md, "Records")."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Optional
+
+from entailgen.schemas.ids import content_id
+
+# Labels of the two-way RTE decision; 3-way labels are kept beside them when a source has them.
+ENTAILED = "entailed"
+NOT_ENTAILED = "not-entailed"
+THREE_WAY = ("entailment", "neutral", "contradiction")
+
+# ArcExample kinds: where a hypothesis came from (Goyal & Durrett 2020 §4, §5.3).
+ARC_KINDS = ("gold", "identity", "top1", "bottom", "word_swap", "synonym", "hallucination", "overlap")
+
+
+@dataclass(frozen=True)
+class Token:
+    """One token of a dependency parse; head is the index of the head token, -1 for the root."""
+
+    text: str
+    lemma: str
+    pos: str
+    tag: str
+    ner: str
+    head: int
+    dep: str
+    space_after: bool = True
+
+
+@dataclass(frozen=True)
+class Arc:
+    """An enhanced-style dependency arc; its key compares arcs across sentences by lemma and relation."""
+
+    head: int
+    child: int
+    rel: str
+    head_lemma: str
+    child_lemma: str
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """Identity for set membership across sentences: (head lemma, child lemma, relation)."""
+        return (self.head_lemma.lower(), self.child_lemma.lower(), self.rel)
+
+
+@dataclass(frozen=True)
+class LabelledArc:
+    """An arc of a hypothesis with its entailment label: 1, 0 or None (unlabelled)."""
+
+    head: int
+    child: int
+    rel: str
+    head_lemma: str
+    child_lemma: str
+    entailed: Optional[int]
+
+    @classmethod
+    def of(cls, arc: Arc, entailed: Optional[int]) -> "LabelledArc":
+        """Attach a label to an arc."""
+        return cls(arc.head, arc.child, arc.rel, arc.head_lemma, arc.child_lemma, entailed)
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """Same identity as Arc.key."""
+        return (self.head_lemma.lower(), self.child_lemma.lower(), self.rel)
+
+
+@dataclass(frozen=True)
+class ParsedSentence:
+    """A sentence with its tokens and enhanced-style arcs, and where it came from."""
+
+    id: str
+    text: str
+    tokens: list[Token]
+    arcs: list[Arc]
+    parser: str
+    source: str = ""
+    source_id: str = ""
+    role: str = "text"
+    split: Optional[str] = None
+
+    @property
+    def words(self) -> list[str]:
+        """The token texts."""
+        return [t.text for t in self.tokens]
+
+
+@dataclass(frozen=True)
+class ArcExample:
+    """A (premise, hypothesis) pair with per-arc entailment labels (the dae family)."""
+
+    id: str
+    premise: str
+    hypothesis: str
+    hypothesis_tokens: list[str]
+    arcs: list[LabelledArc]
+    kind: str
+    generator: str
+    source: str
+    source_id: str
+    beam_rank: Optional[int] = None
+    beam_score: Optional[float] = None
+    label: Optional[int] = None  # sentence-level label (the paper's sentence-level variant); None at arc level
+    split: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class RtePair:
+    """A premise/hypothesis pair recast from another annotation (recast, nli-dialogue families)."""
+
+    id: str
+    premise: str
+    hypothesis: str
+    label: str  # entailed / not-entailed
+    phenomenon: str
+    template: str
+    source: str
+    source_id: str
+    label3: Optional[str] = None  # entailment / neutral / contradiction, when the source has it
+    kind: str = "original"
+    phrase: Optional[str] = None  # the dialogue phrase prepended, for kind == "dialogue"
+    split: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    """A bad input or a failed stage, kept with enough context to find and fix it: nothing is dropped."""
+
+    id: str
+    source: str
+    source_id: str
+    stage: str
+    error_type: str
+    message: str
+    raw: str = ""
+
+
+RAW_LIMIT = 1000
+
+
+def dead_letter(source: str, source_id: str, stage: str, error_type: str, message: str, raw: object = "") -> DeadLetter:
+    """Build a DeadLetter with a content id and the raw input truncated to RAW_LIMIT characters."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+    text = text[:RAW_LIMIT]
+    return DeadLetter(content_id(source, source_id, stage, error_type, message, text), source, source_id, stage,
+                      error_type, message, text)
+
+
+RECORD_TYPES = {cls.__name__: cls for cls in (ParsedSentence, ArcExample, RtePair, DeadLetter)}
+
+
+def with_split(record, split: str):
+    """The record with its split set."""
+    return dataclasses.replace(record, split=split)
+
+
+__all__ = [
+    "ENTAILED", "NOT_ENTAILED", "THREE_WAY", "ARC_KINDS", "Token", "Arc", "LabelledArc", "ParsedSentence",
+    "ArcExample", "RtePair", "DeadLetter", "dead_letter", "RECORD_TYPES", "with_split",
+]

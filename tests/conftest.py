@@ -1,0 +1,23 @@
+"""Shared fixtures: one spaCy parser per test session (loading it is the slow part)."""
+import pytest
+
+from entailgen.transforms.parse import Parser, ParserConfig
+
+
+@pytest.fixture(scope="session")
+def parser() -> Parser:
+    """The default (spaCy, offline English model) parser."""
+    return Parser(ParserConfig())
+
+
+@pytest.fixture(scope="session")
+def parse(parser):
+    """Parse one text into a ParsedSentence."""
+    from entailgen.schemas.sources import SourceText
+    from entailgen.transforms.parse import parse_units
+
+    def _parse(text: str, source_id: str = "t:1", role: str = "text"):
+        (sentence,) = parse_units(parser, [SourceText(text, "test", source_id, role)])
+        return sentence
+
+    return _parse
