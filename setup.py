@@ -19,7 +19,7 @@ setup(
     python_requires=">=3.10",
     packages=["entailgen"] + [f"entailgen.{p}" for p in SUBPACKAGES if (HERE / p.replace(".", "/")).is_dir()],
     package_dir={"entailgen": "."},
-    package_data={"entailgen": ["samples/*", "samples/*/*"]},
+    package_data={"entailgen": ["samples/*", "samples/*/*"], "entailgen.transforms.recast": ["*.tsv"]},
     install_requires=[
         "apache-beam[gcp]==2.77.0",
         "spacy>=3.8,<3.9",
@@ -32,7 +32,7 @@ setup(
         "stanza>=1.9,<2",
     ],
     extras_require={
-        "test": ["pytest>=8", "hypothesis>=6.100", "datasets>=3", "conllu>=6"],
+        "test": ["pytest>=8", "hypothesis>=6.100", "datasets>=3", "conllu>=6", "jsonschema>=4"],
     },
     entry_points={"console_scripts": ["entailgen=entailgen.runners.cli:main"]},
 )

@@ -1,0 +1,39 @@
+# entailgen: `make sample` sets everything up and builds the sample dataset; `make test` runs the tests.
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+OUT ?= out/sample
+PIPELINE ?= dae
+APT_PACKAGES := apertium apertium-eng-spa apertium-eng-cat apertium-en-gl wordnet-base wordnet-sense-index
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: setup sample test bench clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.apt:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages: $$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	@mkdir -p $(VENV) && touch $@
+
+$(VENV)/.installed: setup.py $(VENV)/.apt
+	@[ -x $(PY) ] || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip setuptools wheel
+	$(PY) -m pip install -q -e '.[test]'
+	@touch $@
+
+sample: setup
+	$(VENV)/bin/entailgen run $(PIPELINE) --sample --output $(OUT)
+
+test: setup
+	@$(PY) -m pytest; rc=$$?; \
+	if [ $$rc = 5 ]; then echo "pytest collected no tests: the suite is missing" >&2; exit 1; fi; exit $$rc
+
+bench: setup
+	$(PY) bench/parse.py
+
+clean:
+	rm -rf out build *.egg-info

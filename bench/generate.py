@@ -1,0 +1,146 @@
+"""Beam-search throughput of Seq2SeqBeamHandler against a plain loop of model.generate over fixed-size batches.
+
+Same model (BART-base shape, random weights, bf16 on GPU), same N inputs of 5-40 words, k = 10 beams, 24 new tokens.
+The handler sorts each batch by length and cuts it into buckets under a token budget, so it pads little and fills
+the GPU; the baseline generates batches of --baseline-batch sentences in input order. Prints both rates and the ratio
+(target on a GPU: >= 1.5).
+
+    python bench/generate.py                  # GPU run, N = 20000
+    python bench/generate.py --n 64 --small   # CPU smoke check with a tiny model
+"""
+from __future__ import annotations
+
+import argparse
+import platform
+import random
+import tempfile
+import time
+
+import torch
+import transformers
+from tokenizers import Tokenizer, models, pre_tokenizers, processors
+from transformers import BartConfig, BartForConditionalGeneration, PreTrainedTokenizerFast
+
+from entailgen.schemas.sources import SourceText
+from entailgen.transforms.generate.hf import HfGenerateOptions, Seq2SeqBeamHandler
+
+SPECIALS = ["<s>", "<pad>", "</s>", "<unk>"]
+
+
+def bart_config(small: bool) -> BartConfig:
+    """facebook/bart-base's shape (or a tiny one for a CPU smoke run), untied from any checkpoint."""
+    shape = (dict(vocab_size=1000, d_model=64, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
+                  decoder_attention_heads=4, encoder_ffn_dim=128, decoder_ffn_dim=128) if small else
+             dict(vocab_size=50265, d_model=768, encoder_layers=6, decoder_layers=6, encoder_attention_heads=12,
+                  decoder_attention_heads=12, encoder_ffn_dim=3072, decoder_ffn_dim=3072))
+    return BartConfig(**shape, max_position_embeddings=1024, bos_token_id=0, pad_token_id=1, eos_token_id=2,
+                      decoder_start_token_id=2, forced_bos_token_id=None, forced_eos_token_id=None)
+
+
+def word_tokenizer(vocab_size: int) -> PreTrainedTokenizerFast:
+    """A word-level tokenizer whose words w0, w1, ... are one token each (no downloads)."""
+    vocab = {w: i for i, w in enumerate(SPECIALS + [f"w{i}" for i in range(vocab_size - len(SPECIALS))])}
+    tokenizer = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer.post_processor = processors.TemplateProcessing(single="<s> $A </s>",
+                                                             special_tokens=[("<s>", 0), ("</s>", 2)])
+    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, bos_token="<s>", pad_token="<pad>", eos_token="</s>",
+                                   unk_token="<unk>")
+
+
+def save_random_model(path: str, small: bool, seed: int) -> None:
+    """A randomly initialised BART and its tokenizer, saved as safetensors for the handler's real load path."""
+    torch.manual_seed(seed)
+    config = bart_config(small)
+    BartForConditionalGeneration(config).save_pretrained(path)
+    word_tokenizer(config.vocab_size).save_pretrained(path)
+
+
+def sentences(n: int, vocab_size: int, seed: int) -> list[SourceText]:
+    """n inputs of 5-40 random words, the same for both methods."""
+    rng = random.Random(seed)
+    words = vocab_size - len(SPECIALS)
+    return [SourceText(" ".join(f"w{rng.randrange(words)}" for _ in range(rng.randint(5, 40))), "bench", str(i))
+            for i in range(n)]
+
+
+def sync(device) -> None:
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+
+
+def plain_loop(bundle, units, k: int, max_new_tokens: int, batch_size: int) -> int:
+    """The baseline: fixed-size batches in input order, padded to their longest, generated and decoded."""
+    produced = 0
+    for start in range(0, len(units), batch_size):
+        texts = [u.text for u in units[start:start + batch_size]]
+        features = bundle.tokenizer(texts, padding=True, return_tensors="pt").to(bundle.device)
+        with torch.inference_mode():
+            out = bundle.model.generate(**features, num_beams=k, num_return_sequences=k, do_sample=False,
+                                        max_new_tokens=max_new_tokens, output_scores=True,
+                                        return_dict_in_generate=True)
+        produced += len(bundle.tokenizer.batch_decode(out.sequences, skip_special_tokens=True))
+        out.sequences_scores.float().tolist()
+    return produced
+
+
+def with_handler(handler, bundle, units, batch_size: int) -> int:
+    """The handler, fed RunInference-sized batches in input order (it sorts and buckets inside)."""
+    return sum(len(beam) for start in range(0, len(units), batch_size)
+               for beam in handler.run_inference(units[start:start + batch_size], bundle))
+
+
+def timed(fn, device):
+    sync(device)
+    start = time.perf_counter()
+    result = fn()
+    sync(device)
+    return result, time.perf_counter() - start
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=20000, help="source sentences")
+    parser.add_argument("--k", type=int, default=10, help="beams = hypotheses per sentence")
+    parser.add_argument("--max-new-tokens", type=int, default=24)
+    parser.add_argument("--baseline-batch", type=int, default=32, help="sentences per generate call, baseline")
+    parser.add_argument("--batch-tokens", type=int, default=HfGenerateOptions.batch_tokens, help="handler budget")
+    parser.add_argument("--handler-batch", type=int, default=HfGenerateOptions.max_batch_size,
+                        help="elements per RunInference batch")
+    parser.add_argument("--device", default="auto")
+    parser.add_argument("--small", action="store_true", help="tiny model, for a CPU smoke run")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+
+    with tempfile.TemporaryDirectory(prefix="entailgen-bench-") as path:
+        save_random_model(path, args.small, args.seed)
+        options = HfGenerateOptions(model=path, k=args.k, max_new_tokens=args.max_new_tokens,
+                                    batch_tokens=args.batch_tokens, device=args.device,
+                                    max_batch_size=args.handler_batch)
+        handler = Seq2SeqBeamHandler(options)
+        bundle = handler.load_model()
+    units = sentences(args.n, bundle.model.config.vocab_size, args.seed)
+    device = bundle.device
+
+    warmup = units[:min(len(units), 8)]
+    plain_loop(bundle, warmup, args.k, args.max_new_tokens, args.baseline_batch)
+    with_handler(handler, bundle, warmup, args.handler_batch)
+
+    base_out, base_s = timed(lambda: plain_loop(bundle, units, args.k, args.max_new_tokens, args.baseline_batch),
+                             device)
+    ours_out, ours_s = timed(lambda: with_handler(handler, bundle, units, args.handler_batch), device)
+    assert base_out == ours_out == args.n * args.k, (base_out, ours_out)
+
+    machine = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU ({platform.processor() or 'cpu'})"
+    base_rate, ours_rate = args.n / base_s, args.n / ours_s
+    print(f"machine: {machine}; torch {torch.__version__}; transformers {transformers.__version__}; "
+          f"dtype {next(bundle.model.parameters()).dtype}")
+    print(f"model: {'tiny' if args.small else 'bart-base-shaped'} random weights; n={args.n} k={args.k} "
+          f"max_new_tokens={args.max_new_tokens}")
+    print(f"plain model.generate loop (batch {args.baseline_batch}): {base_rate:.1f} sentences/s ({base_s:.1f} s)")
+    print(f"Seq2SeqBeamHandler (budget {args.batch_tokens} tokens): {ours_rate:.1f} sentences/s ({ours_s:.1f} s)")
+    print(f"ratio: {ours_rate / base_rate:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

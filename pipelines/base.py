@@ -1,0 +1,71 @@
+"""What every corpus family shares: the run configuration it is built from and the outputs it hands back."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import apache_beam as beam
+
+from entailgen.transforms.io import ReaderConfig
+from entailgen.transforms.parse import ParserConfig
+from entailgen.transforms.shard import ShardConfig
+from entailgen.transforms.split import SplitConfig
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that defines a dataset; the manifest records it (less the output location) so a run can be repeated."""
+
+    pipeline: str
+    inputs: tuple[str, ...]
+    output: str
+    input_format: Optional[str] = None
+    format: str = "parquet"
+    num_shards: int = 1
+    seed: int = 0
+    splits: SplitConfig = SplitConfig()
+    parser: ParserConfig = ParserConfig()
+    reader: ReaderConfig = ReaderConfig()
+    family: Any = None  # the family's own frozen options dataclass
+
+    @property
+    def shards(self) -> ShardConfig:
+        """Where and how shards go."""
+        return ShardConfig(self.output, self.format, self.num_shards)
+
+    def manifest_config(self) -> dict:
+        """The dataset-defining settings, JSON-able, without paths that differ between machines."""
+        config = dataclasses.asdict(self)
+        del config["output"], config["inputs"]
+        return config
+
+
+@dataclass
+class FamilyOutput:
+    """A family's outputs: records to split and shard, dead letters, the split context, and what the manifest adds.
+
+    skipped: inputs left out on purpose (each with source, stage, reason), counted so nothing is lost silently.
+    stats: name -> CombineFn over the split records, its output goes into the manifest's stats.
+    exports: name -> PTransform over the split records yielding file infos (path, rows, sha256) for the manifest.
+    """
+
+    records: beam.PCollection
+    dead: beam.PCollection
+    context: Callable[[Any], str]
+    skipped: Optional[beam.PCollection] = None
+    stats: dict[str, beam.CombineFn] = field(default_factory=dict)
+    exports: dict[str, beam.PTransform] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Family:
+    """A corpus family: its record type, embedded samples, CLI options and the build that wires its transforms."""
+
+    name: str
+    record_type: type
+    samples: tuple[tuple[str, Optional[str]], ...]  # (file under samples/, format or None to detect)
+    build: Callable[[beam.PCollection, RunConfig], FamilyOutput]
+    summary: str
+    add_arguments: Callable[[Any], None] = lambda group: None
+    options: Callable[[Any], Any] = lambda args: None

@@ -1,0 +1,101 @@
+"""Run one family end to end: read -> family build -> split -> shard -> manifest (written last, by the driver)."""
+from __future__ import annotations
+
+import logging
+import platform
+import time
+from datetime import datetime, timezone
+from typing import Optional
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.options.pipeline_options import PipelineOptions
+
+import entailgen
+from entailgen.pipelines import get_family
+from entailgen.pipelines.base import RunConfig
+from entailgen.runners.dataflow import dataflow_args, dry_run, is_dry_run, needs_gpu
+from entailgen.transforms.io import ReadInputs
+from entailgen.transforms.manifest import (MANIFEST, RUN_INFO, STAGING, StageSummary, build_manifest, count_by,
+                                           fingerprint, metric_counters, read_json, write_json)
+from entailgen.transforms.shard import WriteDeadLetters, WriteShards, join_path
+from entailgen.transforms.report import write_report
+from entailgen.transforms.split import AssignSplit
+
+log = logging.getLogger(__name__)
+
+
+def build_job(p: beam.Pipeline, config: RunConfig) -> None:
+    """Wire the whole job into p: the family's transforms between the shared read and write stages."""
+    family = get_family(config.pipeline)
+    read = p | "Read" >> ReadInputs(list(config.inputs), config.input_format, config.reader)
+    out = family.build(read.records, config)
+    records = out.records | "Split" >> AssignSplit(config.splits, out.context)
+    dead = (read.dead, out.dead) | "AllDead" >> beam.Flatten()
+    skipped = out.skipped if out.skipped is not None else p | "NoSkipped" >> beam.Create([])
+    counts = (
+        count_by((read.records, read.dead) | "AllRead" >> beam.Flatten(), "read", lambda r: r.source),
+        count_by(records, "records_by_source", lambda r: r.source),
+        count_by(dead, "dead_by_source", lambda d: d.source),
+        count_by(dead, "dead_by_stage", lambda d: f"{d.stage}:{d.error_type}"),
+        count_by(skipped, "skipped_by_source", lambda s: s.source),
+        count_by(skipped, "skipped_by_reason", lambda s: f"{s.stage}:{s.reason}"),
+    ) | "AllCounts" >> beam.Flatten() | "SumCounts" >> beam.CombinePerKey(sum)
+    stats = [records | f"Stat {name}" >> beam.CombineGlobally(fn) | f"Name {name}" >> beam.Map(lambda v, n=name: (n, v))
+             for name, fn in sorted(out.stats.items())]
+    stats = (stats or [p | "NoStats" >> beam.Create([])]) | "AllStats" >> beam.Flatten()
+    exports = [records | f"Export {name}" >> export for name, export in sorted(out.exports.items())]
+    exports = (exports or [p | "NoExports" >> beam.Create([])]) | "AllExports" >> beam.Flatten()
+    {
+        "shards": records | "Shards" >> WriteShards(config.shards, family.record_type, config.splits.names),
+        "dead_letters": dead | "DeadLetters" >> WriteDeadLetters(config.shards),
+        "counts": counts,
+        "stats": stats,
+        "exports": exports,
+    } | "Stage" >> StageSummary(config.output)
+
+
+def job_pipeline(config: RunConfig, pipeline_args: list[str] = ()) -> beam.Pipeline:
+    """The job wired into a pipeline whose options carry the runner's defaults (Dataflow: staging, GPU workers)."""
+    args = dataflow_args(config.pipeline, pipeline_args, needs_gpu(config))
+    p = beam.Pipeline(options=PipelineOptions(args, save_main_session=False))
+    build_job(p, config)
+    return p
+
+
+def run_job(config: RunConfig, pipeline_args: list[str] = ()) -> Optional[dict]:
+    """Run the job to completion and write run.json then manifest.json; returns the manifest.
+
+    With --dry_run=True the job is only translated (and for Dataflow staged): nothing runs or is written, None returns.
+    """
+    family = get_family(config.pipeline)
+    p = job_pipeline(config, pipeline_args)
+    if is_dry_run(p.options):
+        dry_run(p)
+        return None
+    inputs = [fingerprint(path) for path in config.inputs]
+    started = time.time()
+    if FileSystems.exists(join_path(config.output, MANIFEST)):
+        FileSystems.delete([join_path(config.output, MANIFEST)])  # the directory is incomplete until we finish
+    result = p.run()
+    result.wait_until_finish()
+    staged = read_json(config.output, STAGING)
+    manifest = build_manifest(version=entailgen.__version__, pipeline=family.name,
+                              record_type=family.record_type.__name__, config=config.manifest_config(),
+                              inputs=inputs, staged=staged, metrics=metric_counters(result))
+    write_json(config.output, RUN_INFO, {
+        "started": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="seconds"),
+        "seconds": round(time.time() - started, 3),
+        "inputs": list(config.inputs),
+        "output": config.output,
+        "pipeline_args": list(pipeline_args),
+        "runner": type(result).__name__,
+        "host": platform.node(),
+        "python": platform.python_version(),
+        "beam": beam.__version__,
+    })
+    FileSystems.delete([join_path(config.output, STAGING)])
+    write_report(config.output, manifest, description=family.summary)  # card + report.html; the manifest stays last
+    write_json(config.output, MANIFEST, manifest)
+    return manifest
+

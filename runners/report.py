@@ -1,0 +1,41 @@
+"""`entailgen report DATASET_DIR`: (re)write a finished dataset's card (README.md) and report.html."""
+from __future__ import annotations
+
+from apache_beam.io.filesystems import FileSystems
+
+from entailgen.pipelines import available, get_family
+from entailgen.runners.cli import UsageError
+from entailgen.transforms.manifest import MANIFEST, read_json
+from entailgen.transforms.report import ReportConfig, write_report
+from entailgen.transforms.shard import join_path
+
+
+def family_description(pipeline: str) -> str:
+    """The family's one-line summary for the card, or '' when this installation lacks that family."""
+    return get_family(pipeline).summary if pipeline in available() else ""
+
+
+def report(dataset: str, config: ReportConfig = ReportConfig()) -> list[str]:
+    """Write the card and report of a dataset directory from its manifest and shards; returns the paths written."""
+    if not FileSystems.exists(join_path(dataset, MANIFEST)):
+        raise UsageError(f"no {MANIFEST} in {dataset}: not a dataset, or its run did not finish")
+    manifest = read_json(dataset, MANIFEST)
+    names = write_report(dataset, manifest, config, family_description(manifest["pipeline"]))
+    return [join_path(dataset, name) for name in names]
+
+
+def _handle(args) -> int:
+    if args.examples < 0:
+        raise UsageError(f"--examples must be 0 or more, got {args.examples}")
+    for path in report(args.dataset, ReportConfig(examples_per_group=args.examples)):
+        print(path)
+    return 0
+
+
+def register(commands) -> None:
+    """Add the `report` subcommand to the CLI."""
+    parser = commands.add_parser("report", help="write a dataset's card (README.md) and report.html")
+    parser.add_argument("dataset", metavar="DATASET_DIR", help="a dataset directory with a manifest.json")
+    parser.add_argument("--examples", type=int, default=ReportConfig().examples_per_group, metavar="N",
+                        help="examples shown per kind / phenomenon / source")
+    parser.set_defaults(handler=_handle)

@@ -1,0 +1,127 @@
+"""Trainer side: read a finished dataset through its manifest, as rows, records or a shard-aware PyTorch dataset.
+
+Only pyarrow and the standard library are needed (torch for ShardedIterableDataset), so a training job can depend on
+entailgen's schemas without Apache Beam. Paths may be local or any URI pyarrow.fs understands (gs://, s3://).
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from typing import Iterator, Optional
+
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+
+from entailgen.schemas.arrow import from_row
+from entailgen.schemas.records import RECORD_TYPES, DeadLetter
+
+MANIFEST = "manifest.json"
+DEAD_LETTERS = "dead_letters"
+_BATCH_ROWS = 1024
+
+
+class IncompleteDataset(FileNotFoundError):
+    """A directory without manifest.json: the run that wrote it has not finished (or it is not a dataset)."""
+
+
+class ChecksumMismatch(ValueError):
+    """A shard whose bytes differ from the sha256 its manifest records: it was altered or truncated after the run."""
+
+
+def _filesystem(directory: str) -> tuple[pafs.FileSystem, str]:
+    """pyarrow filesystem and in-filesystem path for a local path or a URI."""
+    if "://" in directory:
+        return pafs.FileSystem.from_uri(directory)
+    return pafs.LocalFileSystem(), directory
+
+
+def _join(root: str, relative: str) -> str:
+    return root.rstrip("/") + "/" + relative
+
+
+def load_manifest(directory: str) -> dict:
+    """The dataset's manifest; a directory without one is refused, since its shards may be partial."""
+    fs, root = _filesystem(directory)
+    path = _join(root, MANIFEST)
+    if fs.get_file_info(path).type != pafs.FileType.File:
+        raise IncompleteDataset(f"{directory} has no {MANIFEST}: not an entailgen dataset, or its run did not finish")
+    with fs.open_input_stream(path) as f:
+        return json.loads(f.read().decode("utf-8"))
+
+
+def shard_entries(manifest: dict, split: Optional[str] = None) -> list[dict]:
+    """The manifest's shard entries for one split (all splits when None; 'dead_letters' for the dead letters)."""
+    if split == DEAD_LETTERS:
+        return [manifest["dead_letters"]]
+    if split is not None and split not in manifest["splits"]:
+        raise KeyError(f"no split {split!r} in this dataset; it has {', '.join(sorted(manifest['splits']))}")
+    return [s for s in manifest["shards"] if split is None or s["split"] == split]
+
+
+def record_type_of(manifest: dict, split: Optional[str] = None) -> type:
+    """The record dataclass the rows of a split rebuild into, as named in the manifest."""
+    return DeadLetter if split == DEAD_LETTERS else RECORD_TYPES[manifest["record_type"]]
+
+
+def _verified_bytes(fs: pafs.FileSystem, path: str, entry: dict) -> bytes:
+    with fs.open_input_stream(path) as f:
+        data = f.read()
+    if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+        raise ChecksumMismatch(f"{entry['path']}: sha256 differs from the manifest")
+    return data
+
+
+def shard_rows(directory: str, entry: dict, verify: bool = False) -> Iterator[dict]:
+    """Rows of one shard, streamed in batches (a shard is never held whole unless verify reads it to hash it)."""
+    fs, root = _filesystem(directory)
+    path = _join(root, entry["path"])
+    source = io.BytesIO(_verified_bytes(fs, path, entry)) if verify else fs.open_input_file(path)
+    with source as f:
+        if entry["path"].endswith(".jsonl"):
+            for line in io.TextIOWrapper(f, encoding="utf-8"):
+                if line.strip():
+                    yield json.loads(line)
+        else:
+            for batch in pq.ParquetFile(f).iter_batches(batch_size=_BATCH_ROWS):
+                yield from batch.to_pylist()
+
+
+def read_dataset(directory: str, split: Optional[str] = None, as_records: bool = False,
+                 verify: bool = False) -> Iterator:
+    """Every row of a split (or of all splits) in manifest order, as dicts or as the manifest's record type."""
+    manifest = load_manifest(directory)
+    record_type = record_type_of(manifest, split)
+    for entry in shard_entries(manifest, split):
+        for row in shard_rows(directory, entry, verify):
+            yield from_row(record_type, row) if as_records else row
+
+
+try:
+    from torch.utils.data import IterableDataset, get_worker_info
+except ImportError:  # torch is optional on the trainer side
+    IterableDataset, get_worker_info = object, None
+
+
+class ShardedIterableDataset(IterableDataset):
+    """A split as a PyTorch IterableDataset: DataLoader worker i of n reads shards i, i+n, ... so each row comes once."""
+
+    def __init__(self, directory: str, split: str, as_records: bool = False, verify: bool = False):
+        if get_worker_info is None:
+            raise ImportError("ShardedIterableDataset needs torch (pip install torch)")
+        super().__init__()
+        self.directory, self.split, self.as_records, self.verify = directory, split, as_records, verify
+        manifest = load_manifest(directory)
+        self.entries = shard_entries(manifest, split)
+        self.record_type = record_type_of(manifest, split)
+
+    def __len__(self) -> int:
+        """Rows in the split (from the manifest), for progress bars and schedulers."""
+        return sum(e["rows"] for e in self.entries)
+
+    def __iter__(self):
+        worker = get_worker_info()
+        index, count = (worker.id, worker.num_workers) if worker is not None else (0, 1)
+        for entry in self.entries[index::count]:
+            for row in shard_rows(self.directory, entry, self.verify):
+                yield from_row(self.record_type, row) if self.as_records else row

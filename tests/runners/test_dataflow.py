@@ -1,0 +1,123 @@
+"""Dataflow: defaults added without overriding the user's flags, and every family's job graph translated and staged
+for the Dataflow service offline (--dry_run=True: no credentials, no network, nothing submitted)."""
+import tarfile
+import types
+
+import pytest
+from apache_beam.portability.api import beam_runner_api_pb2
+from apache_beam.runners.dataflow.internal import apiclient
+
+import entailgen
+import entailgen.runners.dataflow as dataflow
+import entailgen.runners.job as job
+from entailgen.pipelines import available
+from entailgen.runners.cli import make_parser, run_config
+from entailgen.runners.dataflow import GPU_ACCELERATOR, SETUP_FILE, dataflow_args, needs_gpu
+
+CLOUD = ["--runner", "DataflowRunner", "--project", "my-project", "--region", "us-central1",
+         "--temp_location", "gs://my-bucket/tmp"]
+PREBUILT = "--sdk_container_image=us-docker.pkg.dev/my-project/images/entailgen:0.1.0"  # skips the sdist build
+GPU_DEFAULTS = [f"--dataflow_service_options={GPU_ACCELERATOR}", "--machine_type=g2-standard-8",
+                "--experiments=no_use_multiple_sdk_containers"]
+
+
+def test_other_runners_get_their_flags_back_unchanged():
+    local = ["--direct_running_mode=multi_processing", "--direct_num_workers=2"]
+    assert dataflow_args("parse", local, gpu=True) == local
+
+
+def test_cpu_job_is_staged_through_setup_py():
+    assert dataflow_args("recast", CLOUD, gpu=False) == CLOUD + [f"--setup_file={SETUP_FILE}"]
+    assert SETUP_FILE.is_file() and SETUP_FILE.parent == type(SETUP_FILE)(entailgen.__file__).parent
+
+
+def test_gpu_job_gets_an_l4_with_driver_a_g2_machine_and_one_sdk_process():
+    assert dataflow_args("dae", CLOUD, gpu=True) == CLOUD + [f"--setup_file={SETUP_FILE}"] + GPU_DEFAULTS
+    assert dataflow_args("dae", ["--runner=dataflow"] + CLOUD[2:], gpu=True)[-3:] == GPU_DEFAULTS
+
+
+@pytest.mark.parametrize("user_flag, left_out", [
+    ("--worker_machine_type=a2-highgpu-1g", "--machine_type=g2-standard-8"),  # Beam's alias of --machine_type
+    ("--dataflow_service_options=worker_accelerator=type:nvidia-tesla-t4;count:1;install-nvidia-driver",
+     f"--dataflow_service_options={GPU_ACCELERATOR}"),
+    ("--experiments=no_use_multiple_sdk_containers", "--experiments=no_use_multiple_sdk_containers"),
+    ("--setup_file=/elsewhere/setup.py", f"--setup_file={SETUP_FILE}"),
+    ("--sdk_container_image=us-docker.pkg.dev/p/r/entailgen:0.1.0", f"--setup_file={SETUP_FILE}"),
+])
+def test_a_flag_the_user_set_is_never_overridden(user_flag, left_out):
+    args = dataflow_args("dae", CLOUD + [user_flag], gpu=True)
+    assert args[:len(CLOUD) + 1] == CLOUD + [user_flag]
+    assert left_out not in args[len(CLOUD) + 1:]
+    assert len(args) == len(CLOUD) + 1 + 3  # the other defaults are still added
+
+
+def test_a_job_that_could_not_run_is_refused_before_submission():
+    with pytest.raises(ValueError, match="--temp_location gs://"):
+        dataflow_args("parse", CLOUD[:-2], gpu=False)
+    with pytest.raises(ValueError, match="no setup.py"):
+        dataflow_args("parse", CLOUD, gpu=False, setup_file=None)
+
+
+def test_gpu_is_the_familys_call(monkeypatch):
+    family = types.SimpleNamespace(gpu=lambda options: options.generator == "hf")
+    monkeypatch.setattr(dataflow, "get_family", lambda name: family)
+    config = types.SimpleNamespace(pipeline="dae", family=types.SimpleNamespace(generator="hf"))
+    assert needs_gpu(config)
+    assert not needs_gpu(types.SimpleNamespace(pipeline="dae", family=types.SimpleNamespace(generator="apertium")))
+    monkeypatch.setattr(dataflow, "get_family", lambda name: types.SimpleNamespace())
+    assert not needs_gpu(config)  # a family without a gpu hook runs on CPU workers
+
+
+@pytest.fixture(autouse=True)
+def staging_in_tmp(tmp_path, monkeypatch):
+    """Beam stages into a fresh temporary directory it never removes: keep those under the test's tmp_path."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+
+def dry_run_job(pipeline: str, output: str, extra=()):
+    """Build a family's sample job for Dataflow and translate it without submitting."""
+    config = run_config(make_parser(pipeline).parse_args(["run", pipeline, "--sample", "--output", output]))
+    return dataflow.dry_run(job.job_pipeline(config, CLOUD + ["--dry_run=True", *extra]))
+
+
+def staged_files(dataflow_job) -> dict[str, str]:
+    """Staged artifact name -> local file, from the job's (single) Docker environment."""
+    (env,) = dataflow_job.proto_pipeline.components.environments.values()
+    assert env.urn == "beam:env:docker:v1"
+    return {beam_runner_api_pb2.ArtifactStagingToRolePayload.FromString(d.role_payload).staged_name:
+            beam_runner_api_pb2.ArtifactFilePayload.FromString(d.type_payload).path for d in env.dependencies}
+
+
+@pytest.mark.parametrize("pipeline", available())
+def test_every_family_translates_and_stages_for_dataflow(pipeline):
+    dataflow_job = dry_run_job(pipeline, "gs://my-bucket/out")
+    names = {t.unique_name for t in dataflow_job.proto_pipeline.components.transforms.values()}
+    assert {"Read", "Split", "Shards", "Shards/Write", "DeadLetters", "DeadLetters/Write", "Stage"} <= names
+    if pipeline in ("parse", "dae"):
+        assert "Parse" in names or any(n.endswith("/Parse") for n in names)
+    staged = staged_files(dataflow_job)
+    assert "workflow.tar.gz" in staged  # the sdist of setup.py, installed on every worker
+    with tarfile.open(staged["workflow.tar.gz"]) as sdist:
+        members = {m.name.split("/", 1)[1] for m in sdist.getmembers() if "/" in m.name}
+    module = "pipelines/" + pipeline.replace("-", "_") + ".py"
+    assert {"setup.py", module, "runners/job.py", "samples/text.txt"} <= members
+
+
+def test_gpu_job_request_asks_for_the_accelerator(monkeypatch):
+    monkeypatch.setattr(job, "needs_gpu", lambda config: True)
+    dataflow_job = dry_run_job("parse", "gs://my-bucket/out", [PREBUILT])
+    environment = apiclient.Environment(packages=[], options=dataflow_job.options, environment_version="test",
+                                        proto_pipeline_staged_url="gs://my-bucket/tmp/pipeline.pb",
+                                        proto_pipeline=dataflow_job.proto_pipeline).proto
+    (pool,) = environment.worker_pools
+    assert pool.machine_type == "g2-standard-8"
+    assert GPU_ACCELERATOR in environment.service_options
+    assert "no_use_multiple_sdk_containers" in environment.experiments
+
+
+def test_dry_run_through_run_job_writes_nothing(tmp_path):
+    config = run_config(make_parser("parse").parse_args(["run", "parse", "--sample", "--output", str(tmp_path / "o")]))
+    assert job.run_job(config, CLOUD + ["--dry_run=True", PREBUILT]) is None
+    assert not (tmp_path / "o").exists()

@@ -1,0 +1,103 @@
+"""Word swap: same-POS words exchanged, arcs of x' kept from x labelled 1, changed arcs 0 (DAE §5.3)."""
+import apache_beam as beam
+from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing.util import assert_that, equal_to
+
+from entailgen.schemas.ids import content_id
+from entailgen.schemas.records import ParsedSentence, Token, dead_letter
+from entailgen.transforms.arcs import extract_arcs
+from entailgen.transforms.augment.common import detokenize, parser_reparse
+from entailgen.transforms.augment.word_swap import (
+    WordSwap, WordSwapOptions, label_word_swap, swap_tokens, swap_words, swappable_pairs, word_swap_example)
+
+OLD_MAN = [("The", "the", "DET", "DT", 2, "det"), ("old", "old", "ADJ", "JJ", 2, "amod"),
+           ("man", "man", "NOUN", "NN", 3, "nsubj"), ("gave", "give", "VERB", "VBD", -1, "ROOT"),
+           ("the", "the", "DET", "DT", 6, "det"), ("young", "young", "ADJ", "JJ", 6, "amod"),
+           ("boy", "boy", "NOUN", "NN", 3, "dative"), ("a", "a", "DET", "DT", 8, "det"),
+           ("book", "book", "NOUN", "NN", 3, "dobj"), (".", ".", "PUNCT", ".", 3, "punct")]
+YOUNG_MAN = [OLD_MAN[0], ("young", "young", "ADJ", "JJ", 2, "amod")] + OLD_MAN[2:5] + \
+            [("old", "old", "ADJ", "JJ", 6, "amod")] + OLD_MAN[6:]
+# The swapped sentence keeps give->man, give->boy, give->book; man->old and boy->young become man->young, boy->old.
+SWAP_LABELS = {("man", "young", "amod"): 0, ("give", "man", "nsubj"): 1, ("boy", "old", "amod"): 0,
+               ("give", "boy", "dative"): 1, ("give", "book", "dobj"): 1}
+
+
+def sentence(spec, source_id="s:1") -> ParsedSentence:
+    """A hand-built parse from (text, lemma, pos, tag, head, dep) rows; no space before punctuation."""
+    tokens = [Token(text, lemma, pos, tag, "O", head, dep,
+                    space_after=k + 1 < len(spec) and spec[k + 1][2] != "PUNCT")
+              for k, (text, lemma, pos, tag, head, dep) in enumerate(spec)]
+    text = detokenize(tokens)
+    return ParsedSentence(content_id(text, "hand"), text, tokens, extract_arcs(tokens), "hand", "test", source_id)
+
+
+def labels(example):
+    return {a.key: a.entailed for a in example.arcs}
+
+
+def test_swappable_pairs_share_a_pos_and_differ_in_word():
+    assert swappable_pairs(sentence(OLD_MAN)) == [(1, 5), (2, 6), (2, 8), (6, 8)]
+    assert swappable_pairs(sentence(OLD_MAN), frozenset({"ADJ"})) == [(1, 5)]
+
+
+def test_swap_tokens_exchanges_words_and_keeps_spacing():
+    assert detokenize(swap_tokens(sentence(OLD_MAN).tokens, 1, 5)) == "The young man gave the old boy a book."
+    assert detokenize(swap_tokens(sentence(OLD_MAN).tokens, 6, 8)) == "The old man gave the young book a boy."
+
+
+def test_swap_moves_the_capital_with_the_sentence_start():
+    dogs = sentence([("Dogs", "dog", "NOUN", "NNS", 1, "nsubj"), ("chase", "chase", "VERB", "VBP", -1, "ROOT"),
+                     ("cats", "cat", "NOUN", "NNS", 1, "dobj"), (".", ".", "PUNCT", ".", 1, "punct")])
+    assert detokenize(swap_tokens(dogs.tokens, 0, 2)) == "Cats chase dogs."
+    john = sentence([("John", "John", "PROPN", "NNP", 1, "nsubj"), ("met", "meet", "VERB", "VBD", -1, "ROOT"),
+                     ("Mary", "Mary", "PROPN", "NNP", 1, "dobj"), (".", ".", "PUNCT", ".", 1, "punct")])
+    assert detokenize(swap_tokens(john.tokens, 0, 2)) == "Mary met John."
+
+
+def test_label_word_swap_keeps_shared_arcs_and_breaks_swapped_ones():
+    x, swapped = sentence(OLD_MAN), sentence(YOUNG_MAN)
+    example = label_word_swap(x, swapped)
+    assert (example.premise, example.hypothesis) == ("The old man gave the young boy a book.",
+                                                     "The young man gave the old boy a book.")
+    assert labels(example) == SWAP_LABELS
+    assert (example.kind, example.generator, example.source_id) == ("word_swap", "augment:word_swap", "s:1")
+    assert example.hypothesis_tokens == swapped.words
+
+
+def test_sentence_without_a_swap_gives_nothing_and_is_not_reparsed():
+    ran = sentence([("John", "John", "PROPN", "NNP", 1, "nsubj"), ("ran", "run", "VERB", "VBD", -1, "ROOT"),
+                    (".", ".", "PUNCT", ".", 1, "punct")])
+
+    def reparse(*_):
+        raise AssertionError("nothing to re-parse")
+
+    assert swap_words(ran) is None
+    assert word_swap_example(ran, reparse) is None
+
+
+def test_unparseable_swap_comes_back_as_its_dead_letter():
+    dead = dead_letter("test", "s:1", "parse", "TooLong", "too long", "x")
+    assert word_swap_example(sentence(OLD_MAN), lambda *_: dead) == dead
+
+
+def test_seed_decides_the_swap():
+    x = sentence(OLD_MAN)
+    assert swap_words(x, WordSwapOptions(seed=3)) == swap_words(x, WordSwapOptions(seed=3))
+    assert len({swap_words(x, WordSwapOptions(seed=s)) for s in range(20)}) > 1
+
+
+def test_word_swap_with_the_real_parser(parse, parser):
+    x = parse("The old man gave the young boy a book.")
+    example = word_swap_example(x, parser_reparse(parser), WordSwapOptions(pos=frozenset({"ADJ"})))
+    assert example.hypothesis == "The young man gave the old boy a book."
+    assert labels(example) == SWAP_LABELS
+
+
+def test_word_swap_transform(parse):
+    x = parse("The old man gave the young boy a book.")
+    expected = label_word_swap(x, parse("The young man gave the old boy a book.", role="word_swap"))
+    no_swap = parse("John ran.")
+    with TestPipeline() as p:
+        out = p | beam.Create([x, no_swap]) | WordSwap(WordSwapOptions(pos=frozenset({"ADJ"})))
+        assert_that(out.examples, equal_to([expected]))
+        assert_that(out.dead, equal_to([]), label="no dead")

@@ -1,0 +1,139 @@
+"""The seq2seq beam handler on CPU with tiny random T5 and BART models built from a config and saved (safetensors)."""
+import dataclasses
+import os
+
+import apache_beam as beam
+import pytest
+import torch
+from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing.util import assert_that, equal_to
+from tokenizers import Tokenizer, models, pre_tokenizers, processors
+from transformers import (BartConfig, BartForConditionalGeneration, PreTrainedTokenizerFast, T5Config,
+                          T5ForConditionalGeneration)
+
+from entailgen.schemas.sources import SourceText
+from entailgen.transforms.generate.hf import (GenerateCandidates, HfGenerateOptions, Seq2SeqBeamHandler,
+                                              copy_to_local, is_remote, length_buckets)
+
+WORDS = sorted(set("can you people guarantee the liquidation of bluestar ? disposal death 's a dog cat sleeps "
+                   "chased garden in John gave Mary book".split()))
+UNITS = [SourceText(t, "test", f"s{i}") for i, t in enumerate([
+    "can you people guarantee the liquidation of bluestar ?", "a dog", "the cat sleeps",
+    "you guarantee disposal", "dog", "John gave Mary a book in the garden"])]
+
+
+def word_tokenizer(specials, template):
+    """An offline word-level tokenizer over WORDS with the model family's special tokens."""
+    vocab = {w: i for i, w in enumerate(specials + WORDS)}
+    tokenizer = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single=template, special_tokens=[(s, vocab[s]) for s in specials if s in template])
+    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, pad_token="<pad>", eos_token="</s>",
+                                   unk_token="<unk>", bos_token="<s>")
+
+
+def tiny_t5():
+    tokenizer = word_tokenizer(["<pad>", "</s>", "<unk>", "<s>"], "$A </s>")
+    config = T5Config(vocab_size=len(tokenizer), d_model=16, d_ff=32, d_kv=8, num_layers=1, num_decoder_layers=1,
+                      num_heads=2, pad_token_id=0, eos_token_id=1, decoder_start_token_id=0)
+    return T5ForConditionalGeneration(config), tokenizer
+
+
+def tiny_bart():
+    tokenizer = word_tokenizer(["<s>", "<pad>", "</s>", "<unk>"], "<s> $A </s>")
+    config = BartConfig(vocab_size=len(tokenizer), d_model=32, encoder_layers=1, decoder_layers=1,
+                        encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32,
+                        max_position_embeddings=64, bos_token_id=0, pad_token_id=1, eos_token_id=2,
+                        decoder_start_token_id=2, forced_bos_token_id=None, forced_eos_token_id=None, init_std=0.5)
+    return BartForConditionalGeneration(config), tokenizer
+
+
+@pytest.fixture(scope="module", params=[tiny_t5, tiny_bart], ids=["t5", "bart"])
+def model_dir(request, tmp_path_factory):
+    torch.manual_seed(0)
+    model, tokenizer = request.param()
+    path = tmp_path_factory.mktemp(request.param.__name__)
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    assert (path / "model.safetensors").exists()
+    return str(path)
+
+
+def options(model_dir, **kw):
+    kw = {"k": 3, "max_new_tokens": 5, "batch_tokens": 80, "device": "cpu", **kw}
+    return HfGenerateOptions(model=model_dir, **kw)
+
+
+@pytest.fixture(scope="module")
+def loaded(model_dir):
+    handler = Seq2SeqBeamHandler(options(model_dir))
+    return handler, handler.load_model()
+
+
+def test_length_buckets_sort_by_length_and_respect_the_budget():
+    # cost of a bucket: sentences x k x (longest + max_new_tokens) = n x 2 x (len + 1), budget 20
+    assert length_buckets([5, 1, 3, 3, 9], k=2, max_new_tokens=1, batch_tokens=20) == [[1, 2], [3], [0], [4]]
+    assert length_buckets([50], k=10, max_new_tokens=24, batch_tokens=1) == [[0]]  # too long alone: still generated
+
+
+def test_loads_from_a_local_dir_in_eval_mode_fp32_on_cpu(loaded):
+    _, bundle = loaded
+    assert not bundle.model.training
+    assert next(bundle.model.parameters()).dtype == torch.float32
+    assert bundle.device.type == "cpu"
+
+
+def test_k_candidates_per_input_ranked_by_score(loaded):
+    handler, bundle = loaded
+    beams = list(handler.run_inference(UNITS, bundle))
+    assert [len(b) for b in beams] == [3] * len(UNITS)
+    for unit, beam_ in zip(UNITS, beams):
+        assert [c.source_id for c in beam_] == [unit.source_id] * 3
+        assert [c.rank for c in beam_] == [1, 2, 3]
+        assert [c.score for c in beam_] == sorted((c.score for c in beam_), reverse=True)
+        assert {c.generator for c in beam_} == {f"hf:{handler.options.model}"}
+
+
+def test_beams_stay_with_their_input_across_buckets_and_batches(loaded):
+    handler, bundle = loaded
+    together = list(handler.run_inference(UNITS, bundle))  # budget 80 splits these lengths into several buckets
+    assert len(length_buckets([len(bundle.tokenizer(u.text)["input_ids"]) for u in UNITS], 3, 5, 80)) > 2
+    alone = [list(handler.run_inference([u], bundle))[0] for u in UNITS]
+    assert [[c.text for c in b] for b in together] == [[c.text for c in b] for b in alone]
+    for b, a in zip(together, alone):
+        assert [c.score for c in b] == pytest.approx([c.score for c in a], abs=1e-4)
+    assert len({tuple(c.score for c in b) for b in together}) == len(UNITS)  # the beams do depend on the input
+
+
+def test_generation_is_deterministic(loaded):
+    handler, bundle = loaded
+    assert list(handler.run_inference(UNITS, bundle)) == list(handler.run_inference(UNITS, bundle))
+
+
+def test_generate_candidates_transform_and_failed_batches(model_dir, loaded):
+    handler, bundle = loaded
+    expected = [dataclasses.replace(c, score=pytest.approx(c.score, abs=1e-4))  # padding moves the 7th digit
+                for b in handler.run_inference(UNITS, bundle) for c in b if c.text]
+    bad = SourceText(None, "test", "bad")  # tokenising None fails: its batch becomes DeadLetters
+    opts = options(model_dir, min_batch_size=1, max_batch_size=1)
+    with TestPipeline() as p:
+        out = p | beam.Create(UNITS + [bad]) | GenerateCandidates(opts)
+        assert_that(out.candidates, equal_to(expected))
+        assert_that(out.dead | beam.Map(lambda d: (d.source_id, d.stage, d.error_type)),
+                    equal_to([("bad", "generate", "AttributeError")]), label="dead")
+
+
+def test_handler_batches_large_and_shares_when_asked(model_dir):
+    handler = Seq2SeqBeamHandler(options(model_dir, large_model=True))
+    assert handler.batch_elements_kwargs() == {"min_batch_size": 64, "max_batch_size": 4096}
+    assert handler.share_model_across_processes()
+    assert not Seq2SeqBeamHandler(options(model_dir)).share_model_across_processes()
+
+
+def test_remote_model_dirs_are_copied_locally_first(tmp_path, model_dir):
+    assert is_remote("gs://bucket/model") and not is_remote(model_dir) and not is_remote("facebook/bart-base")
+    local = copy_to_local(model_dir, str(tmp_path / "copy"))  # any Beam filesystem path; here the local one
+    assert sorted(os.listdir(local)) == sorted(os.listdir(model_dir))
+    with open(os.path.join(local, "config.json"), "rb") as a, open(os.path.join(model_dir, "config.json"), "rb") as b:
+        assert a.read() == b.read()

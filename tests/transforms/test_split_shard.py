@@ -1,0 +1,94 @@
+"""Split by context hash, shard by id hash, sorted atomic writes: the pieces that make output deterministic."""
+import hashlib
+import os
+from collections import Counter
+
+import apache_beam as beam
+import pyarrow.parquet as pq
+import pytest
+from apache_beam.testing.test_pipeline import TestPipeline
+from apache_beam.testing.util import assert_that, equal_to
+
+from entailgen.schemas.records import RtePair
+from entailgen.transforms.shard import ShardConfig, WriteShards, encode_shard, shard_index, shard_path, write_shard
+from entailgen.transforms.split import AssignSplit, SplitConfig, assign_split
+
+
+def pair(i, premise=None, split=None):
+    return RtePair(f"id{i:04d}", premise or f"premise {i}", f"hyp {i}", "entailed", "ner", "t", "s", f"s:{i}",
+                   split=split)
+
+
+def test_split_ratios_are_respected_on_many_contexts():
+    counts = Counter(assign_split(f"context {i}", SplitConfig()) for i in range(20000))
+    assert abs(counts["train"] / 20000 - 0.90) < 0.01
+    assert abs(counts["dev"] / 20000 - 0.05) < 0.01
+    assert abs(counts["test"] / 20000 - 0.05) < 0.01
+
+
+def test_split_depends_on_context_and_seed_only():
+    assert assign_split("a premise", SplitConfig(seed=3)) == assign_split("a premise", SplitConfig(seed=3))
+    splits = {assign_split("same premise", SplitConfig((("a", 1), ("b", 1)), seed=s)) for s in range(20)}
+    assert splits == {"a", "b"}  # the seed does move contexts between splits
+
+
+def test_zero_ratio_split_gets_nothing():
+    config = SplitConfig((("train", 1.0), ("dev", 0.0), ("test", 0.0)))
+    assert {assign_split(str(i), config) for i in range(500)} == {"train"}
+
+
+@pytest.mark.parametrize("spec", ["train=x", "train=-1,dev=2", "a=1,a=2", ""])
+def test_bad_split_specs_are_rejected(spec):
+    with pytest.raises(ValueError):
+        SplitConfig.parse(spec)
+
+
+def test_one_context_never_lands_in_two_splits():
+    records = [pair(i, premise=f"shared {i % 7}") for i in range(70)]
+    with TestPipeline() as p:
+        out = (p | beam.Create(records) | AssignSplit(SplitConfig(), lambda r: r.premise)
+               | beam.Map(lambda r: (r.premise, r.split)) | beam.Distinct()
+               | beam.combiners.Count.PerKey())
+        assert_that(out, equal_to([(f"shared {i}", 1) for i in range(7)]))
+
+
+def test_shard_index_is_stable_and_spread():
+    counts = Counter(shard_index(f"id{i}", 4) for i in range(4000))
+    assert set(counts) == {0, 1, 2, 3} and min(counts.values()) > 850
+    assert shard_index("abc", 4) == shard_index("abc", 4)
+
+
+def test_shard_bytes_do_not_depend_on_arrival_order(tmp_path):
+    rows = [pair(i, split="train") for i in range(50)]
+    a = write_shard(str(tmp_path / "a"), "x.parquet", "train", rows, RtePair, "parquet")
+    b = write_shard(str(tmp_path / "b"), "x.parquet", "train", list(reversed(rows)), RtePair, "parquet")
+    assert a["sha256"] == b["sha256"] and a["rows"] == 50
+    assert hashlib.sha256((tmp_path / "a" / "x.parquet").read_bytes()).hexdigest() == a["sha256"]
+    assert pq.read_table(tmp_path / "a" / "x.parquet").column("id").to_pylist() == sorted(r.id for r in rows)
+
+
+def test_jsonl_shard_is_the_same_rows(tmp_path):
+    rows = sorted([pair(i, split="dev") for i in range(3)], key=lambda r: r.id)
+    lines = encode_shard(rows, RtePair, "jsonl").decode().splitlines()
+    assert [l.split('"id":"')[1][:6] for l in lines] == ["id0000", "id0001", "id0002"]
+
+
+def test_write_shards_writes_every_shard_even_empty_and_no_temp_files(tmp_path):
+    rows = [pair(i, split="train") for i in range(20)]
+    config = ShardConfig(str(tmp_path), "parquet", 2)
+    with TestPipeline() as p:
+        infos = p | beam.Create(rows) | WriteShards(config, RtePair, ("train", "test"))
+        assert_that(infos | beam.Map(lambda i: (i["path"], i["split"])), equal_to([
+            (shard_path("train", 0, 2, "parquet"), "train"), (shard_path("train", 1, 2, "parquet"), "train"),
+            (shard_path("test", 0, 2, "parquet"), "test"), (shard_path("test", 1, 2, "parquet"), "test")]))
+    files = sorted(os.path.relpath(os.path.join(d, f), tmp_path) for d, _, fs in os.walk(tmp_path) for f in fs)
+    assert files == ["test/test-00000-of-00002.parquet", "test/test-00001-of-00002.parquet",
+                     "train/train-00000-of-00002.parquet", "train/train-00001-of-00002.parquet"]
+    total = sum(pq.read_table(tmp_path / f).num_rows for f in files)
+    assert total == 20 and pq.read_table(tmp_path / files[0]).num_rows == 0
+
+
+@pytest.mark.parametrize("kwargs", [{"format": "csv"}, {"num_shards": 0}])
+def test_bad_shard_config_is_rejected(kwargs):
+    with pytest.raises(ValueError):
+        ShardConfig("out", **kwargs)

@@ -1,0 +1,83 @@
+"""Hallucination (Goyal & Durrett 2020 §5.3): delete a random contiguous span of x; x is then a hypothesis that says more.
+
+Premise x' = x minus the span (re-parsed), hypothesis x. Each arc of x is labelled 1 if it is in d(x') and 0 if it is
+in d(x) \\ d(x'): the deleted words' arcs, and any arc whose attachment the deletion changed, are content the premise
+no longer supports. We take d(x') from a re-parse of x' instead of assuming the remaining arcs survive, because that
+is the paper's definition and because a deletion can change what remains (deleting "on" from "sat on the mat" loses
+the sit -prep:on-> mat arc although "mat" is still there). Spans never cover the root, so x' keeps its main predicate.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Union
+
+import apache_beam as beam
+
+from entailgen.schemas.ids import seeded_rng
+from entailgen.schemas.records import ArcExample, DeadLetter, ParsedSentence
+from entailgen.transforms.arcs import arc_keys
+from entailgen.transforms.augment.common import (
+    DEAD, Reparse, ReparsingAugment, arc_example, detokenize, label_by_membership)
+from entailgen.transforms.parse import ParserConfig
+
+KIND = "hallucination"
+
+
+@dataclass(frozen=True)
+class HallucinationOptions:
+    """Run seed and the longest span (in tokens) that may be deleted."""
+
+    seed: int = 0
+    max_span: int = 4
+
+
+def deletable_spans(sentence: ParsedSentence, max_span: int = 4) -> list[tuple[int, int]]:
+    """Spans [start, end) of 1..max_span tokens that hold a word (not only punctuation) and no root."""
+    tokens = sentence.tokens
+    spans = []
+    for start in range(len(tokens)):
+        for end in range(start + 1, min(start + max_span, len(tokens)) + 1):
+            span = tokens[start:end]
+            if any(t.head < 0 for t in span):
+                break  # every longer span from this start covers the root too
+            if any(t.pos != "PUNCT" for t in span):
+                spans.append((start, end))
+    return spans
+
+
+def delete_span(sentence: ParsedSentence, start: int, end: int) -> str:
+    """The text of x without tokens [start, end); a sentence that lost its first word gets a capital again."""
+    kept = sentence.tokens[:start] + sentence.tokens[end:]
+    text = detokenize(kept)
+    return text[:1].upper() + text[1:] if start == 0 and sentence.text[:1].isupper() else text
+
+
+def label_hallucination(sentence: ParsedSentence, premise: ParsedSentence) -> ArcExample:
+    """The example (x', x): arcs of x in d(x') are 1, arcs in d(x) \\ d(x') are 0."""
+    arcs = label_by_membership(sentence, arc_keys(premise.arcs))
+    return arc_example(premise.text, sentence, arcs, KIND, sentence.source, sentence.source_id)
+
+
+def hallucination_example(sentence: ParsedSentence, reparse: Reparse,
+                          options: HallucinationOptions = HallucinationOptions()) -> Union[ArcExample, DeadLetter, None]:
+    """Delete one seeded span, re-parse the premise and label; None when x has no deletable span."""
+    spans = deletable_spans(sentence, options.max_span)
+    if not spans:
+        return None
+    start, end = seeded_rng(options.seed, sentence.id, KIND).choice(spans)
+    premise = reparse(delete_span(sentence, start, end), sentence, KIND)
+    return premise if isinstance(premise, DeadLetter) else label_hallucination(sentence, premise)
+
+
+class Hallucinate(beam.PTransform):
+    """ParsedSentence -> hallucination ArcExample (main output) and DeadLetter (output 'dead')."""
+
+    def __init__(self, options: HallucinationOptions = HallucinationOptions(), parser: ParserConfig = ParserConfig()):
+        super().__init__()
+        self.options = options
+        self.parser = parser
+
+    def expand(self, sentences):
+        augment = ReparsingAugment(partial(hallucination_example, options=self.options), KIND, self.parser)
+        return sentences | "Hallucinate" >> beam.ParDo(augment).with_outputs(DEAD, main="examples")

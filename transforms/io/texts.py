@@ -1,0 +1,25 @@
+"""The texts of a source record that the parse stage must parse, each tagged with its role."""
+from __future__ import annotations
+
+from entailgen.schemas.sources import FactualityAnnotation, NerSentence, NliPair, ParaphrasePair, Review, SourceText
+from entailgen.transforms.io.base import detokenize
+
+
+def texts_of(record) -> list[SourceText]:
+    """SourceTexts to parse: x and h* of a paraphrase pair (roles source, gold), premise and hypothesis of an NLI pair."""
+    def text(value: str, role: str = "text") -> SourceText:
+        return SourceText(value, record.source, record.source_id, role)
+
+    if isinstance(record, SourceText):
+        return [record]
+    if isinstance(record, ParaphrasePair):
+        return [text(record.text, "source"), text(record.gold, "gold")]
+    if isinstance(record, NliPair):
+        return [text(record.premise, "premise"), text(record.hypothesis, "hypothesis")]
+    if isinstance(record, Review):
+        return [text(record.text)]
+    if isinstance(record, NerSentence):
+        return [text(detokenize(record.tokens))]
+    if isinstance(record, FactualityAnnotation):
+        return [text(record.sentence or detokenize(record.tokens))]
+    raise TypeError(f"no texts to parse in a {type(record).__name__}")

@@ -1,0 +1,140 @@
+"""Deterministic sharded output: rows go to shards by id hash, are sorted, and land under temp names then rename."""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+import apache_beam as beam
+import pyarrow as pa
+import pyarrow.parquet as pq
+from apache_beam.io.filesystems import FileSystems
+
+from entailgen.schemas.arrow import arrow_schema, json_line, to_row
+from entailgen.schemas.ids import unit_hash
+from entailgen.schemas.records import DeadLetter
+
+FORMATS = ("parquet", "jsonl")
+DEAD_LETTERS = "dead_letters"
+
+
+@dataclass(frozen=True)
+class ShardConfig:
+    """Where and how shards are written."""
+
+    output: str
+    format: str = "parquet"
+    num_shards: int = 1
+
+    def __post_init__(self):
+        if self.format not in FORMATS:
+            raise ValueError(f"unknown output format {self.format!r}; choose one of {', '.join(FORMATS)}")
+        if self.num_shards < 1:
+            raise ValueError(f"--num-shards must be at least 1, got {self.num_shards}")
+
+
+def shard_index(record_id: str, num_shards: int) -> int:
+    """The shard a record goes to: a stable hash of its id."""
+    return int(unit_hash("shard", record_id) * num_shards)
+
+
+def shard_path(split: str, index: int, num_shards: int, fmt: str) -> str:
+    """Relative path of one shard, Hugging Face style: split/split-00000-of-00004.parquet."""
+    return f"{split}/{split}-{index:05d}-of-{num_shards:05d}.{fmt}"
+
+
+def sorted_records(records: Iterable) -> list:
+    """Records in a total order (id, then full content), so shard bytes never depend on arrival order."""
+    return sorted(records, key=lambda r: (r.id, json_line(r)))
+
+
+def encode_shard(records: list, record_type: type, fmt: str) -> bytes:
+    """The bytes of one shard: Parquet with the record type's schema, or JSON Lines of the same rows."""
+    if fmt == "jsonl":
+        return "".join(json_line(r) + "\n" for r in records).encode("utf-8")
+    table = pa.Table.from_pylist([to_row(r) for r in records], schema=arrow_schema(record_type))
+    buf = io.BytesIO()
+    pq.write_table(table, buf, compression="zstd")
+    return buf.getvalue()
+
+
+def join_path(root: str, relative: str) -> str:
+    """root/relative for local paths and gs:// alike."""
+    return FileSystems.join(root, *relative.split("/"))
+
+
+def _ensure_dir(directory: str) -> None:
+    """mkdir -p that tolerates a parallel worker creating the same directory first."""
+    if FileSystems.exists(directory):
+        return
+    try:
+        FileSystems.mkdirs(directory)
+    except IOError:
+        if not FileSystems.exists(directory):
+            raise
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Write to a temporary sibling name, then rename: a reader never sees a half-written file."""
+    directory, name = FileSystems.split(path)
+    _ensure_dir(directory)
+    tmp = FileSystems.join(directory, f".tmp-{name}")
+    with FileSystems.create(tmp) as f:
+        f.write(data)
+    if FileSystems.exists(path):
+        FileSystems.delete([path])
+    FileSystems.rename([tmp], [path])
+
+
+def write_shard(output: str, relative: str, split: str, records: Iterable, record_type: type, fmt: str) -> dict:
+    """Write one shard and describe it for the manifest (path, split, rows, sha256, bytes)."""
+    rows = sorted_records(records)
+    data = encode_shard(rows, record_type, fmt)
+    write_atomically(join_path(output, relative), data)
+    return {"path": relative, "split": split, "rows": len(rows), "sha256": hashlib.sha256(data).hexdigest(),
+            "bytes": len(data)}
+
+
+class WriteShards(beam.PTransform):
+    """Split-tagged records -> one file per (split, shard), every shard present even when empty; yields shard infos."""
+
+    def __init__(self, config: ShardConfig, record_type: type, splits: tuple[str, ...]):
+        super().__init__()
+        self.config, self.record_type, self.splits = config, record_type, splits
+
+    def expand(self, records):
+        c, n = self.config, self.config.num_shards
+        keyed = records | "Key" >> beam.Map(lambda r: ((r.split, shard_index(r.id, n)), r))
+        every = records.pipeline | "EveryShard" >> beam.Create([((s, i), None) for s in self.splits for i in range(n)])
+        return ((keyed, every) | "Flatten" >> beam.Flatten() | "Group" >> beam.GroupByKey()
+                | "Write" >> beam.MapTuple(lambda key, rs: write_shard(
+                    c.output, shard_path(key[0], key[1], n, c.format), key[0],
+                    (r for r in rs if r is not None), self.record_type, c.format)))
+
+
+class WriteDeadLetters(beam.PTransform):
+    """All dead letters into one sorted shard of their own (present, possibly empty, in every dataset)."""
+
+    def __init__(self, config: ShardConfig):
+        super().__init__()
+        self.config = config
+
+    def expand(self, dead):
+        c = self.config
+        relative = shard_path(DEAD_LETTERS, 0, 1, c.format)
+        return ((dead | "Key" >> beam.Map(lambda d: (0, d)),
+                 dead.pipeline | "Always" >> beam.Create([(0, None)]))
+                | "Flatten" >> beam.Flatten() | "Group" >> beam.GroupByKey()
+                | "Write" >> beam.MapTuple(lambda _, ds: write_shard(
+                    c.output, relative, DEAD_LETTERS, (d for d in ds if d is not None), DeadLetter, c.format)))
+
+
+def read_shard(path: str, record_type: Optional[type] = None) -> list[dict]:
+    """Rows of one shard file as dicts (Parquet or JSON Lines by extension)."""
+    with FileSystems.open(path) as f:
+        data = f.read()
+    if path.endswith(".jsonl"):
+        return [json.loads(line) for line in data.decode("utf-8").splitlines() if line]
+    return pq.read_table(io.BytesIO(data)).to_pylist()
