@@ -7,6 +7,8 @@ from typing import Any, Callable, Optional
 
 import apache_beam as beam
 
+from entailgen.schemas.records import Skipped
+
 from entailgen.transforms.io import ReaderConfig
 from entailgen.transforms.parse import ParserConfig
 from entailgen.transforms.shard import ShardConfig
@@ -46,7 +48,7 @@ class FamilyOutput:
     """A family's outputs: records to split and shard, dead letters, the split context, and what the manifest adds.
 
     skipped: inputs left out on purpose (each with source, stage, reason), counted so nothing is lost silently.
-    stats: name -> CombineFn over the split records, its output goes into the manifest's stats.
+    stats: name -> CombineFn over the split records, or a one-value PCollection; goes into the manifest's stats.
     exports: name -> PTransform over the split records yielding file infos (path, rows, sha256) for the manifest.
     """
 
@@ -54,7 +56,7 @@ class FamilyOutput:
     dead: beam.PCollection
     context: Callable[[Any], str]
     skipped: Optional[beam.PCollection] = None
-    stats: dict[str, beam.CombineFn] = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)
     exports: dict[str, beam.PTransform] = field(default_factory=dict)
 
 
@@ -69,3 +71,12 @@ class Family:
     summary: str
     add_arguments: Callable[[Any], None] = lambda group: None
     options: Callable[[Any], Any] = lambda args: None
+
+
+def select(sources: beam.PCollection, record_type: type, family: str):
+    """(records of record_type, Skipped for every other input record): a family never drops what it cannot use."""
+    parts = sources | f"Select {record_type.__name__}" >> beam.Partition(
+        lambda r, _: 0 if isinstance(r, record_type) else 1, 2)
+    skipped = parts[1] | "NotUsed" >> beam.Map(
+        lambda r: Skipped(r.source, r.source_id, family, f"NotUsed:{type(r).__name__}"))
+    return parts[0], skipped

@@ -9,7 +9,7 @@ from entailgen.pipelines.base import Family, FamilyOutput, RunConfig
 from entailgen.schemas.records import RtePair
 from entailgen.schemas.sources import FactualityAnnotation, NerSentence, Review
 from entailgen.transforms.audit import AuditFn
-from entailgen.transforms.recast.common import Skipped
+from entailgen.schemas.records import Skipped
 from entailgen.transforms.recast.dnc import WriteDnc
 from entailgen.transforms.recast.factuality import FactualityConfig, RecastFactuality
 from entailgen.transforms.recast.ner import NerRecastConfig, RecastNer

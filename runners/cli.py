@@ -25,7 +25,7 @@ from entailgen.transforms.split import SplitConfig
 
 SAMPLES = Path(entailgen.__file__).parent / "samples"
 # Further subcommands: each module has register(commands) adding a parser whose defaults set handler=fn(args) -> int.
-COMMAND_MODULES: tuple[str, ...] = ("entailgen.runners.report",)
+COMMAND_MODULES: tuple[str, ...] = ("entailgen.runners.report", "entailgen.runners.refresh")
 
 
 class UsageError(Exception):

@@ -1,4 +1,4 @@
-"""Google Cloud Dataflow: the flags a job needs there (package staging, GPU workers), added without overriding the user's.
+"""Google Cloud Dataflow: the flags a job needs there (staging, GPU workers), added without overriding the user's.
 
 `entailgen run PIPELINE --runner DataflowRunner --project P --region R --temp_location gs://B/tmp --output gs://B/out`
 stages this package through its setup.py; a family that generates on GPU gets one NVIDIA L4 per worker with the driver

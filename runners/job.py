@@ -25,6 +25,13 @@ from entailgen.transforms.split import AssignSplit
 log = logging.getLogger(__name__)
 
 
+def _statistic(records, name: str, stat):
+    """A family statistic: a CombineFn over the split records, or a one-value PCollection it computed itself."""
+    if isinstance(stat, beam.pvalue.PCollection):
+        return stat
+    return records | f"Stat {name}" >> beam.CombineGlobally(stat)
+
+
 def build_job(p: beam.Pipeline, config: RunConfig) -> None:
     """Wire the whole job into p: the family's transforms between the shared read and write stages."""
     family = get_family(config.pipeline)
@@ -41,8 +48,8 @@ def build_job(p: beam.Pipeline, config: RunConfig) -> None:
         count_by(skipped, "skipped_by_source", lambda s: s.source),
         count_by(skipped, "skipped_by_reason", lambda s: f"{s.stage}:{s.reason}"),
     ) | "AllCounts" >> beam.Flatten() | "SumCounts" >> beam.CombinePerKey(sum)
-    stats = [records | f"Stat {name}" >> beam.CombineGlobally(fn) | f"Name {name}" >> beam.Map(lambda v, n=name: (n, v))
-             for name, fn in sorted(out.stats.items())]
+    stats = [_statistic(records, name, stat) | f"Name {name}" >> beam.Map(lambda v, n=name: (n, v))
+             for name, stat in sorted(out.stats.items())]
     stats = (stats or [p | "NoStats" >> beam.Create([])]) | "AllStats" >> beam.Flatten()
     exports = [records | f"Export {name}" >> export for name, export in sorted(out.exports.items())]
     exports = (exports or [p | "NoExports" >> beam.Create([])]) | "AllExports" >> beam.Flatten()

@@ -92,9 +92,27 @@ def json_schema(name: str) -> dict:
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **json_schema_of(RECORD_TYPES[name])}
 
 
+@lru_cache(maxsize=None)
+def _row_plan(record_type: type) -> tuple[tuple[str, Any], ...]:
+    """Per field: its name and the nested record type of its items, if any (None for scalars)."""
+    plan = []
+    for f, tp in _fields_with_types(record_type):
+        inner, _ = _unwrap_optional(tp)
+        if typing.get_origin(inner) is list:
+            inner = typing.get_args(inner)[0]
+        plan.append((f.name, inner if dataclasses.is_dataclass(inner) else None))
+    return tuple(plan)
+
+
 def to_row(record) -> dict:
-    """A record as a plain dict row (nested dataclasses become dicts)."""
-    return dataclasses.asdict(record)
+    """A record as a plain dict row (nested dataclasses become dicts); much faster than dataclasses.asdict."""
+    row = {}
+    for name, nested in _row_plan(type(record)):
+        value = getattr(record, name)
+        if nested is not None and value is not None:
+            value = [to_row(v) for v in value] if isinstance(value, list) else to_row(value)
+        row[name] = value
+    return row
 
 
 def from_row(record_type: type, row: dict):
@@ -119,7 +137,11 @@ def _from_value(tp, value):
     return value
 
 
-def json_line(record) -> str:
-    """One JSON Lines row, keys in field order, for byte-stable output."""
-    return json.dumps(to_row(record), ensure_ascii=False, separators=(",", ":"))
+def json_text(row: dict) -> str:
+    """One JSON Lines row, keys in field order, compact: byte-stable output."""
+    return json.dumps(row, ensure_ascii=False, separators=(",", ":"))
 
+
+def json_line(record) -> str:
+    """A record as one JSON Lines row."""
+    return json_text(to_row(record))

@@ -104,7 +104,7 @@ except ImportError:  # torch is optional on the trainer side
 
 
 class ShardedIterableDataset(IterableDataset):
-    """A split as a PyTorch IterableDataset: DataLoader worker i of n reads shards i, i+n, ... so each row comes once."""
+    """A split as a PyTorch IterableDataset: DataLoader worker i of n reads shards i, i+n, ...: each row comes once."""
 
     def __init__(self, directory: str, split: str, as_records: bool = False, verify: bool = False):
         if get_worker_info is None:

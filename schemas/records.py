@@ -138,6 +138,16 @@ class DeadLetter:
     raw: str = ""
 
 
+@dataclass(frozen=True)
+class Skipped:
+    """An input left out on purpose (an ambiguous factuality value, a sentence without mentions): counted, not lost."""
+
+    source: str
+    source_id: str
+    stage: str
+    reason: str
+
+
 RAW_LIMIT = 1000
 
 
@@ -159,5 +169,5 @@ def with_split(record, split: str):
 
 __all__ = [
     "ENTAILED", "NOT_ENTAILED", "THREE_WAY", "ARC_KINDS", "Token", "Arc", "LabelledArc", "ParsedSentence",
-    "ArcExample", "RtePair", "DeadLetter", "dead_letter", "RECORD_TYPES", "with_split",
+    "ArcExample", "RtePair", "DeadLetter", "Skipped", "dead_letter", "RECORD_TYPES", "with_split",
 ]

@@ -108,8 +108,7 @@ def label_sentences(source: ParsedSentence, gold: ParsedSentence, candidates: It
     """Sentence-level examples: (x, h*) and (x, x) entailed, the bottom n hypotheses (never copies of x or h*) not."""
     positives = {tuple(source.words), tuple(gold.words)}
     beam = beam_of(candidates, config.k)
-    negatives = bottom_of([beam[0]] + [h for h in beam[1:] if tuple(h.parse.words) not in positives], config.bottom) \
-        if beam else []
+    negatives = bottom_of(beam[:1] + [h for h in beam[1:] if tuple(h.parse.words) not in positives], config.bottom)
     return ([_example(source, gold, "gold", [], "gold", label=ENTAILED_ARC),
              _example(source, source, "identity", [], "identity", label=ENTAILED_ARC)]
             + [_example(source, h.parse, "bottom", [], h.candidate.generator, h.candidate, label=NOT_ENTAILED_ARC)
@@ -230,8 +229,7 @@ class _LabelGroup(beam.DoFn):
 
 
 class LabelArcs(beam.PTransform):
-    """(source_id, {'parsed': [x, h*, candidate parses], 'candidates': [Candidate]}) -> ArcExample (main 'examples'),
-    ArcTally (output 'tallies', for ArcLabelStats) and DeadLetter (output 'dead')."""
+    """(source_id, {'parsed': [...], 'candidates': [...]}) -> ArcExample 'examples', ArcTally 'tallies', 'dead'."""
 
     def __init__(self, config: LabelConfig = LabelConfig()):
         super().__init__()

@@ -164,5 +164,6 @@ class Parse(beam.PTransform):
 
     def expand(self, units):
         return (units
-                | "Batch" >> beam.BatchElements(min_batch_size=8, max_batch_size=self.config.batch_size)
+                | "Batch" >> beam.BatchElements(min_batch_size=self.config.batch_size,
+                                                max_batch_size=self.config.batch_size)
                 | "Parse" >> beam.ParDo(_ParseBatches(self.config)).with_outputs(DEAD, main="parsed"))

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from apache_beam.io.filesystems import FileSystems
 
-from entailgen.schemas.arrow import arrow_schema, json_line, to_row
+from entailgen.schemas.arrow import arrow_schema, json_text, to_row
 from entailgen.schemas.ids import unit_hash
 from entailgen.schemas.records import DeadLetter
 
@@ -45,16 +45,20 @@ def shard_path(split: str, index: int, num_shards: int, fmt: str) -> str:
     return f"{split}/{split}-{index:05d}-of-{num_shards:05d}.{fmt}"
 
 
-def sorted_records(records: Iterable) -> list:
-    """Records in a total order (id, then full content), so shard bytes never depend on arrival order."""
-    return sorted(records, key=lambda r: (r.id, json_line(r)))
+def sorted_rows(records: Iterable) -> list[dict]:
+    """Rows in a total order (id, then full content), so shard bytes never depend on arrival order."""
+    rows = sorted((to_row(r) for r in records), key=lambda row: row["id"])
+    ids = [row["id"] for row in rows]
+    if len(set(ids)) < len(ids):  # equal ids (identical inputs): order them by content too
+        rows.sort(key=lambda row: (row["id"], json.dumps(row, sort_keys=True)))
+    return rows
 
 
-def encode_shard(records: list, record_type: type, fmt: str) -> bytes:
+def encode_shard(rows: list[dict], record_type: type, fmt: str) -> bytes:
     """The bytes of one shard: Parquet with the record type's schema, or JSON Lines of the same rows."""
     if fmt == "jsonl":
-        return "".join(json_line(r) + "\n" for r in records).encode("utf-8")
-    table = pa.Table.from_pylist([to_row(r) for r in records], schema=arrow_schema(record_type))
+        return "".join(json_text(row) + "\n" for row in rows).encode("utf-8")
+    table = pa.Table.from_pylist(rows, schema=arrow_schema(record_type))
     buf = io.BytesIO()
     pq.write_table(table, buf, compression="zstd")
     return buf.getvalue()
@@ -90,7 +94,7 @@ def write_atomically(path: str, data: bytes) -> None:
 
 def write_shard(output: str, relative: str, split: str, records: Iterable, record_type: type, fmt: str) -> dict:
     """Write one shard and describe it for the manifest (path, split, rows, sha256, bytes)."""
-    rows = sorted_records(records)
+    rows = sorted_rows(records)
     data = encode_shard(rows, record_type, fmt)
     write_atomically(join_path(output, relative), data)
     return {"path": relative, "split": split, "rows": len(rows), "sha256": hashlib.sha256(data).hexdigest(),

@@ -119,7 +119,8 @@ def test_worker_takes_every_nth_shard(tmp_path, monkeypatch):
     dataset = ShardedIterableDataset(str(root), "train")
     wanted = {shard_path("train", 1, 4, "parquet"), shard_path("train", 3, 4, "parquet")}
     assert sorted(r["id"] for r in dataset) == sorted(
-        r.id for r in RECORDS if r.split == "train" and shard_path("train", shard_index(r.id, 4), 4, "parquet") in wanted)
+        r.id for r in RECORDS
+        if r.split == "train" and shard_path("train", shard_index(r.id, 4), 4, "parquet") in wanted)
 
 
 def test_hugging_face_datasets_and_pandas_read_the_parquet_shards(tmp_path):

@@ -6,7 +6,6 @@ from apache_beam.testing.util import assert_that, equal_to
 from entailgen.schemas.ids import content_id
 from entailgen.schemas.records import ParsedSentence, Token
 from entailgen.transforms.arcs import extract_arcs
-from entailgen.transforms.augment.common import detokenize
 from entailgen.transforms.augment.overlap import (
     Candidate, DocumentFrequency, NearestOverlap, OverlapOptions, RareTokenBlocks, best_candidate, best_in_block,
     blocking_keys, member, nearest_by_brute_force, overlap_example, unigrams)

@@ -7,6 +7,7 @@ from entailgen.schemas.ids import content_id
 from entailgen.schemas.records import ParsedSentence, Token, dead_letter
 from entailgen.transforms.arcs import extract_arcs
 from entailgen.transforms.augment.common import detokenize, parser_reparse
+from entailgen.transforms.parse import ParserConfig
 from entailgen.transforms.augment.word_swap import (
     WordSwap, WordSwapOptions, label_word_swap, swap_tokens, swap_words, swappable_pairs, word_swap_example)
 
@@ -101,3 +102,12 @@ def test_word_swap_transform(parse):
         out = p | beam.Create([x, no_swap]) | WordSwap(WordSwapOptions(pos=frozenset({"ADJ"})))
         assert_that(out.examples, equal_to([expected]))
         assert_that(out.dead, equal_to([]), label="no dead")
+
+
+def test_a_swap_the_parser_rejects_leaves_as_a_dead_letter(parse):
+    x = parse("The old man gave the young boy a book.")
+    with TestPipeline() as p:
+        out = p | beam.Create([x]) | WordSwap(WordSwapOptions(pos=frozenset({"ADJ"})), ParserConfig(max_tokens=5))
+        assert_that(out.examples, equal_to([]))
+        assert_that(out.dead | beam.Map(lambda d: (d.source_id, d.stage, d.error_type, d.raw)),
+                    equal_to([("t:1", "parse", "TooLong", "The young man gave the old boy a book.")]), label="dead")

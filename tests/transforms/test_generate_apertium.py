@@ -1,4 +1,4 @@
-"""Round-trip generation: mark stripping, route sharing and ranking with a fake translator; real Apertium if installed."""
+"""Round-trip generation: mark stripping, route sharing, ranking (fake translator); real Apertium when installed."""
 import shutil
 
 import apache_beam as beam

@@ -1,4 +1,4 @@
-"""A user's JSONL beams joined to their sources: by id or text, ranked by list order or score, bad rows dead-lettered."""
+"""A user's JSONL beams joined to their sources by id or text, ranked by list order or score; bad rows dead."""
 import json
 
 import apache_beam as beam

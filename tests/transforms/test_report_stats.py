@@ -83,7 +83,8 @@ def test_recast_pairs_count_labels_by_phenomenon_template_and_kind():
 
 
 def test_parsed_sentences_count_arcs_by_relation_unlabelled_and_dead_letters_by_reason():
-    tokens = [Token("Dogs", "dog", "NOUN", "NNS", "O", 1, "nsubj"), Token("bark", "bark", "VERB", "VBP", "O", -1, "ROOT"),
+    tokens = [Token("Dogs", "dog", "NOUN", "NNS", "O", 1, "nsubj"),
+              Token("bark", "bark", "VERB", "VBP", "O", -1, "ROOT"),
               Token("loudly", "loudly", "ADV", "RB", "O", 1, "advmod")]
     arcs = [Arc(1, 0, "nsubj", "bark", "dog"), Arc(1, 2, "advmod", "bark", "loudly")]
     sentence = ParsedSentence("s", "Dogs bark loudly", tokens, arcs, "spacy", "text.txt", "text.txt:1", split="train")

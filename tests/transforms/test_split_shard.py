@@ -9,6 +9,7 @@ import pytest
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
+from entailgen.schemas.arrow import to_row
 from entailgen.schemas.records import RtePair
 from entailgen.transforms.shard import ShardConfig, WriteShards, encode_shard, shard_index, shard_path, write_shard
 from entailgen.transforms.split import AssignSplit, SplitConfig, assign_split
@@ -68,7 +69,7 @@ def test_shard_bytes_do_not_depend_on_arrival_order(tmp_path):
 
 
 def test_jsonl_shard_is_the_same_rows(tmp_path):
-    rows = sorted([pair(i, split="dev") for i in range(3)], key=lambda r: r.id)
+    rows = [to_row(pair(i, split="dev")) for i in range(3)]
     lines = encode_shard(rows, RtePair, "jsonl").decode().splitlines()
     assert [l.split('"id":"')[1][:6] for l in lines] == ["id0000", "id0001", "id0002"]
 

@@ -1,6 +1,7 @@
-"""What the dae-family augmentations share: their ArcExample, token joining, and a re-parsing DoFn for edited texts."""
+"""What the dae-family augmentations share: their ArcExample, token joining, and batched re-parsing of edited texts."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable, Iterable, Optional, Union
 
 import apache_beam as beam
@@ -15,8 +16,6 @@ GENERATOR = "augment"
 
 # Text -> its parse, or the DeadLetter saying why not; origin and role only trace where the text came from.
 Reparse = Callable[[str, ParsedSentence, str], Union[ParsedSentence, DeadLetter]]
-# An augmentation of one parsed sentence: an example, a dead letter, or None when the sentence offers no edit.
-Augmentation = Callable[[ParsedSentence, Reparse], Union[ArcExample, DeadLetter, None]]
 
 
 def detokenize(tokens: Iterable[Token]) -> str:
@@ -26,7 +25,7 @@ def detokenize(tokens: Iterable[Token]) -> str:
 
 def arc_example(premise: str, hypothesis: ParsedSentence, arcs: list[LabelledArc], kind: str,
                 source: str, source_id: str, variant: str = "") -> ArcExample:
-    """An augmented ArcExample whose id hashes what it says; generator "augment:<kind>[:<variant>]" says how it was made."""
+    """An augmented ArcExample; its id hashes what it says, its generator ("augment:<kind>[:<variant>]") how."""
     generator = f"{GENERATOR}:{kind}" + (f":{variant}" if variant else "")
     return ArcExample(id=content_id(generator, premise, hypothesis.text), premise=premise, hypothesis=hypothesis.text,
                       hypothesis_tokens=hypothesis.words, arcs=arcs, kind=kind, generator=generator,
@@ -49,14 +48,31 @@ def parser_reparse(parser) -> Reparse:
     return reparse
 
 
-class ReparsingAugment(beam.DoFn):
-    """Apply an Augmentation that re-parses its edit, with the parser loaded once per worker in setup()."""
+@dataclass(frozen=True)
+class EditAndLabel:
+    """An augmentation that edits a sentence's text and labels the re-parsed result against the original."""
 
-    def __init__(self, augmentation: Augmentation, kind: str, parser_config):
+    kind: str
+    edit: Callable[[ParsedSentence], Optional[str]]  # the edited text, or None when the sentence offers no edit
+    label: Callable[[ParsedSentence, ParsedSentence], ArcExample]  # (original, re-parsed edit) -> example
+
+    def __call__(self, sentence: ParsedSentence, reparse: Reparse) -> Union[ArcExample, DeadLetter, None]:
+        """Edit, re-parse and label one sentence; a DeadLetter when the edit cannot be parsed."""
+        text = self.edit(sentence)
+        if text is None:
+            return None
+        edited = reparse(text, sentence, self.kind)
+        return edited if isinstance(edited, DeadLetter) else self.label(sentence, edited)
+
+
+class ReparseBatches(beam.DoFn):
+    """Apply an EditAndLabel to batches of sentences, parsing each batch's edits in one call to a per-worker parser."""
+
+    def __init__(self, augmentation: EditAndLabel, parser_config):
         self.augmentation = augmentation
-        self.kind = kind
         self.parser_config = parser_config
-        self.reparse: Optional[Reparse] = None
+        self.parser = None
+        kind = augmentation.kind
         self.made = beam.metrics.Metrics.counter("entailgen", f"{kind}_examples")
         self.skipped = beam.metrics.Metrics.counter("entailgen", f"{kind}_no_edit")
         self.dead = beam.metrics.Metrics.counter("entailgen", f"{kind}_dead")
@@ -64,19 +80,59 @@ class ReparsingAugment(beam.DoFn):
     def setup(self):
         from entailgen.transforms.parse import Parser
 
-        self.reparse = parser_reparse(Parser(self.parser_config))
+        self.parser = Parser(self.parser_config)
 
-    def process(self, sentence: ParsedSentence):
+    def _dead(self, sentence: ParsedSentence, exc: Exception):
+        self.dead.inc()
+        return pvalue.TaggedOutput(DEAD, dead_letter(sentence.source, sentence.source_id, self.augmentation.kind,
+                                                     type(exc).__name__, str(exc), sentence.text))
+
+    def process(self, batch: list[ParsedSentence]):
+        edited = []
+        for sentence in batch:
+            try:
+                text = self.augmentation.edit(sentence)
+            except Exception as exc:  # one bad sentence must not sink the batch: it leaves as a dead letter
+                yield self._dead(sentence, exc)
+                continue
+            if text is None:
+                self.skipped.inc()
+            else:
+                edited.append((sentence, SourceText(text, sentence.source, sentence.source_id, self.augmentation.kind)))
+        yield from self._parse_and_label(edited)
+
+    def _parse_and_label(self, edited: list[tuple[ParsedSentence, SourceText]]):
+        from entailgen.transforms.parse import parse_units
+
         try:
-            result = self.augmentation(sentence, self.reparse)
-        except Exception as exc:  # one bad sentence must not sink the bundle: it leaves as a dead letter
-            result = dead_letter(sentence.source, sentence.source_id, self.kind, type(exc).__name__, str(exc),
-                                 sentence.text)
-        if isinstance(result, ArcExample):
-            self.made.inc()
-            yield result
-        elif isinstance(result, DeadLetter):
-            self.dead.inc()
-            yield pvalue.TaggedOutput(DEAD, result)
-        else:
-            self.skipped.inc()
+            parses = list(parse_units(self.parser, [unit for _, unit in edited]))
+        except Exception as exc:  # the parser failed on the batch: one by one, to isolate the culprit
+            if len(edited) == 1:
+                yield self._dead(edited[0][0], exc)
+            else:
+                for pair in edited:
+                    yield from self._parse_and_label([pair])
+            return
+        for (sentence, _), parsed in zip(edited, parses):
+            if isinstance(parsed, DeadLetter):
+                self.dead.inc()
+                yield pvalue.TaggedOutput(DEAD, parsed)
+            else:
+                self.made.inc()
+                yield self.augmentation.label(sentence, parsed)
+
+
+class ReparsingAugment(beam.PTransform):
+    """ParsedSentence -> ArcExample (main output 'examples') and DeadLetter ('dead') by an EditAndLabel."""
+
+    def __init__(self, augmentation: EditAndLabel, parser_config, batch_size: int = 64):
+        super().__init__()
+        self.augmentation = augmentation
+        self.parser_config = parser_config
+        self.batch_size = batch_size
+
+    def expand(self, sentences):
+        return (sentences
+                | "Batch" >> beam.BatchElements(min_batch_size=1, max_batch_size=self.batch_size)
+                | "EditAndLabel" >> beam.ParDo(ReparseBatches(self.augmentation, self.parser_config))
+                .with_outputs(DEAD, main="examples"))

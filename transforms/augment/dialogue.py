@@ -20,8 +20,8 @@ from apache_beam import pvalue
 from entailgen.schemas.ids import content_id, seeded_rng
 from entailgen.schemas.records import ENTAILED, NOT_ENTAILED, ParsedSentence, RtePair, dead_letter
 from entailgen.schemas.sources import NliPair
+from entailgen.transforms.augment.common import DEAD
 
-DEAD = "dead"
 KIND = "dialogue"
 PHENOMENON = "nli"
 
@@ -180,7 +180,10 @@ def with_phrase(pair: RtePair, phrase: DialoguePhrase, proper_noun: Optional[boo
 
 def dialogue_pairs(pair: Union[NliPair, RtePair], phrases: tuple[DialoguePhrase, ...], seed: int) -> list[RtePair]:
     """The original pair (kind "original") and its copy with one seeded phrase prepended (kind "dialogue")."""
-    original = nli_to_rte(pair) if isinstance(pair, NliPair) else dataclasses.replace(pair, kind="original", phrase=None)
+    if isinstance(pair, NliPair):
+        original = nli_to_rte(pair)
+    else:
+        original = dataclasses.replace(pair, kind="original", phrase=None)
     phrase = seeded_rng(seed, original.id, KIND).choice(phrases)
     return [original, with_phrase(original, phrase)]
 

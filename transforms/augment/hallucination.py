@@ -1,4 +1,4 @@
-"""Hallucination (Goyal & Durrett 2020 §5.3): delete a random contiguous span of x; x is then a hypothesis that says more.
+"""Hallucination (Goyal & Durrett 2020 §5.3): delete a random span of x; x is then a hypothesis that says more.
 
 Premise x' = x minus the span (re-parsed), hypothesis x. Each arc of x is labelled 1 if it is in d(x') and 0 if it is
 in d(x) \\ d(x'): the deleted words' arcs, and any arc whose attachment the deletion changed, are content the premise
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Union
+from typing import Optional, Union
 
 import apache_beam as beam
 
@@ -18,7 +18,7 @@ from entailgen.schemas.ids import seeded_rng
 from entailgen.schemas.records import ArcExample, DeadLetter, ParsedSentence
 from entailgen.transforms.arcs import arc_keys
 from entailgen.transforms.augment.common import (
-    DEAD, Reparse, ReparsingAugment, arc_example, detokenize, label_by_membership)
+    EditAndLabel, Reparse, ReparsingAugment, arc_example, detokenize, label_by_membership)
 from entailgen.transforms.parse import ParserConfig
 
 KIND = "hallucination"
@@ -53,25 +53,35 @@ def delete_span(sentence: ParsedSentence, start: int, end: int) -> str:
     return text[:1].upper() + text[1:] if start == 0 and sentence.text[:1].isupper() else text
 
 
+def hallucinate(sentence: ParsedSentence, options: HallucinationOptions = HallucinationOptions()) -> Optional[str]:
+    """The premise text x': x minus one seeded deletable span, or None when x has none."""
+    spans = deletable_spans(sentence, options.max_span)
+    if not spans:
+        return None
+    start, end = seeded_rng(options.seed, sentence.id, KIND).choice(spans)
+    return delete_span(sentence, start, end)
+
+
 def label_hallucination(sentence: ParsedSentence, premise: ParsedSentence) -> ArcExample:
     """The example (x', x): arcs of x in d(x') are 1, arcs in d(x) \\ d(x') are 0."""
     arcs = label_by_membership(sentence, arc_keys(premise.arcs))
     return arc_example(premise.text, sentence, arcs, KIND, sentence.source, sentence.source_id)
 
 
+def hallucination(options: HallucinationOptions = HallucinationOptions()) -> EditAndLabel:
+    """The augmentation: a seeded span deletion makes the premise, re-parsed; x is labelled against d(x')."""
+    return EditAndLabel(KIND, partial(hallucinate, options=options), label_hallucination)
+
+
 def hallucination_example(sentence: ParsedSentence, reparse: Reparse,
-                          options: HallucinationOptions = HallucinationOptions()) -> Union[ArcExample, DeadLetter, None]:
-    """Delete one seeded span, re-parse the premise and label; None when x has no deletable span."""
-    spans = deletable_spans(sentence, options.max_span)
-    if not spans:
-        return None
-    start, end = seeded_rng(options.seed, sentence.id, KIND).choice(spans)
-    premise = reparse(delete_span(sentence, start, end), sentence, KIND)
-    return premise if isinstance(premise, DeadLetter) else label_hallucination(sentence, premise)
+                          options: HallucinationOptions = HallucinationOptions()
+                          ) -> Union[ArcExample, DeadLetter, None]:
+    """One sentence's example; None when it has no deletable span, a DeadLetter when x' cannot be parsed."""
+    return hallucination(options)(sentence, reparse)
 
 
 class Hallucinate(beam.PTransform):
-    """ParsedSentence -> hallucination ArcExample (main output) and DeadLetter (output 'dead')."""
+    """ParsedSentence -> hallucination ArcExample (output 'examples') and DeadLetter (output 'dead')."""
 
     def __init__(self, options: HallucinationOptions = HallucinationOptions(), parser: ParserConfig = ParserConfig()):
         super().__init__()
@@ -79,5 +89,4 @@ class Hallucinate(beam.PTransform):
         self.parser = parser
 
     def expand(self, sentences):
-        augment = ReparsingAugment(partial(hallucination_example, options=self.options), KIND, self.parser)
-        return sentences | "Hallucinate" >> beam.ParDo(augment).with_outputs(DEAD, main="examples")
+        return sentences | "Hallucinate" >> ReparsingAugment(hallucination(self.options), self.parser)

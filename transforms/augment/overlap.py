@@ -25,8 +25,8 @@ KIND = "overlap"
 class OverlapOptions:
     """How many rare tokens key each sentence's blocks, and the most sentences a block may hold."""
 
-    blocking_keys: int = 3
-    max_block: int = 50
+    blocking_keys: int = 8
+    max_block: int = 100
 
 
 @dataclass(frozen=True)

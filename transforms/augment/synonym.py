@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Callable, Optional, Union
+from typing import Callable, Optional
 
 import apache_beam as beam
 from apache_beam import pvalue
@@ -87,7 +87,9 @@ def is_close_paraphrase(x: ParsedSentence, h: ParsedSentence, synonyms: Synonyms
     """Whether h* rewords x in place: enough of its words align, and they moved little on average."""
     links = align(x, h, synonyms)
     words = len(_words(h))
-    return bool(words) and len(links) / words >= options.min_aligned and mean_displacement(links) <= options.max_displacement
+    if not words or len(links) / words < options.min_aligned:
+        return False
+    return mean_displacement(links) <= options.max_displacement
 
 
 def _entailed(hypothesis: ParsedSentence) -> list[LabelledArc]:
@@ -126,9 +128,8 @@ def substitute(x: ParsedSentence, i: int, word: str) -> ParsedSentence:
     tokens[i] = dataclasses.replace(old, text=text, lemma=word)
     if i > 0 and tokens[i - 1].text.lower() in ("a", "an"):
         article = _article_for(word)
-        previous = tokens[i - 1].text
-        tokens[i - 1] = dataclasses.replace(tokens[i - 1], text=article.capitalize() if previous[0].isupper() else article,
-                                            lemma=article)
+        cased = article.capitalize() if tokens[i - 1].text[0].isupper() else article
+        tokens[i - 1] = dataclasses.replace(tokens[i - 1], text=cased, lemma=article)
     new_text = detokenize(tokens)
     return ParsedSentence(id=content_id(new_text, x.parser), text=new_text, tokens=tokens, arcs=extract_arcs(tokens),
                           parser=x.parser, source=x.source, source_id=x.source_id, role=KIND)

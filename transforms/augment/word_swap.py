@@ -1,4 +1,4 @@
-"""Word swap (Goyal & Durrett 2020 §5.3): exchange two same-POS words of x to get x', whose changed arcs are not entailed.
+"""Word swap (Goyal & Durrett 2020 §5.3): exchange two same-POS words of x; x's changed arcs are not entailed.
 
 Premise x, hypothesis x' (re-parsed): an arc of x' in d(x) ∩ d(x') is labelled 1, a new or changed arc 0. Swapping
 "old" and "young" in "The old man gave the young boy a book." keeps give->man, give->boy, give->book (1) and
@@ -17,7 +17,7 @@ from entailgen.schemas.ids import seeded_rng
 from entailgen.schemas.records import ArcExample, DeadLetter, ParsedSentence, Token
 from entailgen.transforms.arcs import arc_keys
 from entailgen.transforms.augment.common import (
-    DEAD, Reparse, ReparsingAugment, arc_example, detokenize, label_by_membership)
+    EditAndLabel, Reparse, ReparsingAugment, arc_example, detokenize, label_by_membership)
 from entailgen.transforms.parse import ParserConfig
 
 KIND = "word_swap"
@@ -75,18 +75,19 @@ def label_word_swap(premise: ParsedSentence, swapped: ParsedSentence) -> ArcExam
     return arc_example(premise.text, swapped, arcs, KIND, premise.source, premise.source_id)
 
 
+def word_swap(options: WordSwapOptions = WordSwapOptions()) -> EditAndLabel:
+    """The augmentation: a seeded same-POS swap of x, re-parsed and labelled against d(x)."""
+    return EditAndLabel(KIND, partial(swap_words, options=options), label_word_swap)
+
+
 def word_swap_example(sentence: ParsedSentence, reparse: Reparse,
                       options: WordSwapOptions = WordSwapOptions()) -> Union[ArcExample, DeadLetter, None]:
-    """Swap, re-parse and label one sentence; None when no swap exists, a DeadLetter when x' cannot be parsed."""
-    text = swap_words(sentence, options)
-    if text is None:
-        return None
-    swapped = reparse(text, sentence, KIND)
-    return swapped if isinstance(swapped, DeadLetter) else label_word_swap(sentence, swapped)
+    """One sentence's example; None when it has no swap, a DeadLetter when x' cannot be parsed."""
+    return word_swap(options)(sentence, reparse)
 
 
 class WordSwap(beam.PTransform):
-    """ParsedSentence -> word-swap ArcExample (main output) and DeadLetter (output 'dead')."""
+    """ParsedSentence -> word-swap ArcExample (output 'examples') and DeadLetter (output 'dead')."""
 
     def __init__(self, options: WordSwapOptions = WordSwapOptions(), parser: ParserConfig = ParserConfig()):
         super().__init__()
@@ -94,6 +95,4 @@ class WordSwap(beam.PTransform):
         self.parser = parser
 
     def expand(self, sentences):
-        augment = ReparsingAugment(partial(word_swap_example, options=self.options), KIND, self.parser)
-        return sentences | "WordSwap" >> beam.ParDo(augment).with_outputs(DEAD, main="examples")
-
+        return sentences | "WordSwap" >> ReparsingAugment(word_swap(self.options), self.parser)

@@ -1,10 +1,10 @@
 """WordNet 3.0 from Debian's wordnet-base + wordnet-sense-index, loaded through NLTK without nltk.download().
 
-NLTK's reader expects an nltk_data tree (`corpora/wordnet/`) holding the dictionary files and a `lexnames` file; Debian
-ships the files under /usr/share/wordnet but no `lexnames`. We build the tree in a private cache dir and write `lexnames`
-ourselves (the 45 lexicographer files are fixed by WordNet 3.0's lexnames(5WN)). The files are copied (36 MB, once), not
-symlinked: NLTK >= 3.9's path sandbox resolves symlinks and refuses any that leave the corpus root, and it only reads
-corpora under a root registered on `nltk.data.path`, so the cache dir is registered there.
+NLTK's reader expects an nltk_data tree (`corpora/wordnet/`) holding the dictionary files and a `lexnames` file;
+Debian ships the files under /usr/share/wordnet but no `lexnames`. We build the tree in a private cache dir and write
+`lexnames` ourselves (the 45 lexicographer files are fixed by WordNet 3.0's lexnames(5WN)). The files are copied
+(36 MB, once), not symlinked: NLTK 3.10's path sandbox resolves symlinks and refuses any that leave the corpus root, and
+it only reads corpora under a root registered on `nltk.data.path`, so the cache dir is registered there.
 """
 from __future__ import annotations
 

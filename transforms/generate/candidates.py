@@ -58,7 +58,8 @@ def _hypothesis(entry) -> tuple[str, Optional[float]]:
     if not isinstance(entry, dict) or not isinstance(entry.get("text"), str):
         raise ValueError(f"a candidate must be a string or an object with a string 'text', not {entry!r:.80}")
     score = entry.get("score")
-    if score is not None and (isinstance(score, bool) or not isinstance(score, (int, float)) or not math.isfinite(score)):
+    number = isinstance(score, (int, float)) and not isinstance(score, bool)
+    if score is not None and not (number and math.isfinite(score)):
         raise ValueError(f"candidate score must be a finite number, not {score!r:.40}")
     return normalise(entry["text"]), None if score is None else float(score)
 
@@ -101,7 +102,7 @@ def join_keys(source) -> list[tuple[tuple[str, str], object]]:
 
 def match_key(key: tuple[str, str], sources: list, rows: list[CandidateRow],
               options: UserCandidatesOptions) -> list:
-    """For one join key: a Match per source (empty if no row), DeadLetters for rows with no source or a duplicate key."""
+    """For one join key: a Match per source (empty without a row); DeadLetters for sourceless or duplicate rows."""
     rows = sorted(rows, key=lambda r: r.raw)
     used, extra = (rows[0], rows[1:]) if rows else (None, [])
     out: list = [dead_letter(options.name, key[1], "candidates", "DuplicateCandidates",
@@ -115,7 +116,8 @@ def match_key(key: tuple[str, str], sources: list, rows: list[CandidateRow],
     return out
 
 
-def resolve(source_id: str, matches: Iterable[Match], options: UserCandidatesOptions) -> Union[list[Candidate], DeadLetter]:
+def resolve(source_id: str, matches: Iterable[Match],
+            options: UserCandidatesOptions) -> Union[list[Candidate], DeadLetter]:
     """The source's candidates (a row by source_id wins over one by text), or a DeadLetter when no row has it."""
     matches = sorted(matches, key=lambda m: (m.by != BY_ID, m.source_text))
     for m in matches:

@@ -6,7 +6,6 @@ beam (h1 for its top-1 rule, h_{k-2}..h_k for its bottom rule), hence num_beams 
 """
 from __future__ import annotations
 
-import logging
 import os
 import tempfile
 from dataclasses import dataclass
@@ -22,7 +21,6 @@ from entailgen.schemas.sources import SourceText
 from entailgen.transforms.generate import Candidate
 from entailgen.transforms.generate.rank import normalise
 
-log = logging.getLogger(__name__)
 
 DEAD = "dead"
 
@@ -43,6 +41,7 @@ class HfGenerateOptions:
     min_batch_size: int = 64
     max_batch_size: int = 4096
     large_model: bool = False  # one copy per worker machine shared by its processes, not one per process
+    prefix: str = ""  # task prefix some models expect before x, e.g. "paraphrase: "
 
 
 @dataclass
@@ -105,12 +104,14 @@ def length_buckets(lengths: Sequence[int], k: int, max_new_tokens: int, batch_to
     return buckets
 
 
-def generate_beams(bundle: Seq2SeqModel, units: Sequence[SourceText], options: HfGenerateOptions) -> list[list[Candidate]]:
+def generate_beams(bundle: Seq2SeqModel, units: Sequence[SourceText],
+                   options: HfGenerateOptions) -> list[list[Candidate]]:
     """The k beam hypotheses of each unit, best sequence score first, in the units' order."""
     import torch
 
     tokenizer, k = bundle.tokenizer, options.k
-    encoded = tokenizer([normalise(u.text) for u in units], truncation=True, max_length=options.max_input_tokens)
+    encoded = tokenizer([options.prefix + normalise(u.text) for u in units], truncation=True,
+                        max_length=options.max_input_tokens)
     ids = encoded["input_ids"]
     beams: list[list[Candidate]] = [[] for _ in units]
     for bucket in length_buckets([len(x) for x in ids], k, options.max_new_tokens, options.batch_tokens):

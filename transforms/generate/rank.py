@@ -66,7 +66,9 @@ class EncoderSimilarity:
     def __init__(self, model_path: str, batch_size: int = 256, device: str = "cpu"):
         import torch
         from transformers import AutoModel, AutoTokenizer
+        from transformers.utils import logging as hf_logging
 
+        hf_logging.disable_progress_bar()  # a worker log is no terminal: no per-load progress bars
         self.torch = torch
         self.tokenizer = AutoTokenizer.from_pretrained(model_path)
         self.model = AutoModel.from_pretrained(model_path, use_safetensors=True, trust_remote_code=False)
@@ -95,7 +97,8 @@ class EncoderSimilarity:
             return [[] for _ in groups]
         index = {t: i for i, t in enumerate(texts)}
         vectors = self.embed(texts)
-        return [[float(vectors[index[h]] @ vectors[index[source]]) for h in hypotheses] for source, hypotheses in groups]
+        return [[float(vectors[index[h]] @ vectors[index[source]]) for h in hypotheses]
+                for source, hypotheses in groups]
 
 
 def default_encoder_path() -> Optional[str]:

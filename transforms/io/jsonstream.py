@@ -128,6 +128,8 @@ class _Window:
 
     def broken(self, what: str) -> Member:
         """The rest of the stream as one malformed unit: after a structural error nothing more can be trusted."""
+        while len(self.text) - self.pos < RAW_LIMIT and self.more():  # the same raw text whatever the chunk size
+            pass
         where, rest = self.offset, self.text[self.pos:self.pos + RAW_LIMIT]
         self.pos = len(self.text)
         return Member(None, None, clean(rest), where, Reject("MalformedJson", f"{what} at character {where}"), True)

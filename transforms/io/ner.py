@@ -83,7 +83,7 @@ def csv_row(text: str) -> list[str]:
 
 def lenient_row(raw: bytes) -> list[str]:
     """The fields of a line for grouping rows only (undecodable bytes replaced; checks come later, per block)."""
-    text = raw.decode("utf-8", "replace")
+    text = raw.decode("utf-8", "replace").lstrip("\ufeff")
     try:
         return next(csv.reader([text]), [])
     except csv.Error:

@@ -9,7 +9,8 @@ from entailgen.transforms.io.base import (ReaderConfig, Reject, checked_text, ch
 
 # gold_label (SNLI/MNLI), e/n/c (ANLI), 0/1/2 (the Hugging Face snli/multi_nli/anli datasets).
 NLI_LABELS = {"entailment": "entailment", "neutral": "neutral", "contradiction": "contradiction",
-              "e": "entailment", "n": "neutral", "c": "contradiction", 0: "entailment", 1: "neutral", 2: "contradiction"}
+              "e": "entailment", "n": "neutral", "c": "contradiction",
+              0: "entailment", 1: "neutral", 2: "contradiction"}
 ID_FIELDS = ("pairID", "uid", "id", "pair_id")
 
 

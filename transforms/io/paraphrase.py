@@ -18,7 +18,8 @@ def paraphrase_columns(text: str, source: str, source_id: str, config: ReaderCon
             float(score)
         except ValueError:
             raise Reject("WrongColumnCount", f"column {position} ({score[:40]!r}) is not a score: a tab inside a text?")
-    return ParaphrasePair(source_id, source, checked_text(columns[0], "x", config), checked_text(columns[1], "h*", config))
+    return ParaphrasePair(source_id, source, checked_text(columns[0], "x", config),
+                          checked_text(columns[1], "h*", config))
 
 
 def paraphrase_record(text: str, source: str, source_id: str, config: ReaderConfig) -> ParaphrasePair:

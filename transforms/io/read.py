@@ -1,4 +1,4 @@
-"""Reading input files into source records in a pipeline: one record or DeadLetter out per unit in, on any filesystem."""
+"""Reading input files in a pipeline: one source record or DeadLetter out per unit in, on any Beam filesystem."""
 from __future__ import annotations
 
 from typing import Iterator, Optional, Sequence
@@ -13,7 +13,7 @@ from entailgen.transforms.io.formats import CHUNKED, detect_format, reader_for
 
 
 def read_file(path: str, fmt: Optional[str] = None, config: ReaderConfig = ReaderConfig()) -> Iterator:
-    """Every unit of one file (local, gs://, compressed) as a source record or DeadLetter, streamed; source = basename."""
+    """Every unit of a file (local, gs://, compressed) as a source record or DeadLetter, streamed; source: basename."""
     fmt = fmt or detect_format(path)
     reader = reader_for(fmt)
     source = FileSystems.split(path)[1]
@@ -45,7 +45,7 @@ class _ReadUnits(beam.DoFn):
 
 
 class ReadInputs(beam.PTransform):
-    """Input files -> source records ('records') and DeadLetters ('dead'); the format is detected per file if not given."""
+    """Input files -> source records ('records') and DeadLetters ('dead'); no format given: detected per file."""
 
     def __init__(self, paths: Sequence[str], fmt: Optional[str] = None, config: ReaderConfig = ReaderConfig()):
         super().__init__()

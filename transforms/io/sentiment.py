@@ -46,7 +46,7 @@ def read_sentiment_uci(lines: Iterable[bytes], source: str, config: ReaderConfig
 def csv_header(raw: bytes) -> Optional[tuple[dict[str, int], int]]:
     """(positions of text, label and optional item; column count) from a header line, or None if it is not one."""
     try:
-        names = [n.strip().lower() for n in next(csv.reader([raw.decode("utf-8", "replace")]), [])]
+        names = [n.strip().lower() for n in next(csv.reader([raw.decode("utf-8", "replace").lstrip("\ufeff")]), [])]
     except csv.Error:
         return None
     if "text" not in names or "label" not in names:

@@ -6,7 +6,7 @@ from entailgen.transforms.io.base import detokenize
 
 
 def texts_of(record) -> list[SourceText]:
-    """SourceTexts to parse: x and h* of a paraphrase pair (roles source, gold), premise and hypothesis of an NLI pair."""
+    """SourceTexts to parse: a paraphrase pair's x and h* (roles source, gold), an NLI pair's premise and hypothesis."""
     def text(value: str, role: str = "text") -> SourceText:
         return SourceText(value, record.source, record.source_id, role)
 

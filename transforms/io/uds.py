@@ -25,18 +25,20 @@ def graph_edges(graph: dict) -> Iterator[tuple[str, str, dict]]:
 def graph_tokens(graph: dict) -> tuple[list[str], dict[str, int], list[str]]:
     """(forms, syntax node id -> token index, lemmas) of a sentence graph's syntax tokens in position order."""
     if not isinstance(graph, dict) or not isinstance(graph.get("nodes"), list):
-        raise Reject("MissingField", "not a UDS sentence graph: no 'nodes' list")
+        raise Reject("MissingField", "not a UDS sentence graph (no 'nodes' list); annotation-only files hold no "
+                                     "sentences: read uds-ewt-sentences-*.json")
     syntax = [n for n in graph["nodes"] if isinstance(n, dict) and n.get("domain") == "syntax"
               and n.get("type") == "token"]
     if not syntax:
-        raise Reject("MissingField", "no syntax token nodes (an annotation-only file? read uds-ewt-sentences-*.json)")
+        raise Reject("MissingField", "the sentence graph has no syntax token nodes")
     if any(isinstance(n.get("position"), bool) or not isinstance(n.get("position"), int) for n in syntax):
         raise Reject("BadValue", "a syntax token without an integer 'position'")
     syntax.sort(key=lambda n: n["position"])
     if [n["position"] for n in syntax] != list(range(1, len(syntax) + 1)):
         raise Reject("BadValue", "token positions are not 1..n")
     forms = [checked_token(n.get("form"), f"form of token {n['position']}") for n in syntax]
-    lemmas = [n["lemma"] if isinstance(n.get("lemma"), str) and n["lemma"].strip() else f for n, f in zip(syntax, forms)]
+    lemmas = [n["lemma"] if isinstance(n.get("lemma"), str) and n["lemma"].strip() else form
+              for n, form in zip(syntax, forms)]
     return forms, {n.get("id"): i for i, n in enumerate(syntax)}, lemmas
 
 
@@ -104,8 +106,8 @@ def factuality_record(text: str, source: str, source_id: str, config: ReaderConf
     index = field(record, "predicate_index")
     if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(tokens):
         raise Reject("BadValue", f"predicate_index {str(index)[:20]} is not a token index (0..{len(tokens) - 1})")
-    lemma = record.get("predicate_lemma")
-    lemma = tokens[index].lower() if lemma is None else checked_token(lemma, "predicate_lemma")
+    lemma = record.get("predicate_lemma")  # absent: "", not the inflected token ("left" would nominalise wrongly)
+    lemma = "" if lemma is None else checked_token(lemma, "predicate_lemma")
     return FactualityAnnotation(source_id, source, tokens, index, lemma, number(field(record, "value"), "value"),
                                 sentence)
 

@@ -1,14 +1,13 @@
 """What the recasts share: the RtePair builder, the recast error, the 'skipped' record and the per-record DoFn."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Iterable
 
 import apache_beam as beam
 from apache_beam import pvalue
 
 from entailgen.schemas.ids import content_id
-from entailgen.schemas.records import ENTAILED, NOT_ENTAILED, DeadLetter, RtePair, dead_letter
+from entailgen.schemas.records import ENTAILED, NOT_ENTAILED, DeadLetter, RtePair, Skipped, dead_letter
 
 DEAD = "dead"
 SKIPPED = "skipped"
@@ -16,16 +15,6 @@ SKIPPED = "skipped"
 
 class RecastError(ValueError):
     """An annotation that cannot be recast (malformed tags, no verb lemma, unknown item): it becomes a DeadLetter."""
-
-
-@dataclass(frozen=True)
-class Skipped:
-    """An annotation left out on purpose (e.g. an ambiguous factuality value): kept and counted, never lost."""
-
-    source: str
-    source_id: str
-    stage: str
-    reason: str
 
 
 def rte_pair(premise: str, hypothesis: str, entailed: bool, phenomenon: str, template: str, source: str,

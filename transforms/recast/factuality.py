@@ -9,9 +9,9 @@ from functools import partial
 
 import apache_beam as beam
 
-from entailgen.schemas.records import RtePair
+from entailgen.schemas.records import RtePair, Skipped
 from entailgen.schemas.sources import FactualityAnnotation
-from entailgen.transforms.recast.common import DEAD, SKIPPED, RecastError, RecastFn, Skipped, rte_pair
+from entailgen.transforms.recast.common import DEAD, SKIPPED, RecastError, RecastFn, rte_pair
 
 PHENOMENON = "factuality"
 STAGE = "recast_factuality"

@@ -10,9 +10,9 @@ from typing import Iterable, Mapping, Optional
 import apache_beam as beam
 
 from entailgen.schemas.ids import content_id, seeded_rng
-from entailgen.schemas.records import RtePair
+from entailgen.schemas.records import RtePair, Skipped
 from entailgen.schemas.sources import NerSentence
-from entailgen.transforms.recast.common import DEAD, SKIPPED, RecastError, RecastFn, Skipped, rte_pair
+from entailgen.transforms.recast.common import DEAD, SKIPPED, RecastError, RecastFn, rte_pair
 
 PHENOMENON = "ner"
 TEMPLATE = "ner/is-a"

@@ -64,7 +64,8 @@ def arc_svg(tokens: list[str], arcs: list[dict]) -> str:
         body.append(
             f'<g class="arc arc-{label.replace(" ", "-")}" data-rel="{escape(a["rel"])}" data-label="{label}">'
             f'<title>{escape(title)}</title>'
-            f'<path class="arc" d="M{num(lo)},{num(y)} C{num(lo)},{num(pull)} {num(hi)},{num(pull)} {num(hi)},{num(y)}" '
+            f'<path class="arc" d="M{num(lo)},{num(y)} C{num(lo)},{num(pull)} {num(hi)},{num(pull)} '
+            f'{num(hi)},{num(y)}" '
             f'fill="none" stroke="{colour}" stroke-width="2"/>'
             f'<path class="arrow" d="M{num(x2 - 4)},{num(y - 7)} L{num(x2)},{num(y)} L{num(x2 + 4)},{num(y - 7)} Z" '
             f'fill="{colour}"/>'

@@ -9,23 +9,20 @@ import yaml
 
 from entailgen.schemas.arrow import arrow_schema
 from entailgen.schemas.records import RECORD_TYPES
-from entailgen.transforms.audit import AUDIT_EXPLANATION
 from entailgen.transforms.report.stats import label_totals
+from entailgen.transforms.report.tables import share, stat_blocks, stat_notes
 
 CARD = "README.md"
 DEAD_LETTERS = "dead_letters"
-# Licences of the embedded samples and of corpora whose licence is settled; any other source is 'unknown'.
-SOURCE_LICENCES = {
-    "text.txt": "apache-2.0",
-    "paraphrase.tsv": "apache-2.0",
-    "ner.conll": "apache-2.0",
-    "ner_gmb.csv": "apache-2.0",
-    "sentiment_amazon.txt": "apache-2.0",
-    "sentiment_imdb.txt": "apache-2.0",
-    "sentiment_yelp.txt": "apache-2.0",
-    "nli.jsonl": "apache-2.0",
-    "uds_factuality.json": "cc-by-sa-4.0",  # UDS 2.0 annotations over UD-EWT text
+# Licences of the embedded samples (samples/README.md): written for entailgen (CC0) but for the UDS/EWT excerpt.
+# Applied by content (sha256), never by name alone: a real UCI or ANLI file may carry a sample's name.
+SAMPLE_LICENCES = {
+    "amazon_cells_labelled.txt": "cc0-1.0", "anli.jsonl": "cc0-1.0", "conll2003.txt": "cc0-1.0",
+    "factuality.jsonl": "cc0-1.0", "gmb.csv": "cc0-1.0", "imdb_labelled.txt": "cc0-1.0", "nli.jsonl": "cc0-1.0",
+    "paraphrase.jsonl": "cc0-1.0", "paraphrase.tsv": "cc0-1.0", "sentiment.csv": "cc0-1.0", "text.txt": "cc0-1.0",
+    "uds_factuality.json": "cc-by-sa-4.0", "yelp_labelled.txt": "cc0-1.0",
 }
+# Corpora whose licence is settled, by a substring of the file name; any other input is 'unknown'.
 SOURCE_PATTERNS = (("uds", "cc-by-sa-4.0"), ("ewt", "cc-by-sa-4.0"), ("snli", "cc-by-sa-4.0"), ("anli", "cc-by-nc-4.0"))
 SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
                    (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"), (1_000_000_000, "100M<n<1B"))
@@ -41,19 +38,6 @@ OPTION_NOTES = {
     "augmentations": "Goyal & Durrett 2020 §5.3 augmentations added to the arc data",
     "phrases": "dialogue phrases prepended to hypotheses (Steen et al. 2023, Table 6)",
 }
-# Stats keys the card explains, found by substrings of a stats key or of its members' keys; each note shown once.
-STAT_NOTES = (
-    ("arc_label", "Arc labels over all hypotheses (1 entailed, 0 not entailed, null unlabelled). The DAE paper's set "
-                  "is about 70:30 entailed:not-entailed (Goyal & Durrett 2020)."),
-    ("lexical", "Lexical-match baseline on the arc labels: an arc is called entailed when it occurs in the premise's "
-                "parse. DAE Table 2: majority class 72.7, lexical match 74.2 accuracy; far higher here means the "
-                "labels are guessable from word overlap."),
-    ("hypothesis_only", "Hypothesis-only audit (Poliak 2020, ch. 5): a classifier that never sees the premise. "
-                        "Accuracy well above the majority class means the hypotheses alone give the label away."),
-    ("audit", AUDIT_EXPLANATION),
-    ("majority", "Majority-class baseline: the accuracy of always answering the most frequent label."),
-)
-NOTE_ALIASES = {"entailed_arc": "arc_label", "labelled_arcs": "arc_label"}  # the dae family's stats members
 CITATIONS = (
     "Tanya Goyal and Greg Durrett. 2020. Evaluating Factuality in Generation with Dependency-level Entailment. "
     "Findings of EMNLP 2020.",
@@ -77,17 +61,17 @@ LIMITS = {
         "phrases that tag can be true.",
     ),
     "nli-dialogue": (
-        "A dialogue phrase is prepended with the original label kept; hedging phrases can in fact weaken what the "
-        "hypothesis claims (Steen et al. 2023, §2.1).",
+        "A dialogue phrase is prepended with the original label kept; a hedging phrase ('I think') can weaken what "
+        "the hypothesis claims, so the kept label is an approximation.",
     ),
 }
 COMMON_LIMITS = (
-    "Dependency parses come from a small statistical parser (spaCy en_core_web_sm class); arcs inherit its errors.",
+    "Dependency parses come from a statistical parser (see Parser above); arcs and their labels inherit its errors.",
     "Splits are assigned by a hash of the source context, so related examples stay together; they are not "
     "stratified by label.",
 )
-SAMPLE_LIMIT = ("Built from the embedded sample corpora: a few dozen lines for trying the pipeline. The numbers on "
-                "this card say nothing about a real corpus.")
+SAMPLE_LIMIT = ("Built from the embedded sample corpora: at most a few hundred lines each, for trying the pipeline. "
+                "The numbers on this card say nothing about a real corpus.")
 
 
 def size_category(rows: int) -> str:
@@ -95,12 +79,17 @@ def size_category(rows: int) -> str:
     return next((name for limit, name in SIZE_CATEGORIES if rows < limit), "n>1B")
 
 
-def source_licence(name: str) -> str:
-    """Licence id of an input by file name: the embedded samples and known corpora; 'unknown' otherwise."""
-    if name in SOURCE_LICENCES:
-        return SOURCE_LICENCES[name]
+def source_licence(name: str, sample: bool = False) -> str:
+    """Licence id of an input: an embedded sample's by name, else a known corpus's by name pattern, else 'unknown'."""
+    if sample:
+        return SAMPLE_LICENCES.get(name, "unknown")
     lowered = name.lower()
     return next((licence for pattern, licence in SOURCE_PATTERNS if pattern in lowered), "unknown")
+
+
+def input_licences(manifest: dict, sample_digests: frozenset) -> dict[str, str]:
+    """Input name -> licence id, in manifest order; an input whose sha256 is an embedded sample's is that sample."""
+    return {i["name"]: source_licence(i["name"], i["sha256"] in sample_digests) for i in manifest["inputs"]}
 
 
 def hf_feature(name: str, dtype: pa.DataType) -> dict:
@@ -126,35 +115,52 @@ def split_names(manifest: dict) -> list[str]:
     return named + sorted(set(manifest["splits"]) - set(named))
 
 
-def card_header(manifest: dict) -> dict:
-    """The YAML front matter: licences, size, configs with a data_files glob per split, features and split sizes."""
-    fmt, splits = manifest["config"]["format"], {name: manifest["splits"][name] for name in split_names(manifest)}
-    licences = sorted({source_licence(i["name"]) for i in manifest["inputs"]})
-    known = [lic for lic in licences if lic != "unknown"]
-    total = manifest["counts"]["total"]["written"]
-    split_bytes = {name: sum(s["bytes"] for s in manifest["shards"] if s["split"] == name) for name in splits}
+def data_files(manifest: dict, split: str) -> object:
+    """A split's files for the card: its glob, or its non-empty shards if some are empty (`datasets` fails on those)."""
+    shards = [s for s in manifest["shards"] if s["split"] == split]
+    full = [s["path"] for s in shards if s["rows"]]
+    return f"{split}/{split}-*.{manifest['config']['format']}" if len(full) == len(shards) else full
+
+
+def _config(name: str, record_type: str, files: dict[str, object], splits: dict[str, tuple[int, int]],
+            default: bool = False) -> tuple[dict, dict]:
+    """(configs entry, dataset_info entry) of one card config; splits: name -> (rows, bytes of its files)."""
+    return ({"config_name": name, **({"default": True} if default else {}),
+             "data_files": [{"split": s, "path": f} for s, f in files.items()]},
+            {"config_name": name, "features": hf_features(record_type),
+             "splits": [{"name": s, "num_bytes": size, "num_examples": n} for s, (n, size) in splits.items()],
+             "download_size": sum(size for _, size in splits.values())})
+
+
+def card_header(manifest: dict, licences: dict[str, str]) -> dict:
+    """The YAML front matter: licences, size, configs with data_files per split, features and split sizes.
+
+    Splits without rows are left out of the configs: `datasets` cannot load an empty split (the counts still list them).
+    """
+    distinct = sorted(set(licences.values()))
+    known = [lic for lic in distinct if lic != "unknown"]
+    splits = [name for name in split_names(manifest) if manifest["splits"][name]["rows"]]
+    configs = []
+    if splits:
+        sizes = {s: (manifest["splits"][s]["rows"], sum(x["bytes"] for x in manifest["shards"] if x["split"] == s))
+                 for s in splits}
+        configs.append(_config("default", manifest["record_type"], {s: data_files(manifest, s) for s in splits}, sizes,
+                               default=True))
     dead = manifest["dead_letters"]
+    if dead["rows"]:
+        configs.append(_config(DEAD_LETTERS, "DeadLetter", {"train": dead["path"]},
+                               {"train": (dead["rows"], dead["bytes"])}))
     return {
         "pretty_name": f"entailgen {manifest['pipeline']}",
         "language": ["en"],
-        "license": (known[0] if len(known) == 1 else known or "unknown") if "unknown" not in licences else "other",
-        "license_details": "; ".join(f"{i['name']}: {source_licence(i['name'])}" for i in manifest["inputs"]),
-        "size_categories": [size_category(total)],
+        "license": (known[0] if len(known) == 1 else known or "unknown") if "unknown" not in distinct else "other",
+        "license_details": "; ".join(f"{name}: {licence}" for name, licence in licences.items()),
+        "size_categories": [size_category(manifest["counts"]["total"]["written"])],
         "task_categories": TASKS[manifest["record_type"]],
         **({"task_ids": TASK_IDS[manifest["record_type"]]} if manifest["record_type"] in TASK_IDS else {}),
         "tags": ["entailgen", "synthetic", manifest["pipeline"], "textual-entailment"],
-        "configs": [
-            {"config_name": "default", "default": True,
-             "data_files": [{"split": name, "path": f"{name}/{name}-*.{fmt}"} for name in splits]},
-            {"config_name": DEAD_LETTERS, "data_files": [{"split": "train", "path": dead["path"]}]},
-        ],
-        "dataset_info": [
-            {"config_name": "default", "features": hf_features(manifest["record_type"]),
-             "splits": [{"name": name, "num_bytes": split_bytes[name], "num_examples": entry["rows"]}
-                        for name, entry in splits.items()]},
-            {"config_name": DEAD_LETTERS, "features": hf_features("DeadLetter"),
-             "splits": [{"name": "train", "num_bytes": dead["bytes"], "num_examples": dead["rows"]}]},
-        ],
+        "configs": [c for c, _ in configs],
+        "dataset_info": [info for _, info in configs],
     }
 
 
@@ -171,51 +177,18 @@ def plural(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def share(n: int, total: int) -> str:
-    """n as a percentage of total, one decimal."""
-    return f"{100 * n / total:.1f}%" if total else "-"
-
-
-def _cell(value: Any) -> str:
-    """A stats value in one table cell: small dicts and lists inline."""
-    if isinstance(value, dict):
-        return ", ".join(f"{k} {_cell(v)}" for k, v in value.items())
-    if isinstance(value, list):
-        return ", ".join(_cell(v) for v in value)
-    return "" if value is None else str(value)
-
-
-SCALARS = (int, float, str, bool, type(None))
-
-
 def render_stat(value: Any) -> str:
-    """Any JSON stats value as Markdown: tables for flat and two-level dicts, a table per part of a mixed dict."""
-    if isinstance(value, SCALARS):
-        return f"**{value}**"
-    if not isinstance(value, dict) or not value:
-        return "```json\n" + json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n```"
-    flat = {k: v for k, v in value.items() if isinstance(v, SCALARS)}
-    if len(flat) == len(value):
-        counts = all(isinstance(v, int) and not isinstance(v, bool) for v in value.values())
-        total = sum(value.values()) if counts else 0
-        rows = [[k, v, share(v, total)] if counts else [k, _cell(v)] for k, v in value.items()]
-        return md_table(["key", "value"] + (["share"] if counts else []), rows)
-    if all(isinstance(v, dict) for v in value.values()):
-        columns = list(dict.fromkeys(c for v in value.values() for c in v))
-        return md_table([""] + columns, [[k] + [_cell(v.get(c)) for c in columns] for k, v in value.items()])
-    parts = [render_stat(flat)] if flat else []
-    parts += [f"**{k}**\n\n{render_stat(v)}" for k, v in value.items() if k not in flat]
+    """A stats value as Markdown: its tables (captioned in bold), a scalar in bold, other shapes as JSON."""
+    parts = []
+    for block in stat_blocks(value):
+        caption = f"**{block.caption}**\n\n" if block.caption else ""
+        if block.header:
+            parts.append(caption + md_table(block.header, block.rows))
+        elif block.code:
+            parts.append(caption + "```json\n" + block.text + "\n```")
+        else:
+            parts.append(caption + f"**{block.text}**")
     return "\n\n".join(parts)
-
-
-def stat_notes(key: str, value: Any) -> list[str]:
-    """The card's explanations for a stats entry: of its key and of its members' keys (lexical_match_accuracy...)."""
-    keys = [key] + (list(value) if isinstance(value, dict) else [])
-    keys += [NOTE_ALIASES[alias] for alias in NOTE_ALIASES if any(alias in k.lower() for k in keys)]
-    found = [pattern for pattern, _ in STAT_NOTES if any(pattern in k.lower() for k in keys)]
-    if "audit" in found:  # the audit explanation already says what its majority and hypothesis-only numbers mean
-        found = [p for p in found if p not in ("majority", "hypothesis_only")]
-    return [note for pattern, note in STAT_NOTES if pattern in found]
 
 
 def _how_made(manifest: dict) -> list[str]:
@@ -238,10 +211,11 @@ def _how_made(manifest: dict) -> list[str]:
 
 PER_SOURCE = (("read", "units read"), ("records_by_source", "rows written"), ("dead_by_source", "dead letters"),
               ("skipped_by_source", "skipped"))
-COUNT_TITLES = {"dead_by_stage": "Dead letters by stage and error", "skipped_by_reason": "Inputs skipped on purpose, by reason"}
+COUNT_TITLES = {"dead_by_stage": "Dead letters by stage and error",
+                "skipped_by_reason": "Inputs skipped on purpose, by reason"}
 
 
-def _counts(manifest: dict, stats: dict) -> list[str]:
+def _counts(manifest: dict, stats: dict, licences: dict[str, str]) -> list[str]:
     counts, total = manifest["counts"], manifest["counts"]["total"]
     per_source = [(key, title) for key, title in PER_SOURCE if key in counts]
     out = [f"{plural(total['read'], 'input unit')} read, {plural(total['written'], 'row')} written, "
@@ -250,7 +224,7 @@ def _counts(manifest: dict, stats: dict) -> list[str]:
                                                for n in split_names(manifest)]),
            "", md_table(["input"] + [title for _, title in per_source] + ["licence", "sha256"],
                         [[i["name"]] + [counts[key].get(i["name"], 0) for key, _ in per_source]
-                         + [source_licence(i["name"]), i["sha256"][:12]] for i in manifest["inputs"]])]
+                         + [licences[i["name"]], i["sha256"][:12]] for i in manifest["inputs"]])]
     handled = {key for key, _ in PER_SOURCE} | {"written", "total"}
     for key, table in counts.items():
         if key not in handled and table:
@@ -274,11 +248,11 @@ def _stats(manifest: dict) -> list[str]:
     return out or ["The pipeline recorded no statistics.", ""]
 
 
-def _limits(manifest: dict, sample_digests: frozenset) -> list[str]:
+def _limits(manifest: dict, sample_digests: frozenset, licences: dict[str, str]) -> list[str]:
     limits = list(LIMITS.get(manifest["pipeline"], ())) + list(COMMON_LIMITS)
     if any(i["sha256"] in sample_digests for i in manifest["inputs"]):
         limits.append(SAMPLE_LIMIT)
-    if any(source_licence(i["name"]) == "unknown" for i in manifest["inputs"]):
+    if "unknown" in licences.values():
         limits.append("Some inputs have no known licence: check their terms before sharing this dataset.")
     return [f"- {line}" for line in limits]
 
@@ -288,20 +262,23 @@ def render_card(manifest: dict, stats: dict, description: str = "", sample_diges
 
     sample_digests: sha256 of the embedded sample files; inputs with these digests get the 'tiny sample' warning.
     """
-    header = yaml.safe_dump(card_header(manifest), sort_keys=False, allow_unicode=True, width=1000)
+    licences = input_licences(manifest, sample_digests)
+    header = yaml.safe_dump(card_header(manifest, licences), sort_keys=False, allow_unicode=True, width=1000)
     lines = ["---", header.rstrip("\n"), "---", "", f"# entailgen `{manifest['pipeline']}` dataset", "",
              description + "." if description else "", "",
              "Synthetic textual-entailment training data built by entailgen. Open `report.html` beside this file "
              "for plots and drawn examples; `manifest.json` lists every shard with its checksum.", "",
              "## How it was made", "", *_how_made(manifest), "",
-             "## Counts", "", *_counts(manifest, stats), "",
+             "## Counts", "", *_counts(manifest, stats, licences), "",
              "## Statistics", "", *_stats(manifest),
-             "## Known limits", "", *_limits(manifest, sample_digests), "",
+             "## Known limits", "", *_limits(manifest, sample_digests, licences), "",
              "## Files", "",
              f"- `{{split}}/{{split}}-NNNNN-of-NNNNN.{manifest['config']['format']}`: the rows, "
              "sharded by a hash of the id and sorted",
              f"- `{manifest['dead_letters']['path']}`: every input or stage that failed, with its reason",
-             "- `manifest.json`: shards, checksums, counts, config (written last: without it the dataset is incomplete)",
-             "- `report.html`: this dataset's plots and examples (static, opens offline)", "",
+             "- `manifest.json`: shards, checksums, counts, config (written last: without it the dataset is "
+             "incomplete)",
+             "- `report.html`: this dataset's plots and examples (static, opens offline)",
+             *[f"- `{e['path']}`: export, {plural(e['rows'], 'row')}" for e in manifest.get("exports", [])], "",
              "## Sources and citations", "", *[f"- {c}" for c in CITATIONS], ""]
     return "\n".join(lines)

@@ -1,14 +1,14 @@
 """report.html: one static page (inline CSS and SVG, no script, no network) with a dataset's plots and examples."""
 from __future__ import annotations
 
-import json
 from html import escape
 
 from entailgen.schemas.records import ENTAILED, NOT_ENTAILED
-from entailgen.transforms.report.card import split_names
 from entailgen.transforms.report.arc_view import arc_svg, drawable
+from entailgen.transforms.report.card import split_names
 from entailgen.transforms.report.plots import LABEL_COLOURS, histogram, length_bins, stacked_bars
 from entailgen.transforms.report.stats import UNLABELLED
+from entailgen.transforms.report.tables import stat_blocks, stat_notes
 
 REPORT = "report.html"
 # Nothing may load from anywhere: the page must open from a laptop, a bucket or an air-gapped machine alike.
@@ -21,7 +21,8 @@ h1{font-size:1.6em}h2{border-bottom:1px solid #d0d7de;padding-bottom:.2em;margin
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #d0d7de;padding:.25em .6em;text-align:left;
 vertical-align:top}th{background:#f6f8fa}.plots{display:flex;flex-wrap:wrap;gap:1.5em}
 .example{border:1px solid #d0d7de;border-radius:6px;padding:.6em 1em;margin:1em 0}
-.meta{color:#57606a;font-size:.85em}.drawing{overflow-x:auto}.label{padding:0 .4em;border-radius:4px;color:#fff}
+.meta{color:#57606a;font-size:.85em}.drawing{overflow-x:auto}
+.label{padding:0 .4em;border-radius:4px;color:#fff;white-space:nowrap}
 .key span{display:inline-block;margin-right:1.2em}.key i{display:inline-block;width:1.6em;height:.3em;
 vertical-align:middle;margin-right:.3em}pre{background:#f6f8fa;padding:.6em;overflow-x:auto}.empty{color:#57606a}
 """
@@ -86,19 +87,38 @@ def relations_section(stats: dict, max_bars: int) -> str:
     return f'<section id="relations"><h2>Arcs by dependency relation</h2>{body}</section>'
 
 
-def dead_section(stats: dict, max_bars: int) -> str:
-    """Dead letters by stage and error type: what the pipeline could not use, and why."""
-    dead = stats["dead"]
-    body = (f"<figure>{stacked_bars('Dead letters by reason', {r: {'dead letters': n} for r, n in dead.items()}, max_bars)}"
-            "</figure>" if dead else '<p class="empty">No dead letters: every input unit was used.</p>')
+def dead_section(stats: dict, manifest: dict, max_bars: int) -> str:
+    """Dead letters by stage and error type, and inputs skipped on purpose: what the run did not use, and why."""
+    dead, skipped = stats["dead"], manifest["counts"].get("skipped_by_reason", {})
+    charts = [stacked_bars(title, {reason: {what: n} for reason, n in counts.items()}, max_bars)
+              for title, what, counts in (("Dead letters by reason", "dead letters", dead),
+                                          ("Inputs skipped on purpose, by reason", "skipped", skipped)) if counts]
+    body = "".join(f"<figure>{c}</figure>" for c in charts)
+    if not dead:
+        body = '<p class="empty">No dead letters: every input unit was used or skipped on purpose.</p>' + body
     return f'<section id="dead"><h2>Dead letters</h2>{body}</section>'
 
 
+def stat_html(value) -> str:
+    """A stats value as captioned HTML tables (or a scalar, or JSON), the same blocks the card shows."""
+    parts = []
+    for block in stat_blocks(value):
+        caption = f"<h4>{escape(block.caption)}</h4>" if block.caption else ""
+        if block.header:
+            head = "".join(f"<th>{escape(str(h))}</th>" for h in block.header)
+            body = "".join("<tr>" + "".join(f"<td>{escape(str(v))}</td>" for v in row) + "</tr>" for row in block.rows)
+            parts.append(f'{caption}<table class="stat"><tr>{head}</tr>{body}</table>')
+        else:
+            text = escape(block.text)
+            parts.append(caption + (f"<pre>{text}</pre>" if block.code else f"<p><b>{text}</b></p>"))
+    return "".join(parts)
+
+
 def pipeline_stats_section(manifest: dict) -> str:
-    """The family's own statistics from the manifest (audit baselines and the like), as recorded."""
+    """The family's own statistics from the manifest (audit baselines and the like), with what they mean."""
     stats = manifest.get("stats") or {}
-    body = "".join(f"<h3>{escape(k)}</h3><pre>{escape(json.dumps(v, indent=2, sort_keys=True, ensure_ascii=False))}"
-                   "</pre>" for k, v in stats.items()) or '<p class="empty">The pipeline recorded no statistics.</p>'
+    body = "".join(f"<h3>{escape(k)}</h3>" + "".join(f"<p>{escape(n)}</p>" for n in stat_notes(k, v)) + stat_html(v)
+                   for k, v in stats.items()) or '<p class="empty">The pipeline recorded no statistics.</p>'
     return f'<section id="pipeline-stats"><h2>Pipeline statistics</h2>{body}</section>'
 
 
@@ -159,7 +179,8 @@ def render_report(manifest: dict, stats: dict, examples: list[dict], description
     """The whole page; the same dataset always gives the same bytes."""
     title = f"entailgen {manifest['pipeline']} dataset report"
     sections = [summary_section(manifest, description), labels_section(stats), lengths_section(stats, max_bins),
-                relations_section(stats, max_bars), dead_section(stats, max_bars), pipeline_stats_section(manifest),
+                relations_section(stats, max_bars), dead_section(stats, manifest, max_bars),
+                pipeline_stats_section(manifest),
                 examples_section(manifest["record_type"], examples, manifest["config"]["seed"])]
     return ("<!DOCTYPE html>\n"
             f'<html lang="en"><head><meta charset="utf-8">'

@@ -48,13 +48,17 @@ def _svg(title: str, width: float, height: float, body: list[str]) -> str:
             f'<title>{escape(title)}</title>' + "".join(body) + "</svg>")
 
 
-def _legend(categories: list[str], colours: dict[str, str], y: float, x0: float) -> list[str]:
-    out, x = [], x0
+def legend(categories: list[str], colours: dict[str, str], x0: float, y0: float) -> tuple[list[str], float]:
+    """Colour key entries laid out in rows that wrap at the chart width; (elements, height used)."""
+    out, x, y = [], x0, y0
     for c in categories:
-        out.append(f'<rect class="legend" x="{num(x)}" y="{num(y - 9)}" width="10" height="10" fill="{colours[c]}"/>'
-                   f'<text x="{num(x + 14)}" y="{num(y)}">{escape(c)}</text>')
-        x += 24 + 7 * len(c)
-    return out
+        width = 24 + 7 * len(c)
+        if x > x0 and x + width > WIDTH:
+            x, y = x0, y + 16
+        out.append(f'<rect class="legend" x="{num(x)}" y="{num(y)}" width="10" height="10" fill="{colours[c]}"/>'
+                   f'<text x="{num(x + 14)}" y="{num(y + 9)}">{escape(c)}</text>')
+        x += width
+    return out, y - y0 + 16
 
 
 def top_groups(groups: dict[str, dict[str, int]], limit: int) -> list[tuple[str, dict[str, int]]]:
@@ -74,10 +78,11 @@ def stacked_bars(title: str, groups: dict[str, dict[str, int]], limit: int = 25)
     rows = top_groups(groups, limit)
     categories = category_order(groups)
     colours = colours_for(categories)
-    label_w, bar_w, row_h, top = 170, WIDTH - 170 - 70, 20, 34
+    label_w, bar_w, row_h = 170, WIDTH - 170 - 70, 20
     biggest = max((sum(c.values()) for _, c in rows), default=0) or 1
-    body = [f'<text x="0" y="14" style="font-weight:bold">{escape(title)}</text>']
-    body += _legend(categories, colours, 30 - 2, label_w)
+    key, key_h = legend(categories, colours, label_w, 19)
+    body = [f'<text x="0" y="14" style="font-weight:bold">{escape(title)}</text>'] + key
+    top = 19 + key_h - 1
     for i, (group, counts) in enumerate(rows):
         y, x, total = top + 6 + i * row_h, float(label_w), sum(counts.values())
         body.append(f'<text class="axis" x="{label_w - 6}" y="{num(y + 13)}" text-anchor="end">'
@@ -114,7 +119,8 @@ def histogram(title: str, bins: list[tuple[str, int]], x_label: str) -> str:
     step = (WIDTH - left - 10) / max(len(bins), 1)
     biggest = max((n for _, n in bins), default=0) or 1
     body = [f'<text x="0" y="14" style="font-weight:bold">{escape(title)}</text>',
-            f'<line class="axis" x1="{left}" y1="{top + plot_h}" x2="{WIDTH - 10}" y2="{top + plot_h}" stroke="#57606a"/>',
+            f'<line class="axis" x1="{left}" y1="{top + plot_h}" x2="{WIDTH - 10}" y2="{top + plot_h}" '
+            'stroke="#57606a"/>',
             f'<text x="{left - 4}" y="{top + 8}" text-anchor="end">{biggest}</text>',
             f'<text x="{left - 4}" y="{top + plot_h}" text-anchor="end">0</text>']
     every = max(1, math.ceil(len(bins) * 40 / (WIDTH - left)))  # keep tick labels from overlapping

@@ -11,7 +11,7 @@ PURPOSE = "report-sample"
 
 
 def example_group(record_type: str) -> Callable[[dict], str]:
-    """What a sample is stratified by: DAE kind (gold, bottom, word_swap...), recast phenomenon and kind, parse source."""
+    """What a sample is stratified by: DAE kind (gold, bottom, word_swap...), recast phenomenon + kind, parse source."""
     if record_type == "ArcExample":
         return lambda row: row["kind"]
     if record_type == "RtePair":
@@ -25,7 +25,7 @@ def sample_priority(seed: int, row: dict) -> float:
 
 
 def sample_rows(rows: Iterable[dict], seed: int, per_group: int, group: Callable[[dict], str]) -> list[dict]:
-    """Up to per_group rows of each group, those of lowest seeded priority (streaming); sorted by group, then priority."""
+    """Up to per_group rows per group, those of lowest seeded priority (streaming); sorted by group, then priority."""
     heaps: dict[str, list] = defaultdict(list)
     for position, row in enumerate(rows):
         item = (-sample_priority(seed, row), -position, row)  # max-heap: the worst kept row sits at heap[0]

@@ -57,7 +57,7 @@ LABELS_OF = {"ArcExample": _arc_example_labels, "RtePair": _rte_pair_labels, "Pa
 
 @dataclass
 class DatasetStats:
-    """Rows by split and source, label balance by facet (split, kind, phenomenon, relation...), lengths, dead letters."""
+    """Rows by split and source, label balance by facet (split, kind, phenomenon, relation), lengths, dead letters."""
 
     record_type: str
     rows: dict = field(default_factory=lambda: defaultdict(Counter))  # split -> source -> rows

@@ -1,4 +1,4 @@
-"""Write a dataset's card and report from its manifest and shards: the last step of every run, and `entailgen report`."""
+"""Write a dataset's card and report from its manifest and shards: the last step of a run, and `entailgen report`."""
 from __future__ import annotations
 
 import hashlib
@@ -49,7 +49,8 @@ def collect(output: str, manifest: dict, config: ReportConfig) -> tuple[dict, li
     return stats.as_dict(), examples
 
 
-def write_report(output: str, manifest: dict, config: ReportConfig = ReportConfig(), description: str = "") -> list[str]:
+def write_report(output: str, manifest: dict, config: ReportConfig = ReportConfig(),
+                 description: str = "") -> list[str]:
     """Write README.md (the dataset card) and report.html into the dataset directory; returns their names."""
     manifest = json.loads(dumps(manifest))  # as read back from manifest.json: same bytes in a run and in `report`
     stats, examples = collect(output, manifest, config)

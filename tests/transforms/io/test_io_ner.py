@@ -50,6 +50,11 @@ def test_gmb_csv_groups_rows_by_sentence_marker():
     ]
 
 
+def test_gmb_header_with_byte_order_mark_is_no_unit():
+    out = list(read_gmb([b"\xef\xbb\xbfSentence #,Word,POS,Tag\n", b"Sentence: 1,Hi,UH,O\n"], "g.csv"))
+    assert out == [NerSentence("g.csv:2", "g.csv", ["Hi"], ["O"])]
+
+
 def test_gmb_header_columns_by_name_and_repeated_sentence_ids():
     # ner.csv-style: more columns, the sentence id on every row
     lines = [b"id,word,pos,sentence_idx,tag\n", b"1,Obama,NNP,1,B-per\n", b"2,spoke,VBD,1,O\n", b"3,Iraq,NNP,2,B-geo\n"]

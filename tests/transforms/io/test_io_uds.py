@@ -36,7 +36,7 @@ def test_uds_predicate_lemma_comes_from_the_head_token():
 def test_uds_chunk_boundaries_do_not_change_the_records():
     whole = list(read_uds_json([UDS], "u.json"))
     assert list(read_uds_json(chunks(UDS, 4096), "u.json")) == whole
-    small = UDS[:UDS.index(b'\n"', 20000)] + b"}}"  # the first few graphs, closed
+    small = UDS[:UDS.index(b',\n"', 200)] + b"}}"  # the first graph, closed
     assert list(read_uds_json(chunks(small, 1), "u.json")) == list(read_uds_json([small], "u.json"))
 
 
@@ -52,11 +52,17 @@ def test_a_number_cut_by_a_chunk_boundary_is_read_whole():
     assert [(m.key, m.value) for m in members] == [("a", 1234)]
 
 
-def test_oversized_value_is_malformed_not_a_memory_blowup():
-    data = b'{"data": {"big": "' + b"x" * 5000 + b'", "next": 1}}'
-    members = list(data_members(chunks(data, 100), max_chars=1000))
-    assert members[0].key == "big" and members[0].error.error_type == "MalformedJson"
-    assert [(m.key, m.value) for m in members[1:]] == [("next", 1)]  # skipped to its end, reading goes on
+def test_malformed_value_is_skipped_to_its_end_and_reading_goes_on():
+    members = list(data_members([b'{"data": {"a": {"x": [1,,2]}, "b": tru, "c": {"ok": true}}}'], 1 << 20))
+    assert [(m.key, m.error.error_type if m.error else m.value) for m in members] == [
+        ("a", "MalformedJson"), ("b", "MalformedJson"), ("c", {"ok": True})]
+    assert members[0].raw == '{"x": [1,,2]}' and not members[0].fatal
+
+
+def test_oversized_value_ends_the_file_as_one_dead_letter_with_bounded_memory():
+    data = b'{"data": {"big": "' + b"x" * 50000 + b'", "next": 1}}'
+    (member,) = data_members(chunks(data, 100), max_chars=2000)
+    assert (member.key, member.error.error_type, member.fatal) == ("big", "MalformedJson", True)
 
 
 def test_annotation_only_file_says_where_the_sentences_are():
@@ -80,18 +86,19 @@ def test_factuality_jsonl_tokens_or_sentence():
         b'{"id": "f1", "tokens": ["She", "hoped", "to", "win", "."], "predicate_index": 3, "value": -0.9}\n',
         b'{"sentence": "The dog barked .", "predicate_index": 2, "predicate_lemma": "bark", "value": 1.2}\n',
         b'{"sentence": "He left .", "predicate_index": 3, "value": 1}\n'], "f.jsonl"))
-    assert out[0] == FactualityAnnotation("f.jsonl:f1", "f.jsonl", ["She", "hoped", "to", "win", "."], 3, "win", -0.9,
-                                          "She hoped to win.")
+    assert out[0] == FactualityAnnotation("f.jsonl:f1", "f.jsonl", ["She", "hoped", "to", "win", "."], 3, "", -0.9,
+                                          "She hoped to win.")  # no lemma given: none guessed from the token
     assert out[1] == FactualityAnnotation("f.jsonl:2", "f.jsonl", ["The", "dog", "barked", "."], 2, "bark", 1.2,
                                           "The dog barked .")
     assert (out[2].error_type, out[2].message) == ("BadValue", "predicate_index 3 is not a token index (0..2)")
 
 
-def test_factuality_sample_writes_learn_when_lemma_absent():
+def test_factuality_sample_learn_did_not_happen():
     with open(SAMPLES / "factuality.jsonl", "rb") as f:
         records = list(read_factuality_jsonl(f, "factuality.jsonl", ReaderConfig()))
-    assert len(records) == 20
+    assert len(records) == 20 and all(r.predicate_lemma for r in records)
     learn = records[-1]
+    assert (learn.source_id, learn.sentence) == ("factuality.jsonl:f20", "I would like to learn how to sail .")
     assert (learn.predicate_lemma, learn.tokens[learn.predicate_index], learn.value) == ("learn", "learn", -1.17)
 
 

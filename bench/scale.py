@@ -1,0 +1,193 @@
+"""Benchmark: a family's whole job on the DirectRunner at 1 vs 2 workers, and peak memory of the whole process tree
+at N and 10N inputs (the ratio against N is the baseline: flat means records stream rather than pile up).
+
+Inputs are synthetic: units (lines, CoNLL sentences, GMB sentences) resampled with a seeded RNG from the family's
+embedded samples, written in the same formats under the same file names. Each run is `entailgen run` in a subprocess
+with --direct_running_mode=multi_processing; memory is sampled from /proc over the subprocess and all its descendants.
+Usage: python bench/scale.py PIPELINE [--n N | --sizes N1 N2 ...] [--workers 1 2] [--num-shards 4] [--seed 0]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import apache_beam as beam
+
+from entailgen.pipelines import get_family
+from entailgen.runners.cli import SAMPLES
+from entailgen.transforms.io import detect_format
+
+LINE_FORMATS = {"text", "paraphrase-tsv", "sentiment-uci", "nli-jsonl", "factuality-jsonl", "paraphrase-jsonl",
+                "text-jsonl"}
+BIG_DEFAULT = {"recast": 100_000, "dae": 100_000}
+POLL_SECONDS = 0.2
+
+
+def _units(fmt: str, text: str) -> tuple[str, list[str], str]:
+    """(header, units, separator) of a sample file in a resamplable format; ValueError for whole-document formats."""
+    lines = text.splitlines()
+    if fmt in LINE_FORMATS:
+        return "", [line for line in lines if line.strip()], "\n"
+    if fmt == "sentiment-csv":
+        return lines[0] + "\n", [line for line in lines[1:] if line.strip()], "\n"
+    if fmt == "conll2003":
+        blocks = [b for b in text.split("\n\n") if b.strip() and not b.startswith("-DOCSTART-")]
+        return "-DOCSTART- -X- -X- O\n\n", [b.strip("\n") for b in blocks], "\n\n"
+    if fmt == "gmb":
+        sentences: list[list[str]] = []
+        for line in lines[1:]:
+            if line.startswith("Sentence:"):
+                sentences.append([line.split(",", 1)[1]])
+            elif line.strip() and sentences:
+                sentences[-1].append(line)
+        return lines[0] + "\n", ["\n".join(s) for s in sentences], "\n"
+    raise ValueError(f"{fmt} is one document, not a list of units")
+
+
+def _distinct(fmt: str, unit: str, i: int) -> str:
+    """Keep resampled units distinct where the format carries its own ids (JSON ids, GMB sentence numbers)."""
+    if fmt == "gmb":
+        return f"Sentence: {i + 1}," + unit
+    if fmt.endswith("jsonl"):
+        row = json.loads(unit)
+        for key in ("id", "pairID", "uid"):
+            if key in row:
+                row[key] = f"{row[key]}-{i}"
+        return json.dumps(row, ensure_ascii=False)
+    return unit
+
+
+def synthetic_inputs(pipeline: str, n: int, seed: int, directory: Path) -> list[str]:
+    """n units in total, spread evenly over the family's resamplable samples; returns the written paths."""
+    rng = random.Random(seed)
+    usable = []
+    for name, _ in get_family(pipeline).samples:
+        fmt = detect_format(str(SAMPLES / name))
+        try:
+            usable.append((name, fmt, *_units(fmt, (SAMPLES / name).read_text(encoding="utf-8"))))
+        except ValueError as e:
+            print(f"  (skipping sample {name}: {e})")
+    paths = []
+    for k, (name, fmt, header, units, sep) in enumerate(usable):
+        count = n // len(usable) + (k < n % len(usable))
+        body = sep.join(_distinct(fmt, rng.choice(units), i) for i in range(count))
+        path = directory / name
+        path.write_text(header + body + "\n", encoding="utf-8")
+        paths.append(str(path))
+    return paths
+
+
+def _children() -> dict[int, list[int]]:
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue  # the process ended between listdir and open
+            children.setdefault(ppid, []).append(int(entry))
+    return children
+
+
+def _kib(path: str, field: str) -> int:
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith(field):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def tree_memory(root: int) -> tuple[int, int]:
+    """(sum of VmRSS, sum of Pss) in KiB over root and all its descendants; Pss splits shared pages fairly."""
+    children, stack, rss, pss = _children(), [root], 0, 0
+    while stack:
+        pid = stack.pop()
+        rss += _kib(f"/proc/{pid}/status", "VmRSS:")
+        pss += _kib(f"/proc/{pid}/smaps_rollup", "Pss:")
+        stack.extend(children.get(pid, []))
+    return rss, pss
+
+
+def run_once(pipeline: str, inputs: list[str], output: str, workers: int, num_shards: int) -> dict:
+    """One `entailgen run` in a subprocess: wall seconds, peak tree RSS/PSS and the manifest's totals."""
+    cmd = [sys.executable, "-m", "entailgen.runners.cli", "run", pipeline, *(f"--input={p}" for p in inputs),
+           f"--output={output}", f"--num-shards={num_shards}", "--quiet",
+           "--direct_running_mode=multi_processing", f"--direct_num_workers={workers}"]
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    peak_rss = peak_pss = 0
+    while proc.poll() is None:
+        rss, pss = tree_memory(proc.pid)
+        peak_rss, peak_pss = max(peak_rss, rss), max(peak_pss, pss)
+        time.sleep(POLL_SECONDS)
+    seconds = time.perf_counter() - start
+    if proc.returncode:
+        raise SystemExit(f"run failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr.read()[-2000:]}")
+    total = json.loads(Path(output, "manifest.json").read_text())["counts"]["total"]
+    return {"seconds": seconds, "rss_mib": peak_rss / 1024, "pss_mib": peak_pss / 1024, **total}
+
+
+def machine() -> str:
+    """CPU model, cores, memory, load at start and versions: the context every figure below depends on."""
+    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                  if line.startswith("model name")), platform.machine())
+    mem = _kib("/proc/meminfo", "MemTotal:") / 1024 ** 2
+    load = Path("/proc/loadavg").read_text().split()[0]
+    return (f"machine: {model}, {os.cpu_count()} cores, {mem:.1f} GiB RAM, load average {load} at start; "
+            f"python {platform.python_version()}, Apache Beam {beam.__version__}, DirectRunner multi_processing")
+
+
+def main() -> None:
+    args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    args.add_argument("pipeline")
+    args.add_argument("--n", type=int, help="N: runs at N and 10N inputs (default 100000 for recast and dae)")
+    args.add_argument("--sizes", type=int, nargs="+", help="explicit input counts instead of N and 10N")
+    args.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    args.add_argument("--num-shards", type=int, default=4)
+    args.add_argument("--seed", type=int, default=0)
+    opts = args.parse_args()
+    n = opts.n or BIG_DEFAULT.get(opts.pipeline, 10_000)
+    sizes = opts.sizes or [n, 10 * n]
+    print(machine())
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in sizes:
+            directory = Path(tmp, f"in{size}")
+            directory.mkdir()
+            inputs = synthetic_inputs(opts.pipeline, size, opts.seed, directory)
+            for workers in opts.workers:
+                results[size, workers] = run_once(opts.pipeline, inputs, str(Path(tmp, f"out{size}-{workers}")),
+                                                  workers, opts.num_shards)
+    print(f"pipeline {opts.pipeline}: synthetic inputs resampled from its samples (seed {opts.seed}), "
+          f"{opts.num_shards} shards per split, wall time includes start-up and model loading")
+    print(f"{'inputs':>9} {'workers':>7} {'seconds':>8} {'inputs/s':>9} {'written':>8} {'dead':>6} "
+          f"{'peak tree RSS':>14} {'peak tree PSS':>14}")
+    for (size, workers), r in results.items():
+        print(f"{size:>9} {workers:>7} {r['seconds']:>8.1f} {size / r['seconds']:>9.1f} {r['written']:>8} "
+              f"{r['dead_letters']:>6} {r['rss_mib']:>10.0f} MiB {r['pss_mib']:>10.0f} MiB")
+    low, high = min(opts.workers), max(opts.workers)
+    for size in sizes:
+        if low != high:
+            ratio = results[size, low]["seconds"] / results[size, high]["seconds"]
+            print(f"speed-up {high} vs {low} worker(s) at {size} inputs: x{ratio:.2f}")
+    for workers in opts.workers:
+        base = results[sizes[0], workers]["pss_mib"]
+        for size in sizes[1:]:
+            print(f"peak PSS at {size} vs {sizes[0]} inputs ({workers} worker(s)): "
+                  f"x{results[size, workers]['pss_mib'] / base:.2f}")
+
+
+if __name__ == "__main__":
+    main()

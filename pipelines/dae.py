@@ -1,0 +1,117 @@
+"""The dae family (Goyal & Durrett 2020): paraphrase pairs (x, h*) -> k beam candidates -> per-arc entailment labels."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+
+from entailgen.pipelines.base import Family, FamilyOutput, RunConfig, select
+from entailgen.schemas.records import ArcExample
+from entailgen.schemas.sources import ParaphrasePair, SourceText
+from entailgen.transforms.generate import as_unit
+from entailgen.transforms.label import ArcLabelStats, LabelArcs, LabelConfig
+from entailgen.transforms.parse import Parse
+
+GENERATORS = ("apertium", "hf", "candidates")
+
+
+@dataclass(frozen=True)
+class DaeOptions:
+    """How candidates are made (apertium round trips, a transformers model, or a file) and labelled."""
+
+    generator: str = "apertium"
+    model: Optional[str] = None  # hf: hub id, local dir or gs:// dir
+    candidates: Optional[str] = None  # candidates: JSONL file of ranked hypotheses per source
+    k: int = 10
+    bottom: int = 3
+    level: str = "arc"
+    max_new_tokens: int = 24
+    batch_tokens: int = 262_144
+    encoder: Optional[str] = "default"  # apertium ranking: MiniLM ('default'), a model dir, or None for lexical
+
+
+def add_arguments(group) -> None:
+    group.add_argument("--generator", default="apertium", choices=GENERATORS, help="where the k candidates come from")
+    group.add_argument("--model", help="hf generator: model hub id, local dir or gs:// dir (safetensors)")
+    group.add_argument("--candidates", metavar="FILE", help="candidates generator: JSONL of ranked hypotheses")
+    group.add_argument("--k", type=int, default=10, help="beam size / candidates per source")
+    group.add_argument("--bottom", type=int, default=3, help="bottom-of-beam candidates to label")
+    group.add_argument("--level", default="arc", choices=("arc", "sentence"), help="arc labels or sentence variant")
+    group.add_argument("--max-new-tokens", type=int, default=24, help="hf generator: longest candidate")
+    group.add_argument("--batch-tokens", type=int, default=262_144, help="hf generator: token budget per batch")
+    group.add_argument("--lexical-ranking", action="store_true", help="apertium: rank by word overlap, not MiniLM")
+
+
+def options(args) -> DaeOptions:
+    if args.generator == "hf" and not args.model:
+        raise ValueError("--generator hf needs --model (hub id, local dir or gs:// dir)")
+    if args.generator == "candidates":
+        if not args.candidates:
+            raise ValueError("--generator candidates needs --candidates FILE")
+        if not FileSystems.exists(args.candidates):
+            raise ValueError(f"candidates file not found: {args.candidates}")
+    if args.k < 1 or not 0 <= args.bottom < args.k:
+        raise ValueError(f"need k >= 1 and 0 <= bottom < k, got k={args.k} bottom={args.bottom}")
+    return DaeOptions(args.generator, args.model, args.candidates, args.k, args.bottom, args.level,
+                      args.max_new_tokens, args.batch_tokens, None if args.lexical_ranking else "default")
+
+
+def generate(xs: beam.PCollection, opts: DaeOptions):
+    """k ranked candidates per x from the chosen backend; its outputs have .candidates and .dead."""
+    if opts.generator == "hf":
+        from entailgen.transforms.generate.hf import GenerateCandidates, HfGenerateOptions
+
+        return xs | "Generate" >> GenerateCandidates(HfGenerateOptions(
+            model=opts.model, k=opts.k, max_new_tokens=opts.max_new_tokens, batch_tokens=opts.batch_tokens))
+    if opts.generator == "candidates":
+        from entailgen.transforms.generate.candidates import JoinCandidates, UserCandidatesOptions
+
+        rows = xs.pipeline | "CandidatesFile" >> beam.io.ReadFromText(opts.candidates)
+        name = FileSystems.split(opts.candidates)[1]
+        return {"sources": xs, "rows": rows} | "Join" >> JoinCandidates(UserCandidatesOptions(name=name))
+    from entailgen.transforms.generate.apertium import ApertiumOptions, RoundTripCandidates
+
+    return xs | "Generate" >> RoundTripCandidates(ApertiumOptions(k=opts.k, encoder=opts.encoder))
+
+
+def candidate_units(xs: beam.PCollection, candidates: beam.PCollection) -> beam.PCollection:
+    """Candidates as parse units carrying their source file's name, so their dead letters count against it."""
+    return ({"x": xs | "KeyX" >> beam.WithKeys(lambda u: u.source_id),
+             "c": candidates | "KeyC" >> beam.WithKeys(lambda c: c.source_id)}
+            | "WithSource" >> beam.CoGroupByKey()
+            | "AsUnits" >> beam.FlatMapTuple(lambda _, g: [as_unit(c, x.source) for x in g["x"][:1] for c in g["c"]]))
+
+
+def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
+    """Parse x, h* and the candidates, group them by source, label arcs; splits follow x (the premise)."""
+    opts: DaeOptions = config.family or DaeOptions()
+    pairs, not_pairs = select(sources, ParaphrasePair, "dae")
+    xs = pairs | "X" >> beam.Map(lambda p: SourceText(p.text, p.source, p.source_id, "source"))
+    golds = pairs | "Gold" >> beam.Map(lambda p: SourceText(p.gold, p.source, p.source_id, "gold"))
+    generated = generate(xs, opts)
+    units = (xs, golds, candidate_units(xs, generated.candidates)) | "Units" >> beam.Flatten()
+    parsed = units | "Parse" >> Parse(config.parser)
+    labelled = ({"parsed": parsed.parsed | "KeyParsed" >> beam.WithKeys(lambda s: s.source_id),
+                 "candidates": generated.candidates | "KeyCandidates" >> beam.WithKeys(lambda c: c.source_id)}
+                | "BySource" >> beam.CoGroupByKey()
+                | "Label" >> LabelArcs(LabelConfig(k=opts.k, bottom=opts.bottom, level=opts.level)))
+    return FamilyOutput(
+        records=labelled.examples,
+        dead=(generated.dead, parsed.dead, labelled.dead) | "Dead" >> beam.Flatten(),
+        context=lambda example: example.premise,
+        skipped=not_pairs,
+        stats={"arc_labels": labelled.tallies | "ArcLabelStats" >> beam.CombineGlobally(ArcLabelStats())},
+    )
+
+
+FAMILY = Family(
+    name="dae",
+    record_type=ArcExample,
+    samples=(("paraphrase.tsv", None), ("paraphrase.jsonl", None)),
+    build=build,
+    summary="paraphrase pairs -> beam candidates -> dependency-arc entailment labels (DAE)",
+    add_arguments=add_arguments,
+    options=options,
+)

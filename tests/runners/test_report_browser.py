@@ -1,0 +1,93 @@
+"""Open each family's sample report in headless Chromium, as a reader would: plots and arcs render, nothing errs.
+
+Needs the Debian packages chromium and chromium-driver and the selenium package; skips, saying so, without them.
+"""
+import base64
+import shutil
+
+import pytest
+
+from entailgen.pipelines import available, get_family
+from entailgen.runners.cli import main
+
+webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
+CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
+CHROMEDRIVER = shutil.which("chromedriver")
+pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
+                                reason="no headless browser: apt-get install -y chromium chromium-driver")
+FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--window-size=1280,1000")
+LABEL_RGB = {"entailed": "rgb(26, 127, 55)", "not-entailed": "rgb(207, 34, 46)", "unlabelled": "rgb(140, 149, 159)"}
+# What the page shows, measured by the browser after layout (sizes are rendered pixels, not attributes).
+MEASURE = """
+const size = e => { const r = e.getBoundingClientRect(); return [r.width, r.height]; };
+const shown = e => { const b = e.getBBox(); return b.width > 0 && b.height > 0; };
+return {
+  plots: [...document.querySelectorAll('svg.plot')].map(s => ({
+    title: s.getAttribute('aria-label'), size: size(s),
+    bars: [...s.querySelectorAll('rect.bar')].filter(shown).length})),
+  drawings: [...document.querySelectorAll('svg.arcs')].map(s => ({
+    size: size(s), tokens: s.querySelectorAll('text.token').length,
+    arcs: [...s.querySelectorAll('g.arc')].map(g => {
+      const path = g.querySelector('path.arc');
+      return {label: g.dataset.label, length: path.getTotalLength(), stroke: getComputedStyle(path).stroke};
+    })})),
+  pairs: document.querySelectorAll('tr.rte-pair').length,
+  badges: [...document.querySelectorAll('tr.rte-pair .label')].map(b => getComputedStyle(b).backgroundColor),
+};
+"""
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """One headless Chromium for the module, with a fresh profile and the console log kept."""
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    for flag in FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    options.binary_location = CHROMIUM
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+def full_page_screenshot(driver, path) -> None:
+    """The whole page, beyond the window, as PNG (Chrome DevTools protocol)."""
+    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})
+    path.write_bytes(base64.b64decode(shot["data"]))
+
+
+@pytest.mark.parametrize("family", available())
+def test_sample_report_renders_plots_and_arc_drawings_without_errors(family, browser, tmp_path):
+    out = tmp_path / "dataset"
+    assert main(["run", family, "--sample", "--output", str(out), "--quiet"]) == 0
+    browser.get((out / "report.html").as_uri())
+    page = browser.execute_script(MEASURE)
+    screenshot = tmp_path / f"report-{family}.png"
+    full_page_screenshot(browser, screenshot)
+    print(f"screenshot: {screenshot}")
+
+    errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    assert errors == []
+    titles = [p["title"] for p in page["plots"]]
+    assert "Rows by split and source" in titles and any(t.endswith("length (words)") for t in titles)
+    for plot in page["plots"]:
+        assert plot["size"][0] > 300 and plot["size"][1] > 40 and plot["bars"] >= 1, plot
+    record_type = get_family(family).record_type.__name__
+    if record_type == "RtePair":
+        assert "Labels by phenomenon" in titles
+        assert page["pairs"] >= 1 and set(page["badges"]) <= {LABEL_RGB["entailed"], LABEL_RGB["not-entailed"]}
+        return
+    assert "Arc labels by dependency relation" in titles and page["drawings"]
+    for drawing in page["drawings"]:
+        assert drawing["size"][0] > 0 and drawing["tokens"] >= 1
+        for arc in drawing["arcs"]:
+            assert arc["length"] > 0 and arc["stroke"] == LABEL_RGB[arc["label"]], arc
+    labels = {arc["label"] for d in page["drawings"] for arc in d["arcs"]}
+    if record_type == "ParsedSentence":
+        assert labels == {"unlabelled"}  # a parse says nothing about entailment
+    else:
+        assert {"entailed", "not-entailed"} <= labels  # the DAE sample shows both colours of Figure 3
