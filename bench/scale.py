@@ -109,15 +109,16 @@ def _kib(path: str, field: str) -> int:
     return 0
 
 
-def tree_memory(root: int) -> tuple[int, int]:
-    """(sum of VmRSS, sum of Pss) in KiB over root and all its descendants; Pss splits shared pages fairly."""
+def tree_memory(root: int) -> tuple[int, int, int]:
+    """(sum of VmRSS, sum of Pss, root's own Pss) in KiB over root and all its descendants; Pss splits shared pages
+    fairly, and the root is the driver, which on the DirectRunner also holds the shuffle."""
     children, stack, rss, pss = _children(), [root], 0, 0
     while stack:
         pid = stack.pop()
         rss += _kib(f"/proc/{pid}/status", "VmRSS:")
         pss += _kib(f"/proc/{pid}/smaps_rollup", "Pss:")
         stack.extend(children.get(pid, []))
-    return rss, pss
+    return rss, pss, _kib(f"/proc/{root}/smaps_rollup", "Pss:")
 
 
 def run_once(pipeline: str, inputs: list[str], output: str, workers: int, num_shards: int) -> dict:
@@ -127,16 +128,17 @@ def run_once(pipeline: str, inputs: list[str], output: str, workers: int, num_sh
            "--direct_running_mode=multi_processing", f"--direct_num_workers={workers}"]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    peak_rss = peak_pss = 0
+    peak_rss = peak_pss = peak_driver = 0
     while proc.poll() is None:
-        rss, pss = tree_memory(proc.pid)
-        peak_rss, peak_pss = max(peak_rss, rss), max(peak_pss, pss)
+        rss, pss, driver = tree_memory(proc.pid)
+        peak_rss, peak_pss, peak_driver = max(peak_rss, rss), max(peak_pss, pss), max(peak_driver, driver)
         time.sleep(POLL_SECONDS)
     seconds = time.perf_counter() - start
     if proc.returncode:
         raise SystemExit(f"run failed ({proc.returncode}): {' '.join(cmd)}\n{proc.stderr.read()[-2000:]}")
     total = json.loads(Path(output, "manifest.json").read_text())["counts"]["total"]
-    return {"seconds": seconds, "rss_mib": peak_rss / 1024, "pss_mib": peak_pss / 1024, **total}
+    return {"seconds": seconds, "rss_mib": peak_rss / 1024, "pss_mib": peak_pss / 1024,
+            "driver_mib": peak_driver / 1024, **total}
 
 
 def machine() -> str:
@@ -173,10 +175,10 @@ def main() -> None:
     print(f"pipeline {opts.pipeline}: synthetic inputs resampled from its samples (seed {opts.seed}), "
           f"{opts.num_shards} shards per split, wall time includes start-up and model loading")
     print(f"{'inputs':>9} {'workers':>7} {'seconds':>8} {'inputs/s':>9} {'written':>8} {'dead':>6} "
-          f"{'peak tree RSS':>14} {'peak tree PSS':>14}")
+          f"{'peak tree RSS':>14} {'peak tree PSS':>14} {'driver PSS':>11}")
     for (size, workers), r in results.items():
         print(f"{size:>9} {workers:>7} {r['seconds']:>8.1f} {size / r['seconds']:>9.1f} {r['written']:>8} "
-              f"{r['dead_letters']:>6} {r['rss_mib']:>10.0f} MiB {r['pss_mib']:>10.0f} MiB")
+              f"{r['dead_letters']:>6} {r['rss_mib']:>10.0f} MiB {r['pss_mib']:>10.0f} MiB {r['driver_mib']:>7.0f} MiB")
     low, high = min(opts.workers), max(opts.workers)
     for size in sizes:
         if low != high:

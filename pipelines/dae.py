@@ -15,6 +15,7 @@ from entailgen.transforms.label import ArcLabelStats, LabelArcs, LabelConfig
 from entailgen.transforms.parse import Parse
 
 GENERATORS = ("apertium", "hf", "candidates")
+AUGMENTATIONS = ("word_swap", "synonym", "hallucination", "overlap")
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,7 @@ class DaeOptions:
     max_new_tokens: int = 24
     batch_tokens: int = 262_144
     encoder: Optional[str] = "default"  # apertium ranking: MiniLM ('default'), a model dir, or None for lexical
+    augment: tuple[str, ...] = ()
 
 
 def add_arguments(group) -> None:
@@ -42,6 +44,7 @@ def add_arguments(group) -> None:
     group.add_argument("--max-new-tokens", type=int, default=24, help="hf generator: longest candidate")
     group.add_argument("--batch-tokens", type=int, default=262_144, help="hf generator: token budget per batch")
     group.add_argument("--lexical-ranking", action="store_true", help="apertium: rank by word overlap, not MiniLM")
+    group.add_argument("--augment", default="", help=f"comma list of {','.join(AUGMENTATIONS)}")
 
 
 def options(args) -> DaeOptions:
@@ -54,8 +57,12 @@ def options(args) -> DaeOptions:
             raise ValueError(f"candidates file not found: {args.candidates}")
     if args.k < 1 or not 0 <= args.bottom < args.k:
         raise ValueError(f"need k >= 1 and 0 <= bottom < k, got k={args.k} bottom={args.bottom}")
+    augment = tuple(a.strip() for a in args.augment.split(",") if a.strip())
+    if set(augment) - set(AUGMENTATIONS):
+        raise ValueError(f"--augment takes {','.join(AUGMENTATIONS)}; got {args.augment!r}")
     return DaeOptions(args.generator, args.model, args.candidates, args.k, args.bottom, args.level,
-                      args.max_new_tokens, args.batch_tokens, None if args.lexical_ranking else "default")
+                      args.max_new_tokens, args.batch_tokens, None if args.lexical_ranking else "default",
+                      tuple(a for a in AUGMENTATIONS if a in augment))
 
 
 def generate(xs: beam.PCollection, opts: DaeOptions):
@@ -84,6 +91,36 @@ def candidate_units(xs: beam.PCollection, candidates: beam.PCollection) -> beam.
             | "AsUnits" >> beam.FlatMapTuple(lambda _, g: [as_unit(c, x.source) for x in g["x"][:1] for c in g["c"]]))
 
 
+def augment(parsed: beam.PCollection, kinds: tuple[str, ...], config: RunConfig) -> tuple[list, list]:
+    """The chosen augmentations (DAE §5.3) of the parsed x and (x, h*): their example and dead-letter outputs."""
+    from entailgen.transforms.augment.hallucination import Hallucinate, HallucinationOptions
+    from entailgen.transforms.augment.overlap import NearestOverlap, OverlapOptions
+    from entailgen.transforms.augment.synonym import SynonymOptions, SynonymPairs, SynonymSubstitution
+    from entailgen.transforms.augment.word_swap import WordSwap, WordSwapOptions
+
+    xs = parsed | "OnlyX" >> beam.Filter(lambda s: s.role == "source")
+    outs = []
+    if "word_swap" in kinds:
+        outs.append(xs | "WordSwap" >> WordSwap(WordSwapOptions(seed=config.seed), config.parser))
+    if "hallucination" in kinds:
+        outs.append(xs | "Hallucinate" >> Hallucinate(HallucinationOptions(seed=config.seed), config.parser))
+    if "synonym" in kinds:
+        pairs = (parsed | "KeyRoles" >> beam.Map(lambda s: (s.source_id, s)) | "ByPair" >> beam.GroupByKey()
+                 | "XGold" >> beam.FlatMapTuple(lambda _, ss: [(x, h) for x in ss if x.role == "source"
+                                                               for h in ss if h.role == "gold"]))
+        outs.append(pairs | "SynonymPairs" >> SynonymPairs(SynonymOptions(seed=config.seed)))
+        outs.append(xs | "SynonymSubstitution" >> SynonymSubstitution(SynonymOptions(seed=config.seed)))
+    examples = [o.examples for o in outs]
+    if "overlap" in kinds:
+        examples.append(xs | "NearestOverlap" >> NearestOverlap(OverlapOptions()))
+    return examples, [o.dead for o in outs]
+
+
+def source_context(example: ArcExample) -> str:
+    """The source sentence x an example comes from: its premise, except hallucination's (x' premise, x hypothesis)."""
+    return example.hypothesis if example.kind == "hallucination" else example.premise
+
+
 def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
     """Parse x, h* and the candidates, group them by source, label arcs; splits follow x (the premise)."""
     opts: DaeOptions = config.family or DaeOptions()
@@ -97,10 +134,11 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
                  "candidates": generated.candidates | "KeyCandidates" >> beam.WithKeys(lambda c: c.source_id)}
                 | "BySource" >> beam.CoGroupByKey()
                 | "Label" >> LabelArcs(LabelConfig(k=opts.k, bottom=opts.bottom, level=opts.level)))
+    augmented, augment_dead = augment(parsed.parsed, opts.augment, config)
     return FamilyOutput(
-        records=labelled.examples,
-        dead=(generated.dead, parsed.dead, labelled.dead) | "Dead" >> beam.Flatten(),
-        context=lambda example: example.premise,
+        records=[labelled.examples, *augmented] | "Examples" >> beam.Flatten(),
+        dead=[generated.dead, parsed.dead, labelled.dead, *augment_dead] | "Dead" >> beam.Flatten(),
+        context=source_context,
         skipped=not_pairs,
         stats={"arc_labels": labelled.tallies | "ArcLabelStats" >> beam.CombineGlobally(ArcLabelStats())},
     )

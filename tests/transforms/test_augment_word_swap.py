@@ -7,9 +7,9 @@ from entailgen.schemas.ids import content_id
 from entailgen.schemas.records import ParsedSentence, Token, dead_letter
 from entailgen.transforms.arcs import extract_arcs
 from entailgen.transforms.augment.common import detokenize, parser_reparse
-from entailgen.transforms.parse import ParserConfig
 from entailgen.transforms.augment.word_swap import (
     WordSwap, WordSwapOptions, label_word_swap, swap_tokens, swap_words, swappable_pairs, word_swap_example)
+from entailgen.transforms.parse import ParserConfig
 
 OLD_MAN = [("The", "the", "DET", "DT", 2, "det"), ("old", "old", "ADJ", "JJ", 2, "amod"),
            ("man", "man", "NOUN", "NN", 3, "nsubj"), ("gave", "give", "VERB", "VBD", -1, "ROOT"),

@@ -52,7 +52,8 @@ def arc_svg(tokens: list[str], arcs: list[dict]) -> str:
     base = MARGIN + 16 + LEVEL_H * max(levels, default=0)
     width = (centres[-1] + max(len(tokens[-1]), 1) * CHAR_W / 2 + MARGIN) if tokens else 2 * MARGIN
     body = []
-    for a, level in sorted(zip(arcs, levels), key=lambda al: (-al[1], al[0]["head"], al[0]["child"], al[0]["rel"])):
+    order = lambda al: (-al[1], al[0]["head"], al[0]["child"], al[0]["rel"], str(al[0].get("entailed")))  # noqa: E731
+    for a, level in sorted(zip(arcs, levels), key=order):
         label = arc_label(a.get("entailed"))
         colour = LABEL_COLOURS[label]
         side = 1 if a["child"] > a["head"] else -1  # arcs leave a token on the side they go to, so they part
@@ -65,8 +66,7 @@ def arc_svg(tokens: list[str], arcs: list[dict]) -> str:
             f'<g class="arc arc-{label.replace(" ", "-")}" data-rel="{escape(a["rel"])}" data-label="{label}">'
             f'<title>{escape(title)}</title>'
             f'<path class="arc" d="M{num(lo)},{num(y)} C{num(lo)},{num(pull)} {num(hi)},{num(pull)} '
-            f'{num(hi)},{num(y)}" '
-            f'fill="none" stroke="{colour}" stroke-width="2"/>'
+            f'{num(hi)},{num(y)}" fill="none" stroke="{colour}" stroke-width="2"/>'
             f'<path class="arrow" d="M{num(x2 - 4)},{num(y - 7)} L{num(x2)},{num(y)} L{num(x2 + 4)},{num(y - 7)} Z" '
             f'fill="{colour}"/>'
             f'<text class="rel" x="{num((lo + hi) / 2)}" y="{num(y - height - 3)}" text-anchor="middle" '
@@ -75,5 +75,6 @@ def arc_svg(tokens: list[str], arcs: list[dict]) -> str:
         body.append(f'<text class="token" x="{num(x)}" y="{num(base + 18)}" text-anchor="middle" '
                     f'style="{TOKEN_FONT}">{escape(t)}</text>')
     height = base + 26
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="arcs" role="img" width="{num(width)}" '
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="arcs" role="img" '
+            f'aria-label="{escape(" ".join(tokens))}" width="{num(width)}" '
             f'height="{num(height)}" viewBox="0 0 {num(width)} {num(height)}">' + "".join(body) + "</svg>")

@@ -5,7 +5,7 @@ from html import escape
 
 from entailgen.schemas.records import ENTAILED, NOT_ENTAILED
 from entailgen.transforms.report.arc_view import arc_svg, drawable
-from entailgen.transforms.report.card import split_names
+from entailgen.transforms.report.card import plural, split_names
 from entailgen.transforms.report.plots import LABEL_COLOURS, histogram, length_bins, stacked_bars
 from entailgen.transforms.report.stats import UNLABELLED
 from entailgen.transforms.report.tables import stat_blocks, stat_notes
@@ -56,7 +56,7 @@ def summary_section(manifest: dict, description: str) -> str:
             ("seed", config["seed"]), ("format", f"{config['format']}, {config['num_shards']} shard(s) per split"),
             ("inputs", ", ".join(i["name"] for i in manifest["inputs"])),
             ("read / written / dead", f"{total['read']} / {total['written']} / {total['dead_letters']}")]
-    rows += [(f"split {name}", f"{manifest['splits'][name]['rows']} rows") for name in split_names(manifest)]
+    rows += [(f"split {name}", plural(manifest["splits"][name]["rows"], "row")) for name in split_names(manifest)]
     return '<section id="summary"><h2>Summary</h2>' + _table(rows) + "</section>"
 
 

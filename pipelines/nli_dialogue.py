@@ -1,0 +1,48 @@
+"""The nli-dialogue family (Steen et al. 2023 §2.1): NLI pairs kept, plus copies with a dialogue phrase prepended."""
+from __future__ import annotations
+
+from typing import Optional
+
+import apache_beam as beam
+from apache_beam.io.filesystems import FileSystems
+
+from entailgen.pipelines.base import Family, FamilyOutput, RunConfig, select
+from entailgen.schemas.records import RtePair
+from entailgen.schemas.sources import NliPair
+from entailgen.transforms.audit import AuditFn
+from entailgen.transforms.augment.dialogue import AddDialoguePhrases, DialogueOptions
+
+
+def add_arguments(group) -> None:
+    group.add_argument("--phrase-subset", type=int, metavar="N", help="use a seeded random subset of N phrases")
+    group.add_argument("--phrase-file", metavar="FILE", help="your own phrases: one per line, optional category")
+
+
+def options(args) -> DialogueOptions:
+    subset: Optional[int] = args.phrase_subset
+    if subset is not None and subset < 1:
+        raise ValueError(f"--phrase-subset must be at least 1, got {subset}")
+    if args.phrase_file and not FileSystems.exists(args.phrase_file):
+        raise ValueError(f"phrase file not found: {args.phrase_file}")
+    return DialogueOptions(phrase_subset=subset, phrase_file=args.phrase_file)
+
+
+def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
+    """Originals and dialogue copies share their premise's split; the audit shows what the hypothesis alone gives."""
+    opts = config.family or DialogueOptions()
+    pairs, not_nli = select(sources, NliPair, "nli-dialogue")
+    dialogue = pairs | "Dialogue" >> AddDialoguePhrases(
+        DialogueOptions(seed=config.seed, phrase_subset=opts.phrase_subset, phrase_file=opts.phrase_file))
+    return FamilyOutput(records=dialogue.pairs, dead=dialogue.dead, context=lambda pair: pair.premise,
+                        skipped=not_nli, stats={"audit": AuditFn()})
+
+
+FAMILY = Family(
+    name="nli-dialogue",
+    record_type=RtePair,
+    samples=(("nli.jsonl", None), ("anli.jsonl", None)),
+    build=build,
+    summary="NLI pairs + copies with a dialogue phrase prepended to the hypothesis (label kept)",
+    add_arguments=add_arguments,
+    options=options,
+)

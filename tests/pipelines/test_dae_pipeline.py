@@ -1,0 +1,89 @@
+"""The dae family end to end: DAE Figure 3 through a candidates file, the sentence-level variant, the offline sample."""
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from entailgen.runners.cli import main
+
+X = "can you people guarantee the liquidation of Bluestar ?"
+GOLD = "can you guarantee Bluestar's disposal ?"
+H1 = "can you guarantee Bluestar's liquidation ?"
+H10 = "can you guarantee liquidation Bluestar's death ?"
+
+
+def rows_of(out: Path):
+    manifest = json.loads((out / "manifest.json").read_text())
+    rows = [r for s in manifest["shards"] for r in pq.read_table(out / s["path"]).to_pylist()]
+    dead = pq.read_table(out / manifest["dead_letters"]["path"]).to_pylist()
+    return manifest, rows, dead
+
+
+@pytest.fixture
+def figure3(tmp_path):
+    """The paper's Figure 3 pair and a beam file ranking h1 first and h10 last."""
+    pairs = tmp_path / "figure3.tsv"
+    pairs.write_text(f"{X}\t{GOLD}\n")
+    beams = tmp_path / "beams.jsonl"
+    beams.write_text(json.dumps({"source_id": "figure3.tsv:1", "candidates": [H1, H10]}) + "\n")
+    return pairs, beams
+
+
+def run_dae(pairs, beams, out, *extra):
+    assert main(["run", "dae", "--input", str(pairs), "--output", str(out), "--generator", "candidates",
+                 "--candidates", str(beams), "--splits", "train=1", "--quiet", *extra]) == 0
+    return rows_of(out)
+
+
+def test_figure3_labels_through_the_whole_pipeline(figure3, tmp_path):
+    manifest, rows, dead = run_dae(*figure3, tmp_path / "out")
+    by_kind = {r["kind"]: r for r in rows}
+    assert set(by_kind) == {"gold", "top1", "bottom"} and not dead
+    assert {a["entailed"] for a in by_kind["gold"]["arcs"]} == {1}
+    assert by_kind["top1"]["hypothesis"] == H1 and by_kind["top1"]["beam_rank"] == 1
+    bottom = by_kind["bottom"]
+    assert (bottom["hypothesis"], bottom["beam_rank"], bottom["premise"]) == (H10, 2, X)
+    labels = {(a["head_lemma"], a["child_lemma"], a["rel"]): a["entailed"] for a in bottom["arcs"]}
+    assert labels == {("guarantee", "you", "nsubj"): 1, ("bluestar", "liquidation", "compound"): 0,
+                      ("death", "bluestar", "poss"): 0, ("guarantee", "death", "dobj"): 0}
+    stats = manifest["stats"]["arc_labels"]
+    assert stats["arcs"]["bottom"] == {"entailed": 1, "not_entailed": 3, "unlabelled": 0}
+
+
+def test_sentence_level_variant(figure3, tmp_path):
+    _, rows, _ = run_dae(*figure3, tmp_path / "out", "--level", "sentence")
+    assert sorted((r["kind"], r["hypothesis"], r["label"]) for r in rows) == [
+        ("bottom", H10, 0), ("gold", GOLD, 1), ("identity", X, 1)]
+
+
+def test_dae_output_is_deterministic_across_runner_modes(figure3, tmp_path):
+    run_dae(*figure3, tmp_path / "a")
+    run_dae(*figure3, tmp_path / "b", "--direct_running_mode=multi_processing", "--direct_num_workers=2")
+    for path in (tmp_path / "a").rglob("*"):
+        if path.is_file() and path.name != "run.json":
+            assert path.read_bytes() == (tmp_path / "b" / path.relative_to(tmp_path / "a")).read_bytes(), path
+
+
+def test_missing_candidates_file_is_a_usage_error(figure3, tmp_path, capsys):
+    pairs, _ = figure3
+    assert main(["run", "dae", "--input", str(pairs), "--output", str(tmp_path / "o"), "--generator", "candidates",
+                 "--candidates", str(tmp_path / "nope.jsonl")]) == 2
+    assert capsys.readouterr().err.strip() == f"entailgen: error: candidates file not found: {tmp_path / 'nope.jsonl'}"
+
+
+def test_offline_sample_accounts_for_every_pair(tmp_path):
+    """The README's main job: apertium round trips, MiniLM ranking, every input pair labelled or dead-lettered."""
+    import shutil
+
+    if not shutil.which("apertium"):
+        pytest.skip("apertium is not installed (make setup installs it)")
+    out = tmp_path / "sample"
+    assert main(["run", "dae", "--sample", "--output", str(out), "--quiet"]) == 0
+    manifest, rows, dead = rows_of(out)
+    assert manifest["counts"]["read"] == {"paraphrase.tsv": 60, "paraphrase.jsonl": 10}
+    seen = {r["source_id"] for r in rows} | {d["source_id"] for d in dead}
+    assert len({r["source_id"] for r in rows if r["kind"] == "gold"}) == 70 and len(seen) == 70
+    assert {r["kind"] for r in rows} == {"gold", "top1", "bottom"}
+    assert all(r["generator"].startswith("apertium") for r in rows if r["kind"] != "gold")
+    assert 50 < manifest["stats"]["arc_labels"]["majority_accuracy"] < 90
