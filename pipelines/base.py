@@ -71,6 +71,7 @@ class Family:
     summary: str
     add_arguments: Callable[[Any], None] = lambda group: None
     options: Callable[[Any], Any] = lambda args: None
+    gpu: Callable[[Any], bool] = lambda options: False  # does a run with these family options generate on GPU?
 
 
 def select(sources: beam.PCollection, record_type: type, family: str):

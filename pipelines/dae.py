@@ -152,4 +152,5 @@ FAMILY = Family(
     summary="paraphrase pairs -> beam candidates -> dependency-arc entailment labels (DAE)",
     add_arguments=add_arguments,
     options=options,
+    gpu=lambda opts: opts is not None and opts.generator == "hf",
 )

@@ -118,6 +118,9 @@ def _run(args, beam_args: list[str]) -> int:
     config = run_config(args)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     manifest = run_job(config, beam_args)
+    if manifest is None:
+        print(f"dry run: {config.pipeline} job translated (and staged for Dataflow); nothing submitted or written")
+        return 0
     print(config.output if args.quiet else summary_text(config.output, manifest))
     return 0
 

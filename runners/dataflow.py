@@ -39,8 +39,7 @@ def is_dry_run(options: PipelineOptions) -> bool:
 
 def needs_gpu(config) -> bool:
     """Whether this run generates on GPU (a family's `gpu(options)`, e.g. dae with the hf generator)."""
-    on_gpu = getattr(get_family(config.pipeline), "gpu", None)
-    return bool(on_gpu and on_gpu(config.family))
+    return bool(get_family(config.pipeline).gpu(config.family))
 
 
 def _staged(options: PipelineOptions) -> bool:
@@ -75,6 +74,16 @@ def dataflow_args(pipeline_name: str, user_args: Sequence[str], gpu: bool,
         if ONE_SDK_PROCESS not in (options.view_as(DebugOptions).experiments or ()):
             args.append(f"--experiments={ONE_SDK_PROCESS}")
     return args
+
+
+def check_cloud_paths(config, options: PipelineOptions) -> None:
+    """Dataflow workers cannot see this machine's disk: a real job's inputs and output must be gs:// (or another
+    remote filesystem); raises ValueError naming the local ones. A dry run reads and writes nothing, so passes."""
+    if not is_dataflow(options) or is_dry_run(options):
+        return
+    local = [path for path in (*config.inputs, config.output) if "://" not in path]
+    if local:
+        raise ValueError(f"DataflowRunner workers cannot reach local paths: {', '.join(local)}; copy them to gs://")
 
 
 def dry_run(pipeline):

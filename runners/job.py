@@ -14,7 +14,7 @@ from apache_beam.options.pipeline_options import PipelineOptions
 import entailgen
 from entailgen.pipelines import get_family
 from entailgen.pipelines.base import RunConfig
-from entailgen.runners.dataflow import dataflow_args, dry_run, is_dry_run, needs_gpu
+from entailgen.runners.dataflow import check_cloud_paths, dataflow_args, dry_run, is_dry_run, needs_gpu
 from entailgen.transforms.io import ReadInputs
 from entailgen.transforms.manifest import (MANIFEST, RUN_INFO, STAGING, StageSummary, build_manifest, count_by,
                                            fingerprint, metric_counters, read_json, write_json)
@@ -54,7 +54,7 @@ def build_job(p: beam.Pipeline, config: RunConfig) -> None:
     exports = [records | f"Export {name}" >> export for name, export in sorted(out.exports.items())]
     exports = (exports or [p | "NoExports" >> beam.Create([])]) | "AllExports" >> beam.Flatten()
     {
-        "shards": records | "Shards" >> WriteShards(config.shards, family.record_type, config.splits.names),
+        "shards": records | "Shards" >> WriteShards(config.shards, family.record_type),
         "dead_letters": dead | "DeadLetters" >> WriteDeadLetters(config.shards),
         "counts": counts,
         "stats": stats,
@@ -64,8 +64,9 @@ def build_job(p: beam.Pipeline, config: RunConfig) -> None:
 
 def job_pipeline(config: RunConfig, pipeline_args: list[str] = ()) -> beam.Pipeline:
     """The job wired into a pipeline whose options carry the runner's defaults (Dataflow: staging, GPU workers)."""
-    args = dataflow_args(config.pipeline, pipeline_args, needs_gpu(config))
-    p = beam.Pipeline(options=PipelineOptions(args, save_main_session=False))
+    options = PipelineOptions(dataflow_args(config.pipeline, pipeline_args, needs_gpu(config)), save_main_session=False)
+    check_cloud_paths(config, options)
+    p = beam.Pipeline(options=options)
     build_job(p, config)
     return p
 

@@ -130,6 +130,13 @@ def read_latest(home: str) -> Optional[str]:
         return f.read().decode("utf-8").strip() or None
 
 
+def clear_incomplete(target: str) -> None:
+    """Delete what a killed attempt at this version left behind (shards, temp files; never a manifest)."""
+    leftovers = [m.path for m in FileSystems.match([join_path(target, "**")])[0].metadata_list]
+    if leftovers:
+        FileSystems.delete(leftovers)
+
+
 @dataclass(frozen=True)
 class Outcome:
     """What a refresh did: the current version, LATEST before and after, and the manifest if it built one."""
@@ -146,8 +153,7 @@ def refresh(refresh_config: RefreshConfig) -> Outcome:
     version, home = dataset_version(config), refresh_config.home
     target, previous, manifest = join_path(home, version), read_latest(home), None
     if not FileSystems.exists(join_path(target, MANIFEST)):
-        if FileSystems.exists(target):
-            FileSystems.delete([target])  # an earlier attempt at this version died half-way: start it clean
+        clear_incomplete(target)
         manifest = run_job(dataclasses.replace(config, output=target), list(refresh_config.pipeline_args))
         if manifest is None:  # --dry_run=True: nothing was built, so LATEST stays
             return Outcome(version, previous, previous)

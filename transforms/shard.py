@@ -102,20 +102,21 @@ def write_shard(output: str, relative: str, split: str, records: Iterable, recor
 
 
 class WriteShards(beam.PTransform):
-    """Split-tagged records -> one file per (split, shard), every shard present even when empty; yields shard infos."""
+    """Split-tagged records -> one file per non-empty (split, shard); yields shard infos for the manifest.
 
-    def __init__(self, config: ShardConfig, record_type: type, splits: tuple[str, ...]):
+    Empty shards are not written: Hugging Face `datasets` refuses a Parquet file without rows.
+    """
+
+    def __init__(self, config: ShardConfig, record_type: type):
         super().__init__()
-        self.config, self.record_type, self.splits = config, record_type, splits
+        self.config, self.record_type = config, record_type
 
     def expand(self, records):
         c, n = self.config, self.config.num_shards
-        keyed = records | "Key" >> beam.Map(lambda r: ((r.split, shard_index(r.id, n)), r))
-        every = records.pipeline | "EveryShard" >> beam.Create([((s, i), None) for s in self.splits for i in range(n)])
-        return ((keyed, every) | "Flatten" >> beam.Flatten() | "Group" >> beam.GroupByKey()
+        return (records | "Key" >> beam.Map(lambda r: ((r.split, shard_index(r.id, n)), r))
+                | "Group" >> beam.GroupByKey()
                 | "Write" >> beam.MapTuple(lambda key, rs: write_shard(
-                    c.output, shard_path(key[0], key[1], n, c.format), key[0],
-                    (r for r in rs if r is not None), self.record_type, c.format)))
+                    c.output, shard_path(key[0], key[1], n, c.format), key[0], rs, self.record_type, c.format)))
 
 
 class WriteDeadLetters(beam.PTransform):

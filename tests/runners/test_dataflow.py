@@ -1,9 +1,11 @@
 """Dataflow: defaults added without overriding the user's flags, and every family's job graph translated and staged
 for the Dataflow service offline (--dry_run=True: no credentials, no network, nothing submitted)."""
+import dataclasses
 import tarfile
 import types
 
 import pytest
+from apache_beam.options.pipeline_options import PipelineOptions
 from apache_beam.portability.api import beam_runner_api_pb2
 from apache_beam.runners.dataflow.internal import apiclient
 
@@ -12,7 +14,7 @@ import entailgen.runners.dataflow as dataflow
 import entailgen.runners.job as job
 from entailgen.pipelines import available
 from entailgen.runners.cli import make_parser, run_config
-from entailgen.runners.dataflow import GPU_ACCELERATOR, SETUP_FILE, dataflow_args, needs_gpu
+from entailgen.runners.dataflow import GPU_ACCELERATOR, SETUP_FILE, check_cloud_paths, dataflow_args, needs_gpu
 
 CLOUD = ["--runner", "DataflowRunner", "--project", "my-project", "--region", "us-central1",
          "--temp_location", "gs://my-bucket/tmp"]
@@ -64,8 +66,6 @@ def test_gpu_is_the_familys_call(monkeypatch):
     config = types.SimpleNamespace(pipeline="dae", family=types.SimpleNamespace(generator="hf"))
     assert needs_gpu(config)
     assert not needs_gpu(types.SimpleNamespace(pipeline="dae", family=types.SimpleNamespace(generator="apertium")))
-    monkeypatch.setattr(dataflow, "get_family", lambda name: types.SimpleNamespace())
-    assert not needs_gpu(config)  # a family without a gpu hook runs on CPU workers
 
 
 @pytest.fixture(autouse=True)
@@ -121,3 +121,23 @@ def test_dry_run_through_run_job_writes_nothing(tmp_path):
     config = run_config(make_parser("parse").parse_args(["run", "parse", "--sample", "--output", str(tmp_path / "o")]))
     assert job.run_job(config, CLOUD + ["--dry_run=True", PREBUILT]) is None
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.skipif("dae" not in available(), reason="dae family not installed")
+def test_dae_generating_with_hf_gets_gpu_workers_and_runinference_in_the_graph():
+    hf = ["--generator", "hf", "--model", "gs://my-bucket/models/paraphraser"]
+    config = run_config(make_parser("dae").parse_args(["run", "dae", "--sample", "--output", "gs://my-bucket/o", *hf]))
+    assert not needs_gpu(run_config(make_parser("dae").parse_args(["run", "dae", "--sample", "--output", "o"])))
+    assert needs_gpu(config)  # the dae Family's gpu hook: generator == "hf"
+    dataflow_job = dataflow.dry_run(job.job_pipeline(config, CLOUD + ["--dry_run=True", PREBUILT]))
+    names = {t.unique_name for t in dataflow_job.proto_pipeline.components.transforms.values()}
+    assert "Generate/BeamSearch/BeamML_RunInference" in names
+    assert dataflow_job.options.get_all_options()["dataflow_service_options"] == [GPU_ACCELERATOR]
+
+
+def test_a_real_dataflow_job_refuses_paths_its_workers_cannot_reach(tmp_path):
+    config = run_config(make_parser("parse").parse_args(["run", "parse", "--sample", "--output", str(tmp_path / "o")]))
+    with pytest.raises(ValueError, match=r"local paths: .*text\.txt.*, .*/o; copy them to gs://"):
+        job.job_pipeline(config, CLOUD + [PREBUILT])
+    remote = dataclasses.replace(config, inputs=("gs://my-bucket/in/text.txt",), output="gs://my-bucket/o")
+    check_cloud_paths(remote, PipelineOptions(CLOUD))  # nothing local: accepted

@@ -14,7 +14,8 @@ from entailgen.runners.refresh import (LATEST, RefreshConfig, dataset_version, o
 from entailgen.schemas.reader import IncompleteDataset, read_dataset
 
 # UCI-style reviews (text, label, item); the sentiment recast makes two pairs of each (Poliak 2020 §3).
-FIRST = ['"The soup was cold and the waiter ignored us.",0,restaurant', '"A gripping story with wonderful acting.",1,movie']
+FIRST = ['"The soup was cold and the waiter ignored us.",0,restaurant',
+         '"A gripping story with wonderful acting.",1,movie']
 SECOND = FIRST + ['"The battery died after two days.",0,product']
 
 
@@ -57,7 +58,8 @@ def test_version_follows_inputs_config_and_nothing_else(tmp_path):
     text = corpus(tmp_path / "news.csv", FIRST)
 
     def version(root="r", options=("--seed=1",), pipeline_args=(), inputs=(text,)):
-        return dataset_version(run_config_for(RefreshConfig("n", "recast", root, tuple(inputs), options, pipeline_args)))
+        refresh = RefreshConfig("n", "recast", root, tuple(inputs), options, pipeline_args)
+        return dataset_version(run_config_for(refresh))
 
     base = version()
     assert len(base) == 12 and base == version()
@@ -154,6 +156,7 @@ def test_a_killed_refresh_leaves_latest_and_the_previous_version_intact(tmp_path
     assert {k: after.get(k) for k in before} == before  # LATEST and every file of the previous version untouched
     with pytest.raises(IncompleteDataset):
         next(read_dataset(str(new), "train"))
+    (new / ".tmp-manifest.json").write_text("{")  # what a kill in the middle of a write leaves
 
     assert main(["refresh", config]) == 0  # the next scheduled run rebuilds the dead version from scratch
     assert (home / LATEST).read_text().strip() == new.name

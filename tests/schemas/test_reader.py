@@ -40,8 +40,9 @@ def write_dataset(root, fmt="parquet", num_shards=3, records=RECORDS):
             shards.append(write_shard(str(root), shard_path(split, index, num_shards, fmt), split, rows,
                                       ArcExample, fmt))
     dead = write_shard(str(root), shard_path(DEAD_LETTERS, 0, 1, fmt), DEAD_LETTERS, DEAD, type(DEAD[0]), fmt)
+    staged = {"shards": shards, "dead_letters": [dead], "counts": [], "stats": [], "exports": []}
     manifest = build_manifest(version="test", pipeline="dae", record_type="ArcExample", config={}, inputs=[],
-                              staged={"shards": shards, "dead_letters": [dead], "counts": [], "stats": []}, metrics={})
+                              staged=staged, metrics={})
     write_json(str(root), MANIFEST, manifest)
     return root
 

@@ -14,7 +14,8 @@ from entailgen.transforms.report.card import (SAMPLE_LICENCES, hf_features, rend
 CONFIG = {"pipeline": "dae", "input_format": None, "format": "parquet", "num_shards": 2, "seed": 3,
           "splits": {"ratios": [["train", 0.8], ["dev", 0.1], ["test", 0.1]], "seed": 3},
           "parser": {"backend": "spacy", "model": None}, "reader": {"max_chars": 1000},
-          "family": {"generator": "apertium:eng-spa", "k": 10, "augmentations": ["word_swap", "hallucination"]}}
+          "family": {"generator": "apertium", "k": 10, "bottom": 3, "augment": ["word_swap", "hallucination"],
+                     "max_new_tokens": 24}}
 # What the dae family's ArcLabelStats writes (transforms/label.py), with hand-picked numbers.
 DAE_STATS = {"examples": {"bottom": 3, "gold": 1},
              "arcs": {"bottom": {"entailed": 4, "not_entailed": 3, "unlabelled": 2},
@@ -128,9 +129,10 @@ def test_how_it_was_made_comes_from_the_manifest_config():
     card = render_card(manifest(), NO_STATS, description="paraphrase pairs -> arc-labelled hypotheses")
     assert "- **Seed**: 3 (mixed with each record id for every random choice)" in card
     assert "- **Splits**: train 0.8, dev 0.1, test 0.1, by a hash of the source context" in card
-    assert '- **k**: `10` (beam size: outputs per input, of which the bottom ones become negatives)' in card
-    assert '- **augmentations**: `["word_swap", "hallucination"]`' in card
-    assert '- **generator**: `"apertium:eng-spa"`' in card
+    assert "- **k**: `10` (beam size: candidates per input)" in card
+    assert '- **augment**: `["word_swap", "hallucination"]` (Goyal & Durrett 2020 §5.3' in card
+    assert '- **generator**: `"apertium"` (what wrote the candidate hypotheses)' in card
+    assert "- **max_new_tokens**: `24`\n" in card  # an option the card does not know is still listed
     assert "Bottom-of-beam labels are noisy" in card
 
 
@@ -167,6 +169,13 @@ def test_mixed_stats_render_scalars_then_one_table_per_nested_part():
     assert ("**arcs**\n\n|  | entailed | not_entailed | unlabelled |\n|---|---|---|---|\n| bottom | 4 | 3 | 2 |\n"
             "| gold | 5 | 0 | 0 |") in text
     assert "**paper_table_2**\n\n| key | value |\n|---|---|\n| majority_accuracy | 72.7 |" in text
+
+
+def test_an_empty_or_non_dict_stats_value_still_renders():
+    assert render_stat({"labelled_arcs": 3, "sentence_labels": {}}) == \
+        "| key | value | share |\n|---|---|---|\n| labelled_arcs | 3 | 100.0% |\n\n**sentence_labels**\n\n**none**"
+    assert render_stat([1, 2]) == "```json\n[\n  1,\n  2\n]\n```"
+    assert render_stat(0.5) == "**0.5**"
 
 
 def test_audit_stats_render_phenomena_as_rows_with_label_counts_inline():

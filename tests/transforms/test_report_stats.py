@@ -78,8 +78,24 @@ def test_recast_pairs_count_labels_by_phenomenon_template_and_kind():
                                            "sentiment:liked": {"entailed": 1},
                                            "sentiment:not-liked": {"not-entailed": 1}}
     assert stats["labels"]["kind"] == {"original": {"entailed": 2, "not-entailed": 2}}
+    assert "3-way label by kind" not in stats["labels"]  # recast pairs have two-way labels only
     assert stats["rows"] == {"dev": {"imdb.txt": 2}, "train": {"conll2003.txt": 2}}
     assert stats["lengths"] == {"hypothesis": {4: 1, 5: 2, 6: 1}, "premise": {6: 2, 13: 2}}
+
+
+def test_three_way_labels_of_nli_pairs_are_counted_beside_the_two_way_ones():
+    # Steen et al. 2023: a dialogue phrase is prepended to the hypothesis and the label kept.
+    original = RtePair("o", "A man plays a guitar.", "A man plays music.", "entailed", "nli", "original", "nli.jsonl",
+                       "n:1", label3="entailment", split="train")
+    pushed = RtePair("d", "A man plays a guitar.", "I think a man plays music.", "entailed", "nli",
+                     "dialogue:hedging", "nli.jsonl", "n:1", label3="entailment", kind="dialogue", phrase="I think",
+                     split="train")
+    neutral = RtePair("n", "A man plays a guitar.", "A man plays a song he wrote.", "not-entailed", "nli", "original",
+                      "nli.jsonl", "n:2", label3="neutral", split="train")
+    stats = dataset_stats("RtePair", [to_row(p) for p in (original, pushed, neutral)])
+    assert stats["labels"]["3-way label by kind"] == {"dialogue": {"entailment": 1},
+                                                      "original": {"entailment": 1, "neutral": 1}}
+    assert stats["labels"]["kind"] == {"dialogue": {"entailed": 1}, "original": {"entailed": 1, "not-entailed": 1}}
 
 
 def test_parsed_sentences_count_arcs_by_relation_unlabelled_and_dead_letters_by_reason():

@@ -74,19 +74,19 @@ def test_jsonl_shard_is_the_same_rows(tmp_path):
     assert [l.split('"id":"')[1][:6] for l in lines] == ["id0000", "id0001", "id0002"]
 
 
-def test_write_shards_writes_every_shard_even_empty_and_no_temp_files(tmp_path):
-    rows = [pair(i, split="train") for i in range(20)]
+def test_write_shards_writes_each_non_empty_shard_and_no_temp_files(tmp_path):
+    rows = [pair(i, split="train") for i in range(20)] + [pair(100, split="test")]
     config = ShardConfig(str(tmp_path), "parquet", 2)
+    test_shard = shard_path("test", shard_index("id0100", 2), 2, "parquet")
     with TestPipeline() as p:
-        infos = p | beam.Create(rows) | WriteShards(config, RtePair, ("train", "test"))
-        assert_that(infos | beam.Map(lambda i: (i["path"], i["split"])), equal_to([
-            (shard_path("train", 0, 2, "parquet"), "train"), (shard_path("train", 1, 2, "parquet"), "train"),
-            (shard_path("test", 0, 2, "parquet"), "test"), (shard_path("test", 1, 2, "parquet"), "test")]))
+        infos = p | beam.Create(rows) | WriteShards(config, RtePair)
+        assert_that(infos | beam.Map(lambda i: (i["path"], i["rows"])), equal_to([
+            (shard_path("train", 0, 2, "parquet"), sum(shard_index(r.id, 2) == 0 for r in rows[:20])),
+            (shard_path("train", 1, 2, "parquet"), sum(shard_index(r.id, 2) == 1 for r in rows[:20])),
+            (test_shard, 1)]))
     files = sorted(os.path.relpath(os.path.join(d, f), tmp_path) for d, _, fs in os.walk(tmp_path) for f in fs)
-    assert files == ["test/test-00000-of-00002.parquet", "test/test-00001-of-00002.parquet",
-                     "train/train-00000-of-00002.parquet", "train/train-00001-of-00002.parquet"]
-    total = sum(pq.read_table(tmp_path / f).num_rows for f in files)
-    assert total == 20 and pq.read_table(tmp_path / files[0]).num_rows == 0
+    assert files == sorted([test_shard, "train/train-00000-of-00002.parquet", "train/train-00001-of-00002.parquet"])
+    assert sum(pq.read_table(tmp_path / f).num_rows for f in files) == 21
 
 
 @pytest.mark.parametrize("kwargs", [{"format": "csv"}, {"num_shards": 0}])

@@ -31,11 +31,15 @@ TASKS = {"ArcExample": ["token-classification", "text-classification"], "RtePair
          "ParsedSentence": ["token-classification"]}
 TASK_IDS = {"RtePair": ["natural-language-inference"], "ArcExample": ["natural-language-inference"]}
 
+# What a family option means, for the card's "How it was made" (options without a note are listed as they are).
 OPTION_NOTES = {
-    "generator": "the model that wrote the candidate hypotheses",
-    "k": "beam size: outputs per input, of which the bottom ones become negatives",
-    "num_beams": "beam size: outputs per input, of which the bottom ones become negatives",
-    "augmentations": "Goyal & Durrett 2020 §5.3 augmentations added to the arc data",
+    "generator": "what wrote the candidate hypotheses",
+    "k": "beam size: candidates per input",
+    "bottom": "bottom-of-beam candidates labelled, h_k down to h_k-bottom+1 (Goyal & Durrett 2020 §4)",
+    "level": "arc labels, or the paper's sentence-level variant",
+    "encoder": "what ranks round-trip candidates into a beam order",
+    "augment": "Goyal & Durrett 2020 §5.3 augmentations added to the arc data",
+    "phenomena": "which annotations were recast (Poliak 2020 ch. 3)",
     "phrases": "dialogue phrases prepended to hypotheses (Steen et al. 2023, Table 6)",
 }
 CITATIONS = (

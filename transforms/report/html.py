@@ -13,7 +13,7 @@ from entailgen.transforms.report.tables import stat_blocks, stat_notes
 REPORT = "report.html"
 # Nothing may load from anywhere: the page must open from a laptop, a bucket or an air-gapped machine alike.
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
-LABEL_FACETS = ("split", "kind", "phenomenon", "template", "sentence label by kind")
+LABEL_FACETS = ("split", "kind", "phenomenon", "template", "sentence label by kind", "3-way label by kind")
 LENGTH_TITLES = {"premise": "Premise length", "hypothesis": "Hypothesis length", "text": "Sentence length"}
 STYLE = """
 body{font-family:sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#1f2328}
@@ -63,8 +63,9 @@ def summary_section(manifest: dict, description: str) -> str:
 def labels_section(stats: dict) -> str:
     """Label balance per split, kind, phenomenon, template: the first thing to check in synthetic data."""
     what = "Arc labels" if stats["record_type"] == "ArcExample" else "Labels"
-    plots = [stacked_bars(f"{what} by {facet}" if facet != "sentence label by kind" else "Sentence labels by kind",
-                          stats["labels"][facet]) for facet in LABEL_FACETS if stats["labels"].get(facet)]
+    titles = {"sentence label by kind": "Sentence labels by kind", "3-way label by kind": "3-way labels by kind"}
+    plots = [stacked_bars(titles.get(facet, f"{what} by {facet}"), stats["labels"][facet])
+             for facet in LABEL_FACETS if stats["labels"].get(facet)]
     if stats["rows"]:
         plots.append(stacked_bars("Rows by split and source", stats["rows"]))
     body = "".join(f"<figure>{p}</figure>" for p in plots) or '<p class="empty">No rows.</p>'

@@ -41,9 +41,11 @@ def _arc_example_labels(row: dict) -> Iterator[tuple[str, str, str]]:
 
 
 def _rte_pair_labels(row: dict) -> Iterator[tuple[str, str, str]]:
-    """(facet, group, label) of a recast pair: one label, seen by split, kind, phenomenon and template."""
+    """(facet, group, label) of a recast pair: one label, seen by split, kind, phenomenon and template (+ 3-way)."""
     for facet in ("split", "kind", "phenomenon", "template"):
         yield facet, row[facet], row["label"]
+    if row.get("label3"):
+        yield "3-way label by kind", row["kind"], row["label3"]
 
 
 def _parsed_sentence_labels(row: dict) -> Iterator[tuple[str, str, str]]:

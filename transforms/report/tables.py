@@ -52,7 +52,9 @@ def stat_blocks(value: Any, caption: str = "") -> list[StatBlock]:
     """Tables for flat dicts (counts get a share column) and two-level dicts; a mixed dict gives one block per part."""
     if isinstance(value, SCALARS):
         return [StatBlock(caption, text=str(value))]
-    if not isinstance(value, dict) or not value:
+    if value == {} or value == []:
+        return [StatBlock(caption, text="none")]
+    if not isinstance(value, dict):
         return [StatBlock(caption, text=json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False), code=True)]
     flat = {k: v for k, v in value.items() if isinstance(v, SCALARS)}
     if len(flat) == len(value):
