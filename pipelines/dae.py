@@ -139,7 +139,7 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
         records=[labelled.examples, *augmented] | "Examples" >> beam.Flatten(),
         dead=[generated.dead, parsed.dead, labelled.dead, *augment_dead] | "Dead" >> beam.Flatten(),
         context=source_context,
-        skipped=not_pairs,
+        skipped=(not_pairs, labelled.skipped) | "Skipped" >> beam.Flatten(),
         stats={"arc_labels": labelled.tallies | "ArcLabelStats" >> beam.CombineGlobally(ArcLabelStats())},
     )
 

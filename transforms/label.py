@@ -20,11 +20,12 @@ import apache_beam as beam
 from apache_beam import pvalue
 
 from entailgen.schemas.ids import content_id
-from entailgen.schemas.records import ArcExample, LabelledArc, ParsedSentence, dead_letter
+from entailgen.schemas.records import ArcExample, LabelledArc, ParsedSentence, Skipped, dead_letter
 from entailgen.transforms.arcs import arc_keys
 from entailgen.transforms.generate import ROLE_CANDIDATE, Candidate
 
 DEAD = "dead"
+SKIPPED = "skipped"
 TALLIES = "tallies"
 ENTAILED_ARC, NOT_ENTAILED_ARC = 1, 0
 
@@ -222,14 +223,18 @@ class _LabelGroup(beam.DoFn):
             yield pvalue.TaggedOutput(DEAD, unpacked)
             return
         source, gold, beam_ = unpacked
-        for example in self.label(source, gold, beam_, self.config):
+        examples = self.label(source, gold, beam_, self.config)
+        if not examples:  # e.g. x and h* without a content arc: counted, never silently lost
+            yield pvalue.TaggedOutput(SKIPPED, Skipped(source.source, source_id, "label", "NoArcs"))
+        for example in examples:
             self.labelled.inc()
             yield example
             yield pvalue.TaggedOutput(TALLIES, arc_tally(example, source))
 
 
 class LabelArcs(beam.PTransform):
-    """(source_id, {'parsed': [...], 'candidates': [...]}) -> ArcExample 'examples', ArcTally 'tallies', 'dead'."""
+    """(source_id, {'parsed': [...], 'candidates': [...]}) -> ArcExample 'examples', ArcTally 'tallies', 'dead',
+    and 'skipped' for a source none of whose hypotheses has an arc."""
 
     def __init__(self, config: LabelConfig = LabelConfig()):
         super().__init__()
@@ -238,4 +243,5 @@ class LabelArcs(beam.PTransform):
         self.config = config
 
     def expand(self, groups):
-        return groups | "Label" >> beam.ParDo(_LabelGroup(self.config)).with_outputs(TALLIES, DEAD, main="examples")
+        return groups | "Label" >> beam.ParDo(_LabelGroup(self.config)).with_outputs(TALLIES, DEAD, SKIPPED,
+                                                                                      main="examples")

@@ -92,13 +92,16 @@ def write_atomically(path: str, data: bytes) -> None:
     FileSystems.rename([tmp], [path])
 
 
+def write_file(output: str, relative: str, data: bytes, **info) -> dict:
+    """Write one dataset file atomically and describe it for the manifest (path, sha256, bytes, plus info)."""
+    write_atomically(join_path(output, relative), data)
+    return {"path": relative, **info, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
+
+
 def write_shard(output: str, relative: str, split: str, records: Iterable, record_type: type, fmt: str) -> dict:
     """Write one shard and describe it for the manifest (path, split, rows, sha256, bytes)."""
     rows = sorted_rows(records)
-    data = encode_shard(rows, record_type, fmt)
-    write_atomically(join_path(output, relative), data)
-    return {"path": relative, "split": split, "rows": len(rows), "sha256": hashlib.sha256(data).hexdigest(),
-            "bytes": len(data)}
+    return write_file(output, relative, encode_shard(rows, record_type, fmt), split=split, rows=len(rows))
 
 
 class WriteShards(beam.PTransform):

@@ -7,7 +7,7 @@ from apache_beam.testing.util import assert_that, equal_to
 import apache_beam as beam
 
 from entailgen.schemas.ids import content_id
-from entailgen.schemas.records import DeadLetter, ParsedSentence, Token
+from entailgen.schemas.records import DeadLetter, ParsedSentence, Skipped, Token
 from entailgen.transforms.arcs import extract_arcs
 from entailgen.transforms.generate import ROLE_CANDIDATE, Candidate
 from entailgen.transforms.label import (ArcLabelStats, LabelArcs, LabelConfig, ParsedCandidate, arc_tally,
@@ -245,3 +245,12 @@ def test_label_arcs_transform():
 def test_unknown_level_is_refused():
     with pytest.raises(ValueError, match="level"):
         LabelArcs(LabelConfig(level="token"))
+
+
+def test_a_source_whose_hypotheses_have_no_arc_is_skipped_not_lost():
+    bare_x = sentence(("Yes", -1, "ROOT"), ("!", 0, "punct"), role="source", source_id="s3")
+    bare_gold = sentence(("Yes", -1, "ROOT"), role="gold", source_id="s3")
+    with TestPipeline() as p:
+        out = p | beam.Create([("s3", group(bare_x, bare_gold))]) | LabelArcs(LabelConfig())
+        assert_that(out.examples, equal_to([]))
+        assert_that(out.skipped, equal_to([Skipped("test", "s3", "label", "NoArcs")]), label="skipped")

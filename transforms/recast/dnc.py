@@ -2,14 +2,13 @@
 file (recast_<phenomenon>_data.json) and a metadata file (recast_<phenomenon>_metadata.json) joined on pair-id."""
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Iterable, Mapping, Optional
 
 import apache_beam as beam
 
 from entailgen.schemas.records import ENTAILED, NOT_ENTAILED, RtePair
-from entailgen.transforms.shard import join_path, write_atomically
+from entailgen.transforms.shard import write_file
 
 LABEL_SET = [ENTAILED, NOT_ENTAILED]
 # The DNC's "type-of-inference" values for our phenomena (its release spells them so).
@@ -59,9 +58,7 @@ def write_dnc(output: str, phenomenon: str, pairs: Iterable[RtePair]) -> list[di
     for kind, rows in (("data", to_dnc(pairs)), ("metadata", to_dnc_metadata(pairs))):
         relative = f"dnc/recast_{phenomenon}_{kind}.json"
         data = (json.dumps(rows, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
-        write_atomically(join_path(output, relative), data)
-        infos.append({"path": relative, "rows": len(rows), "sha256": hashlib.sha256(data).hexdigest(),
-                      "bytes": len(data)})
+        infos.append(write_file(output, relative, data, rows=len(rows)))
     return infos
 
 
