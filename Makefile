@@ -29,7 +29,7 @@ $(VENV)/.installed: setup.py $(VENV)/.apt
 	@touch $@
 
 sample: setup
-	$(VENV)/bin/entailgen run $(PIPELINE) --sample --output $(OUT) $(SAMPLE_FLAGS)
+	$(VENV)/bin/entailgen run $(PIPELINE) --sample --output $(OUT) --overwrite $(SAMPLE_FLAGS)
 
 test: setup
 	@$(PY) -m pytest; rc=$$?; \

@@ -69,7 +69,7 @@ def synthetic_inputs(pipeline: str, n: int, seed: int, directory: Path) -> list[
     """n units in total, spread evenly over the family's resamplable samples; returns the written paths."""
     rng = random.Random(seed)
     usable = []
-    for name, _ in get_family(pipeline).samples:
+    for name in get_family(pipeline).samples:
         fmt = detect_format(str(SAMPLES / name))
         try:
             usable.append((name, fmt, *_units(fmt, (SAMPLES / name).read_text(encoding="utf-8"))))

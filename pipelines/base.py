@@ -66,7 +66,7 @@ class Family:
 
     name: str
     record_type: type
-    samples: tuple[tuple[str, Optional[str]], ...]  # (file under samples/, format or None to detect)
+    samples: tuple[str, ...]  # files under samples/ that --sample reads (formats detected)
     build: Callable[[beam.PCollection, RunConfig], FamilyOutput]
     summary: str
     add_arguments: Callable[[Any], None] = lambda group: None

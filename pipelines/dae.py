@@ -147,7 +147,7 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
 FAMILY = Family(
     name="dae",
     record_type=ArcExample,
-    samples=(("paraphrase.tsv", None), ("paraphrase.jsonl", None)),
+    samples=("paraphrase.tsv", "paraphrase.jsonl"),
     build=build,
     summary="paraphrase pairs -> beam candidates -> dependency-arc entailment labels (DAE)",
     add_arguments=add_arguments,

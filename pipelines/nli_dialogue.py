@@ -40,7 +40,7 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
 FAMILY = Family(
     name="nli-dialogue",
     record_type=RtePair,
-    samples=(("nli.jsonl", None), ("anli.jsonl", None)),
+    samples=("nli.jsonl", "anli.jsonl"),
     build=build,
     summary="NLI pairs + copies with a dialogue phrase prepended to the hypothesis (label kept)",
     add_arguments=add_arguments,

@@ -18,7 +18,7 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
 FAMILY = Family(
     name="parse",
     record_type=ParsedSentence,
-    samples=(("text.txt", None), ("paraphrase.tsv", None)),
+    samples=("text.txt", "paraphrase.tsv"),
     build=build,
     summary="corpus -> ParsedSentence (tokens + enhanced-style dependency arcs)",
 )

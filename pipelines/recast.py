@@ -79,8 +79,8 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
 FAMILY = Family(
     name="recast",
     record_type=RtePair,
-    samples=(("conll2003.txt", None), ("uds_factuality.json", None), ("factuality.jsonl", None),
-             ("amazon_cells_labelled.txt", None), ("imdb_labelled.txt", None), ("yelp_labelled.txt", None)),
+    samples=("conll2003.txt", "uds_factuality.json", "factuality.jsonl",
+             "amazon_cells_labelled.txt", "imdb_labelled.txt", "yelp_labelled.txt"),
     build=build,
     summary="NER / factuality / sentiment annotations -> recast RTE pairs, with a hypothesis-only audit",
     add_arguments=add_arguments,

@@ -24,7 +24,7 @@ from entailgen.transforms.shard import FORMATS as OUTPUT_FORMATS
 from entailgen.transforms.split import SplitConfig
 
 SAMPLES = Path(entailgen.__file__).parent / "samples"
-# Further subcommands: each module has register(commands) adding a parser whose defaults set handler=fn(args) -> int.
+# Further subcommands: each module's register(commands) adds a parser whose defaults set handler=fn(args) -> int.
 COMMAND_MODULES: tuple[str, ...] = ("entailgen.runners.report", "entailgen.runners.refresh")
 
 
@@ -42,8 +42,7 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def _add_run_arguments(run: argparse.ArgumentParser, family_name: Optional[str]) -> None:
-    run.add_argument("pipeline", choices=available(), help="corpus family to build")
+def _add_run_arguments(run: argparse.ArgumentParser) -> None:
     source = run.add_mutually_exclusive_group(required=True)
     source.add_argument("--input", action="append", metavar="PATH", help="input file or glob (repeatable; gs:// ok)")
     source.add_argument("--sample", action="store_true", help="use the embedded sample corpora")
@@ -56,21 +55,28 @@ def _add_run_arguments(run: argparse.ArgumentParser, family_name: Optional[str])
     run.add_argument("--parser", default="spacy", choices=("spacy", "stanza"), help="dependency parser backend")
     run.add_argument("--parser-model", metavar="NAME_OR_DIR", help="spaCy model name/path or Stanza model dir")
     run.add_argument("--max-chars", type=int, default=ReaderConfig().max_chars, help="longer input texts are dead letters")
+    run.add_argument("--overwrite", action="store_true", help="replace what is in a non-empty --output")
     run.add_argument("--quiet", action="store_true", help="no summary, only the dataset path")
-    if family_name in available():
-        get_family(family_name).add_arguments(run.add_argument_group(f"{family_name} options"))
 
 
-def make_parser(family_name: Optional[str] = None) -> argparse.ArgumentParser:
-    """The CLI's argument parser (family-specific flags are added once the family is known)."""
+def make_parser() -> argparse.ArgumentParser:
+    """The CLI's argument parser: `run PIPELINE` has the shared flags plus that family's own."""
     parser = _Parser(prog="entailgen", description=entailgen.__doc__)
     parser.add_argument("--version", action="version", version=f"entailgen {entailgen.__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = commands.add_parser("run", help="build a dataset; other --flags go to Apache Beam (e.g. --runner)")
-    _add_run_arguments(run, family_name)
+    pipelines = run.add_subparsers(dest="pipeline", required=True, metavar="PIPELINE", parser_class=_Parser)
+    for name in available():
+        family = get_family(name)
+        sub = pipelines.add_parser(name, help=family.summary, description=family.summary)
+        _add_run_arguments(sub)
+        family.add_arguments(sub.add_argument_group(f"{name} options"))
+        sub.set_defaults(handler=_run)
     schema = commands.add_parser("schema", help="print a record type's JSON Schema")
     schema.add_argument("name", choices=sorted(RECORD_TYPES))
-    commands.add_parser("formats", help="list input formats")
+    schema.set_defaults(handler=lambda args: print(json.dumps(json_schema(args.name), indent=2)) or 0)
+    commands.add_parser("formats", help="list input formats").set_defaults(
+        handler=lambda args: print("\n".join(sorted(FORMATS))) or 0)
     for module in COMMAND_MODULES:
         importlib.import_module(module).register(commands)
     return parser
@@ -95,7 +101,7 @@ def run_config(args) -> RunConfig:
     """Typed run configuration from parsed arguments; bad values become UsageError."""
     family = get_family(args.pipeline)
     if args.sample:
-        inputs = [str(SAMPLES / name) for name, _ in family.samples]
+        inputs = [str(SAMPLES / name) for name in family.samples]
         input_format = None
     else:
         inputs, input_format = expand_inputs(args.input), args.input_format
@@ -112,12 +118,15 @@ def run_config(args) -> RunConfig:
         raise UsageError(str(e))
 
 
-def _run(args, beam_args: list[str]) -> int:
+def _run(args) -> int:
     from entailgen.runners.job import run_job
 
     config = run_config(args)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    manifest = run_job(config, beam_args)
+    try:
+        manifest = run_job(config, args.beam_args, overwrite=args.overwrite)
+    except FileExistsError as e:
+        raise UsageError(str(e))
     if manifest is None:
         print(f"dry run: {config.pipeline} job translated (and staged for Dataflow); nothing submitted or written")
         return 0
@@ -127,27 +136,16 @@ def _run(args, beam_args: list[str]) -> int:
 
 def main(argv: Optional[list[str]] = None) -> int:
     """Entry point of the `entailgen` console script."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    family_name = argv[argv.index("run") + 1] if "run" in argv[:-1] else None
     try:
-        args, rest = make_parser(family_name).parse_known_args(argv)
-        if args.command == "schema":
-            print(json.dumps(json_schema(args.name), indent=2))
-            return 0
-        if args.command == "formats":
-            print("\n".join(sorted(FORMATS)))
-            return 0
-        if hasattr(args, "handler"):
-            if rest:
-                raise UsageError(f"unrecognized arguments: {' '.join(rest)}")
-            return args.handler(args)
+        args, rest = make_parser().parse_known_args(sys.argv[1:] if argv is None else argv)
         if rest and args.command != "run":
             raise UsageError(f"unrecognized arguments: {' '.join(rest)}")
         try:
-            check_beam_flags(rest)
+            check_beam_flags(rest)  # what run does not know goes to Beam, if Beam knows it
         except ValueError as e:
             raise UsageError(str(e))
-        return _run(args, rest)
+        args.beam_args = rest
+        return args.handler(args)
     except UsageError as e:
         print(f"entailgen: error: {e}", file=sys.stderr)
         return 2

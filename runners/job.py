@@ -1,7 +1,6 @@
 """Run one family end to end: read -> family build -> split -> shard -> manifest (written last, by the driver)."""
 from __future__ import annotations
 
-import logging
 import platform
 import time
 from datetime import datetime, timezone
@@ -18,12 +17,9 @@ from entailgen.runners.dataflow import check_cloud_paths, dataflow_args, dry_run
 from entailgen.transforms.io import ReadInputs
 from entailgen.transforms.manifest import (MANIFEST, RUN_INFO, STAGING, StageSummary, build_manifest, count_by,
                                            fingerprint, metric_counters, read_json, write_json)
-from entailgen.transforms.shard import WriteDeadLetters, WriteShards, join_path
 from entailgen.transforms.report import write_report
+from entailgen.transforms.shard import WriteDeadLetters, WriteShards, join_path
 from entailgen.transforms.split import AssignSplit
-
-log = logging.getLogger(__name__)
-
 
 def _statistic(records, name: str, stat):
     """A family statistic: a CombineFn over the split records, or a one-value PCollection it computed itself."""
@@ -71,7 +67,16 @@ def job_pipeline(config: RunConfig, pipeline_args: list[str] = ()) -> beam.Pipel
     return p
 
 
-def run_job(config: RunConfig, pipeline_args: list[str] = ()) -> Optional[dict]:
+def prepare_output(output: str, overwrite: bool) -> None:
+    """Never mix two runs in one directory: a non-empty output is refused, or cleared first with overwrite."""
+    existing = [m.path for r in FileSystems.match([join_path(output, "**")]) for m in r.metadata_list]
+    if existing and not overwrite:
+        raise FileExistsError(f"output directory is not empty: {output} (pass --overwrite to replace it)")
+    if existing:
+        FileSystems.delete([output])
+
+
+def run_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = False) -> Optional[dict]:
     """Run the job to completion and write run.json then manifest.json; returns the manifest.
 
     With --dry_run=True the job is only translated (and for Dataflow staged): nothing runs or is written, None returns.
@@ -81,10 +86,9 @@ def run_job(config: RunConfig, pipeline_args: list[str] = ()) -> Optional[dict]:
     if is_dry_run(p.options):
         dry_run(p)
         return None
+    prepare_output(config.output, overwrite)
     inputs = [fingerprint(path) for path in config.inputs]
     started = time.time()
-    if FileSystems.exists(join_path(config.output, MANIFEST)):
-        FileSystems.delete([join_path(config.output, MANIFEST)])  # the directory is incomplete until we finish
     result = p.run()
     result.wait_until_finish()
     staged = read_json(config.output, STAGING)

@@ -106,7 +106,7 @@ def run_config_for(refresh: RefreshConfig) -> RunConfig:
     """The RunConfig `entailgen run` builds from these flags (same parser, same checks); output is set per version."""
     inputs = [f"--input={path}" for path in refresh.inputs]
     argv = ["run", refresh.pipeline, *inputs, f"--output={refresh.home}", *refresh.options]
-    config = run_config(make_parser(refresh.pipeline).parse_args(argv))
+    config = run_config(make_parser().parse_args(argv))
     try:
         check_beam_flags(list(refresh.pipeline_args))
     except ValueError as e:

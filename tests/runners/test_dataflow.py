@@ -78,7 +78,7 @@ def staging_in_tmp(tmp_path, monkeypatch):
 
 def dry_run_job(pipeline: str, output: str, extra=()):
     """Build a family's sample job for Dataflow and translate it without submitting."""
-    config = run_config(make_parser(pipeline).parse_args(["run", pipeline, "--sample", "--output", output]))
+    config = run_config(make_parser().parse_args(["run", pipeline, "--sample", "--output", output]))
     return dataflow.dry_run(job.job_pipeline(config, CLOUD + ["--dry_run=True", *extra]))
 
 
@@ -118,7 +118,7 @@ def test_gpu_job_request_asks_for_the_accelerator(monkeypatch):
 
 
 def test_dry_run_through_run_job_writes_nothing(tmp_path):
-    config = run_config(make_parser("parse").parse_args(["run", "parse", "--sample", "--output", str(tmp_path / "o")]))
+    config = run_config(make_parser().parse_args(["run", "parse", "--sample", "--output", str(tmp_path / "o")]))
     assert job.run_job(config, CLOUD + ["--dry_run=True", PREBUILT]) is None
     assert not (tmp_path / "o").exists()
 
@@ -126,8 +126,8 @@ def test_dry_run_through_run_job_writes_nothing(tmp_path):
 @pytest.mark.skipif("dae" not in available(), reason="dae family not installed")
 def test_dae_generating_with_hf_gets_gpu_workers_and_runinference_in_the_graph():
     hf = ["--generator", "hf", "--model", "gs://my-bucket/models/paraphraser"]
-    config = run_config(make_parser("dae").parse_args(["run", "dae", "--sample", "--output", "gs://my-bucket/o", *hf]))
-    assert not needs_gpu(run_config(make_parser("dae").parse_args(["run", "dae", "--sample", "--output", "o"])))
+    config = run_config(make_parser().parse_args(["run", "dae", "--sample", "--output", "gs://my-bucket/o", *hf]))
+    assert not needs_gpu(run_config(make_parser().parse_args(["run", "dae", "--sample", "--output", "o"])))
     assert needs_gpu(config)  # the dae Family's gpu hook: generator == "hf"
     dataflow_job = dataflow.dry_run(job.job_pipeline(config, CLOUD + ["--dry_run=True", PREBUILT]))
     names = {t.unique_name for t in dataflow_job.proto_pipeline.components.transforms.values()}
@@ -136,7 +136,7 @@ def test_dae_generating_with_hf_gets_gpu_workers_and_runinference_in_the_graph()
 
 
 def test_a_real_dataflow_job_refuses_paths_its_workers_cannot_reach(tmp_path):
-    config = run_config(make_parser("parse").parse_args(["run", "parse", "--sample", "--output", str(tmp_path / "o")]))
+    config = run_config(make_parser().parse_args(["run", "parse", "--sample", "--output", str(tmp_path / "o")]))
     with pytest.raises(ValueError, match=r"local paths: .*text\.txt.*, .*/o; copy them to gs://"):
         job.job_pipeline(config, CLOUD + [PREBUILT])
     remote = dataclasses.replace(config, inputs=("gs://my-bucket/in/text.txt",), output="gs://my-bucket/o")

@@ -119,11 +119,9 @@ def split_names(manifest: dict) -> list[str]:
     return named + sorted(set(manifest["splits"]) - set(named))
 
 
-def data_files(manifest: dict, split: str) -> object:
-    """A split's files for the card: its glob, or its non-empty shards if some are empty (`datasets` fails on those)."""
-    shards = [s for s in manifest["shards"] if s["split"] == split]
-    full = [s["path"] for s in shards if s["rows"]]
-    return f"{split}/{split}-*.{manifest['config']['format']}" if len(full) == len(shards) else full
+def data_files(manifest: dict, split: str) -> str:
+    """A split's files for the card: a glob (only non-empty shards are written, so `datasets` reads them all)."""
+    return f"{split}/{split}-*.{manifest['config']['format']}"
 
 
 def _config(name: str, record_type: str, files: dict[str, object], splits: dict[str, tuple[int, int]],
@@ -139,11 +137,12 @@ def _config(name: str, record_type: str, files: dict[str, object], splits: dict[
 def card_header(manifest: dict, licences: dict[str, str]) -> dict:
     """The YAML front matter: licences, size, configs with data_files per split, features and split sizes.
 
-    Splits without rows are left out of the configs: `datasets` cannot load an empty split (the counts still list them).
+    A split without rows has no shard and so no config entry; an empty dead-letter file is left out (`datasets` cannot
+    load an empty Parquet file).
     """
     distinct = sorted(set(licences.values()))
     known = [lic for lic in distinct if lic != "unknown"]
-    splits = [name for name in split_names(manifest) if manifest["splits"][name]["rows"]]
+    splits = split_names(manifest)
     configs = []
     if splits:
         sizes = {s: (manifest["splits"][s]["rows"], sum(x["bytes"] for x in manifest["shards"] if x["split"] == s))
