@@ -41,3 +41,12 @@ def test_minilm_ranks_a_paraphrase_above_an_unrelated_sentence():
                                                         "the weather is sunny in Madrid today"])])
     assert same == pytest.approx(1.0, abs=1e-5)
     assert paraphrase > 0.5 > unrelated
+
+
+def test_minilm_scores_do_not_depend_on_which_groups_share_a_batch():
+    encoder = load_similarity("default")
+    x = "The committee approved the plan."
+    group = (x, ["The board okayed the plan.", "The committee approved the plan ."])
+    padding = ("A much longer unrelated sentence that pads every other text in a shared batch a great deal.",
+               ["Another long one, with many more words than the committee sentence has, to pad it."])
+    assert encoder.score([group]) == encoder.score([padding, group])[1:]

@@ -91,14 +91,18 @@ class EncoderSimilarity:
         return torch.cat(rows) if rows else torch.zeros(0)
 
     def score(self, groups: Sequence[tuple[str, Sequence[str]]]) -> list[list[float]]:
-        """For each (source, hypotheses) group, cosine similarities; every distinct text is embedded once."""
-        texts = sorted({t for source, hypotheses in groups for t in (source, *hypotheses)})
-        if not texts:
-            return [[] for _ in groups]
+        """For each (source, hypotheses) group, cosine similarities.
+
+        Each group is embedded as its own batch: padding to a batch's longest text moves the last float bits, so a
+        batch that depended on which sources share a bundle would make rankings (and shards) differ between runs.
+        """
+        return [self._score_group(source, hypotheses) for source, hypotheses in groups]
+
+    def _score_group(self, source: str, hypotheses: Sequence[str]) -> list[float]:
+        texts = sorted({source, *hypotheses})
         index = {t: i for i, t in enumerate(texts)}
         vectors = self.embed(texts)
-        return [[float(vectors[index[h]] @ vectors[index[source]]) for h in hypotheses]
-                for source, hypotheses in groups]
+        return [float(vectors[index[h]] @ vectors[index[source]]) for h in hypotheses]
 
 
 def default_encoder_path() -> Optional[str]:
