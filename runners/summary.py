@@ -8,6 +8,20 @@ def _pairs(counts: dict) -> str:
     return ", ".join(f"{k} {v}" for k, v in counts.items()) or "none"
 
 
+def _stat_text(name: str, value) -> str:
+    """A statistic in one line: the DAE and audit baselines spelled out, anything else as short JSON."""
+    if name == "arc_labels" and value.get("labelled_arcs"):
+        paper = value["paper_table_2"]
+        return (f"{value['labelled_arcs']} labelled arcs, {value['entailed_arc_pct']}% entailed; majority "
+                f"{value['majority_accuracy']}, lexical match {value['lexical_match_accuracy']} "
+                f"(DAE Table 2: {paper['majority_accuracy']}, {paper['lexical_match_accuracy']})")
+    if name == "audit":
+        return "; ".join(f"{p}: majority {a['majority_accuracy']}, hypothesis-only {a['hypothesis_only_accuracy']}"
+                         f" (n_test {a['n_test']})" for p, a in value.items())
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) < 300 else text[:297] + "..."
+
+
 def summary_text(output: str, manifest: dict) -> str:
     """Counts per source, split and dead-letter reason, plus the family's stats, in a few lines."""
     counts, total = manifest["counts"], manifest["counts"]["total"]
@@ -24,7 +38,6 @@ def summary_text(output: str, manifest: dict) -> str:
         lines.append(f"  skipped     {total['skipped']} input units on purpose ({_pairs(counts['skipped_by_reason'])})")
     lines.append(f"  counters    {_pairs(manifest['metrics'])}")
     for name, value in manifest["stats"].items():
-        text = json.dumps(value, sort_keys=True)
-        lines.append(f"  {name:<11} {text if len(text) < 400 else text[:397] + '...'}")
+        lines.append(f"  {name:<11} {_stat_text(name, value)}")
     lines.append(f"  manifest    {output.rstrip('/')}/manifest.json")
     return "\n".join(lines)

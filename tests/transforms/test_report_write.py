@@ -37,10 +37,10 @@ DEAD = [dead_letter("text.txt", "text.txt:3", "read", "UnicodeDecodeError", "bad
 
 
 def build_dataset(root, examples=EXAMPLES, fmt="parquet"):
-    """A dataset directory as a run leaves it: shards per split, dead letters, and the manifest."""
+    """A dataset directory as a run leaves it: shards of the non-empty splits, dead letters, and the manifest."""
     config = dict(CONFIG, format=fmt)
     shards = [write_shard(str(root), shard_path(s, 0, 1, fmt), s, [e for e in examples if e.split == s], ArcExample,
-                          fmt) for s in SPLITS]
+                          fmt) for s in SPLITS if any(e.split == s for e in examples)]
     dead = write_shard(str(root), shard_path(DEAD_LETTERS, 0, 1, fmt), DEAD_LETTERS, DEAD, DeadLetter, fmt)
     manifest = build_manifest(version="0.1.0", pipeline="dae", record_type="ArcExample", config=config,
                               inputs=[{"name": "text.txt", "sha256": "a" * 64, "bytes": 60}],
