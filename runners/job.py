@@ -32,7 +32,8 @@ def build_job(p: beam.Pipeline, config: RunConfig) -> None:
     """Wire the whole job into p: the family's transforms between the shared read and write stages."""
     family = get_family(config.pipeline)
     read = p | "Read" >> ReadInputs(list(config.inputs), config.input_format, config.reader)
-    out = family.build(read.records, config)
+    sources = read.records | "Distribute" >> beam.Reshuffle()  # a file is read by one worker; its units go to all
+    out = family.build(sources, config)
     records = out.records | "Split" >> AssignSplit(config.splits, out.context)
     dead = (read.dead, out.dead) | "AllDead" >> beam.Flatten()
     skipped = out.skipped if out.skipped is not None else p | "NoSkipped" >> beam.Create([])

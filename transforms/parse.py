@@ -50,7 +50,7 @@ def stanza_tokens(doc) -> list[Token]:
         for word in sentence.words:
             ner = getattr(word.parent, "ner", None) or "O"
             ner = ner.split("-", 1)[1] if "-" in ner else ner
-            space_after = "SpaceAfter=No" not in (word.misc or "") and "SpaceAfter=No" not in (word.parent.misc or "")
+            space_after = bool(getattr(word.parent, "spaces_after", " "))  # Stanza's reading of SpaceAfter=No
             tokens.append(Token(text=word.text, lemma=word.lemma or word.text, pos=word.upos or "",
                                 tag=word.xpos or "", ner=ner, head=word.head - 1 + offset if word.head else -1,
                                 dep=word.deprel or "", space_after=space_after))
@@ -111,7 +111,7 @@ class Parser:
 def parse_units(parser: Parser, units: list[SourceText]) -> Iterator[ParsedSentence | object]:
     """ParsedSentence for each good unit, a DeadLetter for each unit that is empty or too long: one out per unit in."""
     for unit, tokens in zip(units, parser.tokens([u.text for u in units])):
-        if not tokens:
+        if not tokens or not unit.text.strip():
             yield dead_letter(unit.source, unit.source_id, "parse", "EmptyParse", "parser returned no tokens", unit.text)
         elif len(tokens) > parser.config.max_tokens:
             yield dead_letter(unit.source, unit.source_id, "parse", "TooLong",

@@ -133,6 +133,6 @@ class ReparsingAugment(beam.PTransform):
 
     def expand(self, sentences):
         return (sentences
-                | "Batch" >> beam.BatchElements(min_batch_size=1, max_batch_size=self.batch_size)
+                | "Batch" >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size)
                 | "EditAndLabel" >> beam.ParDo(ReparseBatches(self.augmentation, self.parser_config))
                 .with_outputs(DEAD, main="examples"))

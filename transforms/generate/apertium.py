@@ -180,5 +180,6 @@ class RoundTripCandidates(beam.PTransform):
 
     def expand(self, units):
         return (units
-                | "Batch" >> beam.BatchElements(min_batch_size=16, max_batch_size=self.options.batch_size)
+                | "Batch" >> beam.BatchElements(min_batch_size=self.options.batch_size,
+                                                max_batch_size=self.options.batch_size)
                 | "RoundTrip" >> beam.ParDo(_RoundTripBatches(self.options)).with_outputs(DEAD, main="candidates"))
