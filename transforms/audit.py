@@ -6,7 +6,7 @@ import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Iterable, Mapping, NamedTuple, Optional
+from typing import Iterable, Mapping, Optional
 
 import apache_beam as beam
 
@@ -30,16 +30,6 @@ AUDIT_EXPLANATION = (
 )
 
 _WORD = re.compile(r"\w+")
-
-
-class _Row(NamedTuple):
-    """What the audit needs of a pair: a compact accumulator for the CombineFn."""
-
-    phenomenon: str
-    split: Optional[str]
-    premise: str
-    hypothesis: str
-    label: str
 
 
 @dataclass(frozen=True)
@@ -106,65 +96,98 @@ def _percent(correct: int, n: int) -> Optional[float]:
     return round(100.0 * correct / n, 2) if n else None
 
 
-def _audit_phenomenon(rows: list[_Row], config: AuditConfig) -> dict:
-    """Both baselines for one phenomenon's rows."""
-    train = [r for r in rows if r.split == config.train_split]
-    test = [r for r in rows if r.split == config.test_split]
-    splits = "given"
-    if not train or not test:
-        splits = f"derived (no {config.train_split if not train else config.test_split!r} split)"
-        derived = [(assign_split(r.premise, config.fallback), r) for r in rows]
-        train = [r for name, r in derived if name == "train"]
-        test = [r for name, r in derived if name == "test"]
-    majority = majority_label(r.label for r in train)
-    model = NaiveBayes.fit((hypothesis_words(r.hypothesis), r.label) for r in train) if train else None
+def _scheme():
+    """What one split scheme keeps: train label and word counts (enough for naive Bayes) and distinct test rows."""
+    return {"train_labels": Counter(), "train_words": defaultdict(Counter), "test": Counter()}
+
+
+def _tally():
+    """Per phenomenon: all labels, and the given and the premise-hash-derived split schemes side by side."""
+    return {"n": 0, "labels": Counter(), "given": _scheme(), "derived": _scheme()}
+
+
+def _add(scheme: dict, split: Optional[str], words: tuple, label: str, config: AuditConfig) -> None:
+    if split == config.train_split:
+        scheme["train_labels"][label] += 1
+        scheme["train_words"][label].update(words)
+    elif split == config.test_split:
+        scheme["test"][(words, label)] += 1
+
+
+def _merge(into: dict, other: dict) -> None:
+    into["train_labels"].update(other["train_labels"])
+    for label, counts in other["train_words"].items():
+        into["train_words"][label].update(counts)
+    into["test"].update(other["test"])
+
+
+def _result(tally: dict, config: AuditConfig) -> dict:
+    """Both baselines from one phenomenon's tally: the given splits when train and test have pairs, else derived."""
+    given = tally["given"]
+    missing = [name for name, has in ((config.train_split, given["train_labels"]), (config.test_split, given["test"]))
+               if not has]
+    scheme = tally["derived"] if missing else given
+    labels, test = scheme["train_labels"], scheme["test"]
+    n_test = sum(test.values())
+    majority = _majority(labels)
+    model = None
+    if labels:
+        words = {label: dict(counts) for label, counts in scheme["train_words"].items()}
+        model = NaiveBayes(dict(labels), words, frozenset(w for counts in words.values() for w in counts))
     return {
-        "n": len(rows),
-        "n_train": len(train),
-        "n_test": len(test),
-        "splits": splits,
-        "label_counts": dict(sorted(Counter(r.label for r in rows).items())),
+        "n": tally["n"],
+        "n_train": sum(labels.values()),
+        "n_test": n_test,
+        "splits": f"derived (no {missing[0]!r} split)" if missing else "given",
+        "label_counts": dict(sorted(tally["labels"].items())),
         "majority_label": majority,
-        "majority_accuracy": _percent(sum(r.label == majority for r in test), len(test)) if train else None,
-        "hypothesis_only_accuracy": (_percent(sum(model.predict(hypothesis_words(r.hypothesis)) == r.label
-                                                  for r in test), len(test)) if model else None),
+        "majority_accuracy": _percent(sum(n for (_, label), n in test.items() if label == majority), n_test)
+        if model else None,
+        "hypothesis_only_accuracy": _percent(sum(n for (words, label), n in test.items()
+                                                 if model.predict(list(words)) == label), n_test) if model else None,
     }
 
 
-def _audit_rows(rows: Iterable[_Row], config: AuditConfig) -> dict[str, dict]:
-    by_phenomenon: dict[str, list[_Row]] = defaultdict(list)
-    for row in rows:
-        by_phenomenon[row.phenomenon].append(row)
-    return {phenomenon: _audit_phenomenon(group, config) for phenomenon, group in sorted(by_phenomenon.items())}
-
-
-def _row(pair: RtePair) -> _Row:
-    return _Row(pair.phenomenon, pair.split, pair.premise, pair.hypothesis, pair.label)
-
-
-def audit(pairs: Iterable[RtePair], config: AuditConfig = AuditConfig()) -> dict[str, dict]:
-    """Per phenomenon: n, train/test sizes, majority-class and hypothesis-only test accuracy (percent)."""
-    return _audit_rows((_row(p) for p in pairs), config)
-
-
 class AuditFn(beam.CombineFn):
-    """Combine RtePairs into the audit dict (the baselines need the whole train split before scoring test)."""
+    """RtePairs -> the audit dict, streaming: it keeps counts and distinct test hypotheses, never the pairs."""
 
     def __init__(self, config: AuditConfig = AuditConfig()):
         self.config = config
 
     def create_accumulator(self):
-        return []
+        return {}
 
-    def add_input(self, rows, pair):
-        rows.append(_row(pair))
-        return rows
+    def add_input(self, tallies, pair: RtePair):
+        tally = tallies.setdefault(pair.phenomenon, _tally())
+        words = tuple(hypothesis_words(pair.hypothesis))
+        tally["n"] += 1
+        tally["labels"][pair.label] += 1
+        _add(tally["given"], pair.split, words, pair.label, self.config)
+        _add(tally["derived"], assign_split(pair.premise, self.config.fallback), words, pair.label, self.config)
+        return tallies
 
     def merge_accumulators(self, accumulators):
-        return [row for rows in accumulators for row in rows]
+        merged = self.create_accumulator()
+        for tallies in accumulators:
+            for phenomenon, tally in tallies.items():
+                into = merged.setdefault(phenomenon, _tally())
+                into["n"] += tally["n"]
+                into["labels"].update(tally["labels"])
+                for scheme in ("given", "derived"):
+                    _merge(into[scheme], tally[scheme])
+        return merged
 
-    def extract_output(self, rows):
-        return _audit_rows(rows, self.config)
+    def extract_output(self, tallies) -> dict[str, dict]:
+        return {phenomenon: _result(tally, self.config) for phenomenon, tally in sorted(tallies.items())}
+
+
+def audit(pairs: Iterable[RtePair], config: AuditConfig = AuditConfig()) -> dict[str, dict]:
+    """Per phenomenon: n, train/test sizes, majority-class and hypothesis-only test accuracy (percent)."""
+    fn = AuditFn(config)
+    tallies = fn.create_accumulator()
+    for pair in pairs:
+        fn.add_input(tallies, pair)
+    return fn.extract_output(tallies)
 
 
 class Audit(beam.PTransform):

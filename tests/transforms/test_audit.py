@@ -111,3 +111,17 @@ def test_audit_transform_matches_the_pure_function():
     pairs = sentiment_pairs(10, 4) + factuality_pairs(24)
     with TestPipeline() as p:
         assert_that(p | beam.Create(pairs) | Audit(), equal_to([audit(pairs)]))
+
+
+def test_merged_partial_audits_equal_one_pass_and_keep_only_counts():
+    from entailgen.transforms.audit import AuditFn
+
+    pairs = ner_pairs(200) + factuality_pairs(100) + sentiment_pairs()
+    fn = AuditFn()
+    parts = [fn.create_accumulator() for _ in range(3)]
+    for i, pair in enumerate(pairs):
+        fn.add_input(parts[i % 3], pair)
+    merged = fn.merge_accumulators(parts)
+    assert fn.extract_output(merged) == audit(pairs)
+    # templated hypotheses repeat: the test rows are kept as distinct (words, label) counts, far fewer than the pairs
+    assert sum(len(t[s]["test"]) for t in merged.values() for s in ("given", "derived")) < len(pairs) / 4
