@@ -87,3 +87,31 @@ def test_offline_sample_accounts_for_every_pair(tmp_path):
     assert {r["kind"] for r in rows} == {"gold", "top1", "bottom"}
     assert all(r["generator"].startswith("apertium") for r in rows if r["kind"] != "gold")
     assert 50 < manifest["stats"]["arc_labels"]["majority_accuracy"] < 90
+
+
+def test_augmentations_from_the_cli_tag_each_row_with_its_kind(tmp_path):
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("The old man gave the young boy a book .\tThe old man handed the young boy a book .\n"
+                     "The cat sat on the mat near the door .\tThe cat was sitting on the mat near the door .\n"
+                     "Local volunteers cleaned the beach on Saturday .\tThe beach was cleaned by local volunteers .\n")
+    beams = tmp_path / "beams.jsonl"
+    beams.write_text("")
+    assert main(["run", "dae", "--input", str(pairs), "--output", str(tmp_path / "out"), "--generator", "candidates",
+                 "--candidates", str(beams), "--splits", "train=1", "--quiet",
+                 "--augment", "word_swap,synonym,hallucination,overlap"]) == 0
+    manifest, rows, dead = rows_of(tmp_path / "out")
+    kinds = {r["kind"] for r in rows}
+    assert {"gold", "word_swap", "hallucination", "overlap"} <= kinds <= {"gold", "word_swap", "hallucination",
+                                                                          "overlap", "synonym"}
+    overlap = [r for r in rows if r["kind"] == "overlap"]
+    assert overlap and all(a["entailed"] == 0 for r in overlap for a in r["arcs"])
+    hallucinated = [r for r in rows if r["kind"] == "hallucination"]
+    assert all(len(r["premise"].split()) < len(r["hypothesis"].split()) for r in hallucinated)
+    assert {d["error_type"] for d in dead} <= {"MissingCandidates"}  # no beams given: each source says so
+
+
+def test_unknown_augmentation_is_a_usage_error(figure3, tmp_path, capsys):
+    pairs, beams = figure3
+    assert main(["run", "dae", "--input", str(pairs), "--output", str(tmp_path / "o"), "--generator", "candidates",
+                 "--candidates", str(beams), "--augment", "word_swap,paraphrase"]) == 2
+    assert "--augment" in capsys.readouterr().err
