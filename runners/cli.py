@@ -123,6 +123,10 @@ def _run(args) -> int:
 
     config = run_config(args)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if not args.quiet:
+        names = ", ".join(FileSystems.split(path)[1] for path in config.inputs)
+        print(f"entailgen {config.pipeline}: building from {names} into {config.output} ...", file=sys.stderr,
+              flush=True)
     try:
         manifest = run_job(config, args.beam_args, overwrite=args.overwrite)
     except FileExistsError as e:
