@@ -8,7 +8,6 @@ from typing import Any, Callable, Optional
 import apache_beam as beam
 
 from entailgen.schemas.records import Skipped
-
 from entailgen.transforms.io import ReaderConfig
 from entailgen.transforms.parse import ParserConfig
 from entailgen.transforms.shard import ShardConfig

@@ -5,7 +5,7 @@ import hashlib
 import io
 import json
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Iterable
 
 import apache_beam as beam
 import pyarrow as pa
@@ -137,12 +137,3 @@ class WriteDeadLetters(beam.PTransform):
                 | "Flatten" >> beam.Flatten() | "Group" >> beam.GroupByKey()
                 | "Write" >> beam.MapTuple(lambda _, ds: write_shard(
                     c.output, relative, DEAD_LETTERS, (d for d in ds if d is not None), DeadLetter, c.format)))
-
-
-def read_shard(path: str, record_type: Optional[type] = None) -> list[dict]:
-    """Rows of one shard file as dicts (Parquet or JSON Lines by extension)."""
-    with FileSystems.open(path) as f:
-        data = f.read()
-    if path.endswith(".jsonl"):
-        return [json.loads(line) for line in data.decode("utf-8").splitlines() if line]
-    return pq.read_table(io.BytesIO(data)).to_pylist()
