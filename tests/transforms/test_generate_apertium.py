@@ -101,3 +101,42 @@ def test_a_sentence_apertium_fails_on_becomes_a_dead_letter_and_its_batch_mates_
         assert_that(out.candidates, equal_to([Candidate("s1", "THE CAT SAT", 1, 1.0, "apertium+lexical")]))
         assert_that(out.dead | beam.Map(lambda d: (d.source_id, d.stage, d.error_type, d.raw)),
                     equal_to([("s2", "generate", "ApertiumFailed", "BOOM goes it")]), label="dead")
+
+
+CONTEXT_APERTIUM = """#!/bin/sh
+# like real Apertium, a line's output depends on what came before it in the stream: here, the previous line's first word
+if [ "$1" = "-l" ]; then echo "  eng-xx"; echo "  xx-eng"; exit 0; fi
+awk '{ print $0 " " p; p = $1 }'
+"""
+
+
+def test_batches_come_from_content_so_context_dependent_output_is_the_same_in_any_order(tmp_path):
+    from entailgen.transforms.generate.apertium import content_batches, content_bucket
+
+    binary = tmp_path / "apertium"
+    binary.write_text(CONTEXT_APERTIUM)
+    binary.chmod(0o755)
+    units = [SourceText(f"sentence number {i} here", "t", f"s{i}") for i in range(12)]
+    options = ApertiumOptions(routes=(("eng-xx",),), encoder=None, binary=str(binary), batch_size=5)
+    buckets = {}
+    for u in units:  # 12 units in batches of 5: 3 content buckets
+        buckets.setdefault(content_bucket(u.text, 3), []).append(u)
+
+    def fake(lines, mode):
+        return translate(lines, mode, str(binary))
+
+    expected = [c for bucket in buckets.values() for batch in content_batches(bucket, 5)
+                for beam_ in roundtrip_candidates(batch, options.routes, fake, LexicalSimilarity(), k=10) for c in beam_]
+    assert any(c.text.endswith(" sentence") for c in expected)  # the fake really is context-dependent
+    for order in (units, units[::-1], units[4:] + units[:4]):
+        with TestPipeline() as p:
+            out = p | beam.Create(order) | RoundTripCandidates(options)
+            assert_that(out.candidates, equal_to(expected))
+
+
+def test_content_batches_sort_by_text_and_cut_to_size():
+    from entailgen.transforms.generate.apertium import content_batches, content_bucket
+
+    units = [SourceText(t, "t", i) for t, i in (("b", "2"), ("a", "9"), ("a", "1"), ("c", "3"))]
+    assert [[u.source_id for u in b] for b in content_batches(units, 3)] == [["1", "9", "2"], ["3"]]
+    assert content_bucket(" the  cat ", 7) == content_bucket("the cat", 7) < 7

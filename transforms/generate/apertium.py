@@ -16,6 +16,7 @@ from typing import Callable, Iterable, Optional, Sequence
 import apache_beam as beam
 from apache_beam import pvalue
 
+from entailgen.schemas.ids import unit_hash
 from entailgen.schemas.records import dead_letter
 from entailgen.schemas.sources import SourceText
 from entailgen.transforms.generate import Candidate
@@ -134,6 +135,22 @@ def roundtrip_candidates(units: Sequence[SourceText], routes: Sequence[tuple[str
     return [rank_candidates(u.source_id, zip(hs, ss), generator, k) for u, hs, ss in zip(units, hypotheses, scores)]
 
 
+def content_bucket(text: str, buckets: int) -> int:
+    """The batch bucket of a sentence, from its text alone."""
+    return int(unit_hash("apertium", normalise(text)) * max(buckets, 1))
+
+
+def content_batches(units: Iterable[SourceText], size: int) -> list[list[SourceText]]:
+    """A bucket's units sorted by text then id, cut into batches of at most size.
+
+    Apertium's output for a line depends on what else is in its stream (about 1 line in 40 changes), so batches
+    must not depend on how a runner bundles elements: they are made from the content alone, and the same inputs
+    give the same batches, translations and shards in any runner mode.
+    """
+    ordered = sorted(units, key=lambda u: (normalise(u.text), u.source_id))
+    return [ordered[i:i + size] for i in range(0, len(ordered), size)]
+
+
 class _RoundTripBatches(beam.DoFn):
     """Round-trip batches of source sentences; Apertium is checked and the encoder loaded once per worker."""
 
@@ -179,7 +196,11 @@ class RoundTripCandidates(beam.PTransform):
         self.options = options
 
     def expand(self, units):
+        size = self.options.batch_size
+        count = units | "Count" >> beam.combiners.Count.Globally()
         return (units
-                | "Batch" >> beam.BatchElements(min_batch_size=self.options.batch_size,
-                                                max_batch_size=self.options.batch_size)
+                | "Bucket" >> beam.Map(lambda u, n: (content_bucket(u.text, -(-n // size)), u),
+                                       n=beam.pvalue.AsSingleton(count))
+                | "ByBucket" >> beam.GroupByKey()
+                | "Batches" >> beam.FlatMapTuple(lambda _, bucket: content_batches(bucket, size))
                 | "RoundTrip" >> beam.ParDo(_RoundTripBatches(self.options)).with_outputs(DEAD, main="candidates"))
