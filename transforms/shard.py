@@ -48,10 +48,13 @@ def shard_path(split: str, index: int, num_shards: int, fmt: str) -> str:
 def sorted_rows(records: Iterable) -> list[dict]:
     """Rows in a total order (id, then full content), so shard bytes never depend on arrival order."""
     rows = sorted((to_row(r) for r in records), key=lambda row: row["id"])
-    ids = [row["id"] for row in rows]
-    if len(set(ids)) < len(ids):  # equal ids (identical inputs): order them by content too
-        rows.sort(key=lambda row: (row["id"], json.dumps(row, sort_keys=True)))
-    return rows
+    ordered, start = [], 0
+    for end in range(1, len(rows) + 1):  # runs of equal ids (identical inputs) are ordered by content too
+        if end == len(rows) or rows[end]["id"] != rows[start]["id"]:
+            run = rows[start:end]
+            ordered.extend(run if len(run) == 1 else sorted(run, key=lambda row: json.dumps(row, sort_keys=True)))
+            start = end
+    return ordered
 
 
 def encode_shard(rows: list[dict], record_type: type, fmt: str) -> bytes:

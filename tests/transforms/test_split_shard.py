@@ -93,3 +93,11 @@ def test_write_shards_writes_each_non_empty_shard_and_no_temp_files(tmp_path):
 def test_bad_shard_config_is_rejected(kwargs):
     with pytest.raises(ValueError):
         ShardConfig("out", **kwargs)
+
+
+def test_rows_with_equal_ids_are_ordered_by_content():
+    from entailgen.transforms.shard import sorted_rows
+
+    a, b, c = pair(1, premise="zeta", split="train"), pair(1, premise="alpha", split="train"), pair(0, split="train")
+    assert [r["premise"] for r in sorted_rows([a, b, c])] == [r["premise"] for r in sorted_rows([c, b, a])] == [
+        "premise 0", "alpha", "zeta"]
