@@ -4,35 +4,16 @@ from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from entailgen.schemas.ids import content_id
-from entailgen.schemas.records import ArcExample, LabelledArc, ParsedSentence, Token
-from entailgen.transforms.arcs import extract_arcs
-from entailgen.transforms.augment.common import detokenize
+from entailgen.schemas.records import ArcExample, LabelledArc
 from entailgen.transforms.augment.hallucination import (
     Hallucinate, HallucinationOptions, delete_span, deletable_spans, hallucination_example, label_hallucination)
+from hand_parses import OLD_MAN, labels, sentence
 
-OLD_MAN = [("The", "the", "DET", "DT", 2, "det"), ("old", "old", "ADJ", "JJ", 2, "amod"),
-           ("man", "man", "NOUN", "NN", 3, "nsubj"), ("gave", "give", "VERB", "VBD", -1, "ROOT"),
-           ("the", "the", "DET", "DT", 6, "det"), ("young", "young", "ADJ", "JJ", 6, "amod"),
-           ("boy", "boy", "NOUN", "NN", 3, "dative"), ("a", "a", "DET", "DT", 8, "det"),
-           ("book", "book", "NOUN", "NN", 3, "dobj"), (".", ".", "PUNCT", ".", 3, "punct")]
 THE_MAN = [("The", "the", "DET", "DT", 1, "det"), ("man", "man", "NOUN", "NN", 2, "nsubj"),
            ("gave", "give", "VERB", "VBD", -1, "ROOT"), ("the", "the", "DET", "DT", 5, "det"),
            ("young", "young", "ADJ", "JJ", 5, "amod"), ("boy", "boy", "NOUN", "NN", 2, "dative"),
            ("a", "a", "DET", "DT", 7, "det"), ("book", "book", "NOUN", "NN", 2, "dobj"),
            (".", ".", "PUNCT", ".", 2, "punct")]
-
-
-def sentence(spec, source_id="s:1") -> ParsedSentence:
-    """A hand-built parse from (text, lemma, pos, tag, head, dep) rows; no space before punctuation."""
-    tokens = [Token(text, lemma, pos, tag, "O", head, dep,
-                    space_after=k + 1 < len(spec) and spec[k + 1][2] != "PUNCT")
-              for k, (text, lemma, pos, tag, head, dep) in enumerate(spec)]
-    text = detokenize(tokens)
-    return ParsedSentence(content_id(text, "hand"), text, tokens, extract_arcs(tokens), "hand", "test", source_id)
-
-
-def labels(example):
-    return {a.key: a.entailed for a in example.arcs}
 
 
 def test_deletable_spans_skip_the_root_and_bare_punctuation():

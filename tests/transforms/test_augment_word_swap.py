@@ -3,37 +3,18 @@ import apache_beam as beam
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
-from entailgen.schemas.ids import content_id
-from entailgen.schemas.records import ParsedSentence, Token, dead_letter
-from entailgen.transforms.arcs import extract_arcs
+from entailgen.schemas.records import dead_letter
 from entailgen.transforms.augment.common import detokenize, parser_reparse
 from entailgen.transforms.augment.word_swap import (
     WordSwap, WordSwapOptions, label_word_swap, swap_tokens, swap_words, swappable_pairs, word_swap_example)
 from entailgen.transforms.parse import ParserConfig
+from hand_parses import OLD_MAN, labels, sentence
 
-OLD_MAN = [("The", "the", "DET", "DT", 2, "det"), ("old", "old", "ADJ", "JJ", 2, "amod"),
-           ("man", "man", "NOUN", "NN", 3, "nsubj"), ("gave", "give", "VERB", "VBD", -1, "ROOT"),
-           ("the", "the", "DET", "DT", 6, "det"), ("young", "young", "ADJ", "JJ", 6, "amod"),
-           ("boy", "boy", "NOUN", "NN", 3, "dative"), ("a", "a", "DET", "DT", 8, "det"),
-           ("book", "book", "NOUN", "NN", 3, "dobj"), (".", ".", "PUNCT", ".", 3, "punct")]
 YOUNG_MAN = [OLD_MAN[0], ("young", "young", "ADJ", "JJ", 2, "amod")] + OLD_MAN[2:5] + \
             [("old", "old", "ADJ", "JJ", 6, "amod")] + OLD_MAN[6:]
 # The swapped sentence keeps give->man, give->boy, give->book; man->old and boy->young become man->young, boy->old.
 SWAP_LABELS = {("man", "young", "amod"): 0, ("give", "man", "nsubj"): 1, ("boy", "old", "amod"): 0,
                ("give", "boy", "dative"): 1, ("give", "book", "dobj"): 1}
-
-
-def sentence(spec, source_id="s:1") -> ParsedSentence:
-    """A hand-built parse from (text, lemma, pos, tag, head, dep) rows; no space before punctuation."""
-    tokens = [Token(text, lemma, pos, tag, "O", head, dep,
-                    space_after=k + 1 < len(spec) and spec[k + 1][2] != "PUNCT")
-              for k, (text, lemma, pos, tag, head, dep) in enumerate(spec)]
-    text = detokenize(tokens)
-    return ParsedSentence(content_id(text, "hand"), text, tokens, extract_arcs(tokens), "hand", "test", source_id)
-
-
-def labels(example):
-    return {a.key: a.entailed for a in example.arcs}
 
 
 def test_swappable_pairs_share_a_pos_and_differ_in_word():
