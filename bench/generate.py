@@ -1,12 +1,17 @@
 """Beam-search throughput of Seq2SeqBeamHandler against a plain loop of model.generate over fixed-size batches.
 
 Same model (BART-base shape, random weights, bf16 on GPU), same N inputs of 5-40 words, k = 10 beams, 24 new tokens.
-The handler sorts each batch by length and cuts it into buckets under a token budget, so it pads little and fills
-the GPU; the baseline generates batches of --baseline-batch sentences in input order. Prints both rates and the ratio
-(target on a GPU: >= 1.5).
+The handler sorts each batch by length and cuts it into buckets of repeating shapes under a token budget, and
+recomputes beam scores in one pass; the baseline generates batches of --baseline-batch sentences in input order and
+asks generate for the scores. Both first generate the same --warmup inputs, so each runs shapes it has seen, as a
+long-running worker does. Prints both rates and the ratio (target on a GPU: >= 1.5).
 
     python bench/generate.py                  # GPU run, N = 20000
     python bench/generate.py --n 64 --small   # CPU smoke check with a tiny model
+
+--batch-tokens and --bucket-size take several values (each pair is timed). --check-batching M generates the first M
+inputs twice, in input-order batches and shuffled into other batches, and prints how many beams came out identical:
+in bf16 a sentence's beam can depend on what it was batched with.
 """
 from __future__ import annotations
 
@@ -69,18 +74,20 @@ def sync(device) -> None:
         torch.cuda.synchronize()
 
 
-def plain_loop(bundle, units, k: int, max_new_tokens: int, batch_size: int) -> int:
-    """The baseline: fixed-size batches in input order, padded to their longest, generated and decoded."""
+def plain_loop(bundle, units, k: int, max_new_tokens: int, batch_size: int, scores: bool = True) -> int:
+    """The baseline: fixed-size batches in input order, padded to their longest, generated and decoded, with the
+    beam scores the pipeline keeps (generate's output_scores) unless scores=False."""
     produced = 0
     for start in range(0, len(units), batch_size):
         texts = [u.text for u in units[start:start + batch_size]]
         features = bundle.tokenizer(texts, padding=True, return_tensors="pt").to(bundle.device)
         with torch.inference_mode():
             out = bundle.model.generate(**features, num_beams=k, num_return_sequences=k, do_sample=False,
-                                        max_new_tokens=max_new_tokens, output_scores=True,
+                                        max_new_tokens=max_new_tokens, output_scores=scores,
                                         return_dict_in_generate=True)
         produced += len(bundle.tokenizer.batch_decode(out.sequences, skip_special_tokens=True))
-        out.sequences_scores.float().tolist()
+        if scores:
+            out.sequences_scores.float().tolist()
     return produced
 
 
@@ -105,42 +112,81 @@ def main(argv=None) -> None:
     parser.add_argument("--max-new-tokens", type=int, default=24)
     parser.add_argument("--baseline-batch", type=int, default=512,
                         help="sentences per generate call, baseline (512: the brief's H100 reference, ~780 sentences/s)")
-    parser.add_argument("--batch-tokens", type=int, default=HfGenerateOptions.batch_tokens, help="handler budget")
+    parser.add_argument("--batch-tokens", type=int, nargs="+", default=[HfGenerateOptions.batch_tokens],
+                        help="handler budgets to time")
+    parser.add_argument("--bucket-size", type=int, nargs="+", default=[HfGenerateOptions.bucket_size],
+                        help="handler bucket sizes to time (each with each budget)")
+    parser.add_argument("--warmup", type=int, default=2048,
+                        help="inputs each method generates before timing, so both run the shapes they have seen")
     parser.add_argument("--handler-batch", type=int, default=HfGenerateOptions.max_batch_size,
                         help="elements per RunInference batch")
     parser.add_argument("--device", default="auto")
     parser.add_argument("--small", action="store_true", help="tiny model, for a CPU smoke run")
+    parser.add_argument("--check-batching", type=int, default=0, metavar="M",
+                        help="compare beams of the first M inputs across two batch compositions")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="entailgen-bench-") as path:
         save_random_model(path, args.small, args.seed)
-        options = HfGenerateOptions(model=path, k=args.k, max_new_tokens=args.max_new_tokens,
-                                    batch_tokens=args.batch_tokens, device=args.device,
-                                    max_batch_size=args.handler_batch)
-        handler = Seq2SeqBeamHandler(options)
-        bundle = handler.load_model()
+        handlers = [Seq2SeqBeamHandler(HfGenerateOptions(model=path, k=args.k, max_new_tokens=args.max_new_tokens,
+                                                         batch_tokens=budget, bucket_size=size, device=args.device,
+                                                         max_batch_size=args.handler_batch))
+                    for budget in args.batch_tokens for size in args.bucket_size]
+        bundle = handlers[0].load_model()
     units = sentences(args.n, bundle.model.config.vocab_size, args.seed)
     device = bundle.device
 
-    warmup = units[:min(len(units), 8)]
+    warmup = units[:max(8, args.warmup)]
     plain_loop(bundle, warmup, args.k, args.max_new_tokens, args.baseline_batch)
-    with_handler(handler, bundle, warmup, args.handler_batch)
 
     base_out, base_s = timed(lambda: plain_loop(bundle, units, args.k, args.max_new_tokens, args.baseline_batch),
                              device)
-    ours_out, ours_s = timed(lambda: with_handler(handler, bundle, units, args.handler_batch), device)
-    assert base_out == ours_out == args.n * args.k, (base_out, ours_out)
-
+    assert base_out == args.n * args.k, base_out
     machine = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU ({platform.processor() or 'cpu'})"
-    base_rate, ours_rate = args.n / base_s, args.n / ours_s
+    base_rate = args.n / base_s
     print(f"machine: {machine}; torch {torch.__version__}; transformers {transformers.__version__}; "
           f"dtype {next(bundle.model.parameters()).dtype}")
     print(f"model: {'tiny' if args.small else 'bart-base-shaped'} random weights; n={args.n} k={args.k} "
           f"max_new_tokens={args.max_new_tokens}")
-    print(f"plain model.generate loop (batch {args.baseline_batch}): {base_rate:.1f} sentences/s ({base_s:.1f} s)")
-    print(f"Seq2SeqBeamHandler (budget {args.batch_tokens} tokens): {ours_rate:.1f} sentences/s ({ours_s:.1f} s)")
-    print(f"ratio: {ours_rate / base_rate:.2f}x")
+    print(f"baseline, plain model.generate loop with beam scores (batch {args.baseline_batch}): {base_rate:.1f} "
+          f"sentences/s ({base_s:.1f} s)", flush=True)
+    bare_out, bare_s = timed(lambda: plain_loop(bundle, units, args.k, args.max_new_tokens, args.baseline_batch,
+                                                scores=False), device)
+    print(f"reference, the same loop without scores: {args.n / bare_s:.1f} sentences/s ({bare_s:.1f} s)", flush=True)
+    for handler in handlers:
+        with_handler(handler, bundle, warmup, args.handler_batch)
+        try:
+            ours_out, ours_s = timed(lambda: with_handler(handler, bundle, units, args.handler_batch), device)
+        except torch.OutOfMemoryError:
+            print(f"Seq2SeqBeamHandler (budget {handler.options.batch_tokens} tokens, buckets of "
+                  f"{handler.options.bucket_size}): out of GPU memory")
+            torch.cuda.empty_cache()
+            continue
+        assert ours_out == args.n * args.k, ours_out
+        ours_rate = args.n / ours_s
+        print(f"Seq2SeqBeamHandler with beam scores (budget {handler.options.batch_tokens} tokens, buckets of "
+              f"{handler.options.bucket_size}): {ours_rate:.1f} "
+              f"sentences/s ({ours_s:.1f} s); ratio: {ours_rate / base_rate:.2f}x "
+              f"(x{ours_rate * bare_s / args.n:.2f} against the loop without scores)", flush=True)
+    if args.check_batching:
+        check_batching(handlers[0], bundle, units[:args.check_batching], args.seed)
+
+
+def check_batching(handler, bundle, units, seed: int) -> None:
+    """How many beams (texts and scores) stay identical when the same inputs are batched differently."""
+    first = [b for start in range(0, len(units), 512) for b in handler.run_inference(units[start:start + 512], bundle)]
+    order = list(range(len(units)))
+    random.Random(seed + 1).shuffle(order)
+    second: dict[int, list] = {}
+    for start in range(0, len(order), 97):
+        chunk = order[start:start + 97]
+        second.update(zip(chunk, handler.run_inference([units[i] for i in chunk], bundle)))
+    texts = sum([c.text for c in first[i]] == [c.text for c in second[i]] for i in order)
+    exact = sum(first[i] == second[i] for i in order)
+    drift = max(abs(a.score - b.score) for i in order for a, b in zip(first[i], second[i]))
+    print(f"batch composition check on {len(units)} inputs: identical beam texts {texts / len(units):.1%}, "
+          f"identical texts and scores {exact / len(units):.1%}, largest score change {drift:.2e}")
 
 
 if __name__ == "__main__":

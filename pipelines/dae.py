@@ -11,6 +11,7 @@ from entailgen.pipelines.base import Family, FamilyOutput, RunConfig, select
 from entailgen.schemas.records import ArcExample
 from entailgen.schemas.sources import ParaphrasePair, SourceText
 from entailgen.transforms.generate import as_unit
+from entailgen.transforms.generate.hf import HfGenerateOptions
 from entailgen.transforms.label import ArcLabelStats, LabelArcs, LabelConfig
 from entailgen.transforms.parse import Parse
 
@@ -29,7 +30,8 @@ class DaeOptions:
     bottom: int = 3
     level: str = "arc"
     max_new_tokens: int = 24
-    batch_tokens: int = 262_144
+    batch_tokens: int = HfGenerateOptions.batch_tokens
+    bucket_size: int = HfGenerateOptions.bucket_size
     encoder: Optional[str] = "default"  # apertium ranking: MiniLM ('default'), a model dir, or None for lexical
     augment: tuple[str, ...] = ()
 
@@ -42,7 +44,10 @@ def add_arguments(group) -> None:
     group.add_argument("--bottom", type=int, default=3, help="bottom-of-beam candidates to label")
     group.add_argument("--level", default="arc", choices=("arc", "sentence"), help="arc labels or sentence variant")
     group.add_argument("--max-new-tokens", type=int, default=24, help="hf generator: longest candidate")
-    group.add_argument("--batch-tokens", type=int, default=262_144, help="hf generator: token budget per batch")
+    group.add_argument("--batch-tokens", type=int, default=HfGenerateOptions.batch_tokens,
+                       help="hf generator: token budget of one generate call (sentences x k x padded length)")
+    group.add_argument("--bucket-size", type=int, default=HfGenerateOptions.bucket_size,
+                       help="hf generator: most sentences in one generate call")
     group.add_argument("--lexical-ranking", action="store_true", help="apertium: rank by word overlap, not MiniLM")
     group.add_argument("--augment", default="", help=f"comma list of {','.join(AUGMENTATIONS)}")
 
@@ -61,17 +66,19 @@ def options(args) -> DaeOptions:
     if set(augment) - set(AUGMENTATIONS):
         raise ValueError(f"--augment takes {','.join(AUGMENTATIONS)}; got {args.augment!r}")
     return DaeOptions(args.generator, args.model, args.candidates, args.k, args.bottom, args.level,
-                      args.max_new_tokens, args.batch_tokens, None if args.lexical_ranking else "default",
+                      args.max_new_tokens, args.batch_tokens, args.bucket_size,
+                      None if args.lexical_ranking else "default",
                       tuple(a for a in AUGMENTATIONS if a in augment))
 
 
 def generate(xs: beam.PCollection, opts: DaeOptions):
     """k ranked candidates per x from the chosen backend; its outputs have .candidates and .dead."""
     if opts.generator == "hf":
-        from entailgen.transforms.generate.hf import GenerateCandidates, HfGenerateOptions
+        from entailgen.transforms.generate.hf import GenerateCandidates
 
         return xs | "Generate" >> GenerateCandidates(HfGenerateOptions(
-            model=opts.model, k=opts.k, max_new_tokens=opts.max_new_tokens, batch_tokens=opts.batch_tokens))
+            model=opts.model, k=opts.k, max_new_tokens=opts.max_new_tokens, batch_tokens=opts.batch_tokens,
+            bucket_size=opts.bucket_size))
     if opts.generator == "candidates":
         from entailgen.transforms.generate.candidates import JoinCandidates, UserCandidatesOptions
 

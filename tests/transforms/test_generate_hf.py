@@ -1,4 +1,7 @@
-"""The seq2seq beam handler on CPU with tiny random T5 and BART models built from a config and saved (safetensors)."""
+"""The seq2seq beam handler with tiny random T5 and BART models built from a config and saved (safetensors).
+
+CPU by default; ENTAILGEN_TEST_DEVICE=cuda runs the same tests on a GPU, in bf16.
+"""
 import dataclasses
 import os
 
@@ -17,6 +20,7 @@ from entailgen.transforms.generate.hf import (GenerateCandidates, HfGenerateOpti
 
 WORDS = sorted(set("can you people guarantee the liquidation of bluestar ? disposal death 's a dog cat sleeps "
                    "chased garden in John gave Mary book".split()))
+DEVICE = os.environ.get("ENTAILGEN_TEST_DEVICE", "cpu")
 UNITS = [SourceText(t, "test", f"s{i}") for i, t in enumerate([
     "can you people guarantee the liquidation of bluestar ?", "a dog", "the cat sleeps",
     "you guarantee disposal", "dog", "John gave Mary a book in the garden"])]
@@ -61,7 +65,7 @@ def model_dir(request, tmp_path_factory):
 
 
 def options(model_dir, **kw):
-    kw = {"k": 3, "max_new_tokens": 5, "batch_tokens": 80, "device": "cpu", **kw}
+    kw = {"k": 3, "max_new_tokens": 5, "batch_tokens": 80, "pad_multiple": 1, "device": DEVICE, **kw}
     return HfGenerateOptions(model=model_dir, **kw)
 
 
@@ -75,13 +79,17 @@ def test_length_buckets_sort_by_length_and_respect_the_budget():
     # cost of a bucket: sentences x k x (longest + max_new_tokens) = n x 2 x (len + 1), budget 20
     assert length_buckets([5, 1, 3, 3, 9], k=2, max_new_tokens=1, batch_tokens=20) == [[1, 2], [3], [0], [4]]
     assert length_buckets([50], k=10, max_new_tokens=24, batch_tokens=1) == [[0]]  # too long alone: still generated
+    assert length_buckets([1, 1, 1, 1, 1], k=1, max_new_tokens=0, batch_tokens=99, size=2) == [[0, 1], [2, 3], [4]]
+    # the cost counts padded lengths: 3 x 4 = 12 fits the budget, 3 x 8 does not
+    assert length_buckets([3, 3, 4], k=1, max_new_tokens=0, batch_tokens=12, multiple=4) == [[0, 1, 2]]
+    assert length_buckets([3, 3, 4], k=1, max_new_tokens=0, batch_tokens=12, multiple=8) == [[0], [1], [2]]
 
 
-def test_loads_from_a_local_dir_in_eval_mode_fp32_on_cpu(loaded):
+def test_loads_from_a_local_dir_in_eval_mode_fp32_on_cpu_bf16_on_cuda(loaded):
     _, bundle = loaded
     assert not bundle.model.training
-    assert next(bundle.model.parameters()).dtype == torch.float32
-    assert bundle.device.type == "cpu"
+    assert next(bundle.model.parameters()).dtype == (torch.bfloat16 if DEVICE == "cuda" else torch.float32)
+    assert bundle.device.type == DEVICE
 
 
 def test_k_candidates_per_input_ranked_by_score(loaded):
@@ -95,6 +103,18 @@ def test_k_candidates_per_input_ranked_by_score(loaded):
         assert {c.generator for c in beam_} == {f"hf:{handler.options.model}"}
 
 
+def test_scores_are_the_beam_scores_generate_itself_reports(loaded):
+    handler, bundle = loaded
+    for unit, beam_ in zip(UNITS, handler.run_inference(UNITS, bundle)):
+        features = bundle.tokenizer([unit.text], return_tensors="pt").to(bundle.device)
+        with torch.inference_mode():
+            out = bundle.model.generate(**features, num_beams=3, num_return_sequences=3, do_sample=False,
+                                        max_new_tokens=5, output_scores=True, return_dict_in_generate=True)
+        assert [c.text for c in beam_] == bundle.tokenizer.batch_decode(out.sequences, skip_special_tokens=True)
+        assert [c.score for c in beam_] == pytest.approx(out.sequences_scores.float().tolist(),
+                                                         abs=1e-4 if DEVICE == "cpu" else 5e-2)
+
+
 def test_beams_stay_with_their_input_across_buckets_and_batches(loaded):
     handler, bundle = loaded
     together = list(handler.run_inference(UNITS, bundle))  # budget 80 splits these lengths into several buckets
@@ -104,6 +124,15 @@ def test_beams_stay_with_their_input_across_buckets_and_batches(loaded):
     for b, a in zip(together, alone):
         assert [c.score for c in b] == pytest.approx([c.score for c in a], abs=1e-4)
     assert len({tuple(c.score for c in b) for b in together}) == len(UNITS)  # the beams do depend on the input
+
+
+def test_padding_sources_to_a_multiple_leaves_the_beams_alone(model_dir, loaded):
+    handler, bundle = loaded
+    padded = Seq2SeqBeamHandler(options(model_dir, pad_multiple=8, bucket_size=2))
+    plain, wide = list(handler.run_inference(UNITS, bundle)), list(padded.run_inference(UNITS, bundle))
+    assert [[c.text for c in b] for b in wide] == [[c.text for c in b] for b in plain]
+    assert [c.score for b in wide for c in b] == pytest.approx([c.score for b in plain for c in b],
+                                                               abs=1e-4 if DEVICE == "cpu" else 5e-2)
 
 
 def test_generation_is_deterministic(loaded):
