@@ -18,7 +18,7 @@ from entailgen.transforms.io import ReadInputs
 from entailgen.transforms.manifest import (MANIFEST, RUN_INFO, STAGING, StageSummary, build_manifest, count_by,
                                            fingerprint, metric_counters, read_json, write_json)
 from entailgen.transforms.report import write_report
-from entailgen.transforms.shard import WriteDeadLetters, WriteShards, join_path
+from entailgen.transforms.shard import WriteDeadLetters, WriteShards, join_path, remove_runs
 from entailgen.transforms.split import AssignSplit
 
 def _statistic(records, name: str, stat):
@@ -38,7 +38,8 @@ def build_job(p: beam.Pipeline, config: RunConfig) -> None:
     dead = (read.dead, out.dead) | "AllDead" >> beam.Flatten()
     skipped = out.skipped if out.skipped is not None else p | "NoSkipped" >> beam.Create([])
     counts = (
-        count_by((read.records, read.dead) | "AllRead" >> beam.Flatten(), "read", lambda r: r.source),
+        count_by(read.records, "read", lambda r: r.source, label="CountReadRecords"),
+        count_by(read.dead, "read", lambda d: d.source, label="CountReadDead"),
         count_by(records, "records_by_source", lambda r: r.source),
         count_by(dead, "dead_by_source", lambda d: d.source),
         count_by(dead, "dead_by_stage", lambda d: f"{d.stage}:{d.error_type}"),
@@ -108,6 +109,7 @@ def run_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = 
         "beam": beam.__version__,
     })
     FileSystems.delete([join_path(config.output, STAGING)])
+    remove_runs(config.output)
     write_report(config.output, manifest, description=family.summary)  # card + report.html; the manifest stays last
     write_json(config.output, MANIFEST, manifest)
     return manifest

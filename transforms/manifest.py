@@ -109,6 +109,9 @@ class StageSummary(beam.PTransform):
                 | "Stage" >> beam.Map(lambda _, **lists: write_json(output, STAGING, lists), **side))
 
 
-def count_by(pcoll, name: str, key) -> beam.PCollection:
-    """((name, key(x)), 1) per element, to be summed into the manifest's counts."""
-    return pcoll | f"Count{name.title()}" >> beam.Map(lambda x: ((name, key(x)), 1))
+def count_by(pcoll, name: str, key, label: str = "") -> beam.PCollection:
+    """((name, key(x)), count), summed where the elements are made (a lifted combine), so no runner buffers one
+    count per element before the manifest's totals."""
+    label = label or f"Count{name.title()}"
+    return (pcoll | label >> beam.Map(lambda x: ((name, key(x)), 1))
+            | f"{label}Sum" >> beam.CombinePerKey(sum))

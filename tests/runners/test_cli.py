@@ -34,6 +34,7 @@ def test_same_inputs_and_seed_give_byte_identical_shards_and_manifest(sample_run
     assert "manifest.json" in a and any(k.endswith(".parquet") for k in a)
     assert a.keys() == b.keys()
     assert [k for k in a if a[k] != b[k]] == []
+    assert not [p for p in one.rglob(".*")]  # no runs folder, temp or staging file left behind
 
 
 def test_manifest_lists_every_shard_with_rows_and_checksum(sample_runs):

@@ -11,7 +11,9 @@ from apache_beam.testing.util import assert_that, equal_to
 
 from entailgen.schemas.arrow import to_row
 from entailgen.schemas.records import RtePair
-from entailgen.transforms.shard import ShardConfig, WriteShards, encode_shard, shard_index, shard_path, write_shard
+from entailgen.transforms import shard
+from entailgen.transforms.shard import (RUNS, ShardConfig, WriteShards, _SpillRuns, encode_shard, line_row, read_run,
+                                        remove_runs, shard_index, shard_path, write_shard)
 from entailgen.transforms.split import AssignSplit, SplitConfig, assign_split
 
 
@@ -84,6 +86,7 @@ def test_write_shards_writes_each_non_empty_shard_and_no_temp_files(tmp_path):
             (shard_path("train", 0, 2, "parquet"), sum(shard_index(r.id, 2) == 0 for r in rows[:20])),
             (shard_path("train", 1, 2, "parquet"), sum(shard_index(r.id, 2) == 1 for r in rows[:20])),
             (test_shard, 1)]))
+    remove_runs(str(tmp_path))
     files = sorted(os.path.relpath(os.path.join(d, f), tmp_path) for d, _, fs in os.walk(tmp_path) for f in fs)
     assert files == sorted([test_shard, "train/train-00000-of-00002.parquet", "train/train-00001-of-00002.parquet"])
     assert sum(pq.read_table(tmp_path / f).num_rows for f in files) == 21
@@ -101,3 +104,48 @@ def test_rows_with_equal_ids_are_ordered_by_content():
     a, b, c = pair(1, premise="zeta", split="train"), pair(1, premise="alpha", split="train"), pair(0, split="train")
     assert [r["premise"] for r in sorted_rows([a, b, c])] == [r["premise"] for r in sorted_rows([c, b, a])] == [
         "premise 0", "alpha", "zeta"]
+
+
+def test_shards_merged_from_many_small_runs_are_the_shards_sorted_in_memory(tmp_path):
+    rows = [pair(i, split="train") for i in range(40)] + [pair(i, split="test") for i in range(40, 47)]
+    rows += [pair(3, premise="a twin of row 3", split="train")]  # equal ids: ordered by content across runs
+    config = ShardConfig(str(tmp_path / "spilled"), "parquet", 2)
+    with TestPipeline() as p:  # at most 4 rows held before a spill: every shard merges several runs
+        infos = p | beam.Create(rows) | WriteShards(config, RtePair, run_rows=4)
+        assert_that(infos | beam.Map(lambda i: i["path"]), equal_to([
+            shard_path(s, i, 2, "parquet") for s, i in {(r.split, shard_index(r.id, 2)) for r in rows}]))
+    for split, index in {(r.split, shard_index(r.id, 2)) for r in rows}:
+        relative = shard_path(split, index, 2, "parquet")
+        expected = write_shard(str(tmp_path / "in_memory"), relative, split,
+                               [r for r in rows if r.split == split and shard_index(r.id, 2) == index], RtePair,
+                               "parquet")
+        assert (tmp_path / "spilled" / relative).read_bytes() == (tmp_path / "in_memory" / relative).read_bytes()
+        assert expected["rows"] == pq.read_table(tmp_path / "spilled" / relative).num_rows
+    assert len(os.listdir(tmp_path / "spilled" / RUNS)) > 3  # several runs per shard, kept until the job ends
+    remove_runs(str(tmp_path / "spilled"))
+    assert not (tmp_path / "spilled" / RUNS).exists()
+
+
+def test_a_worker_spills_sorted_runs_and_never_holds_more_than_run_rows(tmp_path):
+    spill = _SpillRuns(ShardConfig(str(tmp_path), "parquet", 1), run_rows=5)
+    spill.start_bundle()
+    outputs = []
+    for i in reversed(range(12)):
+        outputs += list(spill.process(pair(i, split="train")))
+        assert spill.held < 5
+    assert len(outputs) == 2  # two runs of 5, spilled while processing
+    outputs += [w.value for w in spill.finish_bundle()]  # the last 2 rows, at the end of the bundle
+    runs = [path for _, path in outputs]
+    assert [key for key, _ in outputs] == [("train", 0)] * 3
+    assert [len(list(read_run(r))) for r in runs] == [5, 5, 2]
+    for r in runs:
+        ids = [line_row(line)["id"] for line in read_run(r)]
+        assert ids == sorted(ids)
+
+
+def test_parquet_shards_are_written_a_row_group_at_a_time(tmp_path, monkeypatch):
+    monkeypatch.setattr(shard, "ROW_GROUP", 4)
+    info = write_shard(str(tmp_path), "x.parquet", "train", [pair(i, split="train") for i in range(10)], RtePair,
+                       "parquet")
+    assert info["rows"] == 10 and pq.ParquetFile(tmp_path / "x.parquet").num_row_groups == 3
+    assert hashlib.sha256((tmp_path / "x.parquet").read_bytes()).hexdigest() == info["sha256"]
