@@ -46,17 +46,24 @@ class RunConfig:
 class FamilyOutput:
     """A family's outputs: records to split and shard, dead letters, the split context, and what the manifest adds.
 
+    records: one PCollection, or a list of branches made in different stages. The job splits, counts and spills each
+    branch where it is made: a local runner would hold a flatten of them whole.
     skipped: inputs left out on purpose (each with source, stage, reason), counted so nothing is lost silently.
     stats: name -> CombineFn over the split records, or a one-value PCollection; goes into the manifest's stats.
     exports: name -> PTransform over the split records yielding file infos (path, rows, sha256) for the manifest.
     """
 
-    records: beam.PCollection
+    records: beam.PCollection | list[beam.PCollection]
     dead: beam.PCollection
     context: Callable[[Any], str]
     skipped: Optional[beam.PCollection] = None
     stats: dict[str, Any] = field(default_factory=dict)
     exports: dict[str, beam.PTransform] = field(default_factory=dict)
+
+    @property
+    def branches(self) -> tuple[beam.PCollection, ...]:
+        """The records as a tuple of branches."""
+        return tuple(self.records) if isinstance(self.records, (list, tuple)) else (self.records,)
 
 
 @dataclass(frozen=True)

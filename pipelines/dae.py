@@ -143,7 +143,7 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
                 | "Label" >> LabelArcs(LabelConfig(k=opts.k, bottom=opts.bottom, level=opts.level)))
     augmented, augment_dead = augment(parsed.parsed, opts.augment, config)
     return FamilyOutput(
-        records=[labelled.examples, *augmented] | "Examples" >> beam.Flatten(),
+        records=[labelled.examples, *augmented],
         dead=[generated.dead, parsed.dead, labelled.dead, *augment_dead] | "Dead" >> beam.Flatten(),
         context=source_context,
         skipped=(not_pairs, labelled.skipped) | "Skipped" >> beam.Flatten(),

@@ -67,7 +67,7 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
     skipped = [o.skipped for name, o in outs.items() if name != "sentiment"]
     skipped.append(left_out | "LeftOut" >> beam.Flatten() | "NotSelected" >> beam.Map(_not_selected))
     return FamilyOutput(
-        records=[o.pairs for o in outs.values()] | "Pairs" >> beam.Flatten(),
+        records=[o.pairs for o in outs.values()],
         dead=[o.dead for o in outs.values()] | "Dead" >> beam.Flatten(),
         context=lambda pair: pair.premise,
         skipped=skipped | "Skipped" >> beam.Flatten(),

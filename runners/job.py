@@ -4,11 +4,11 @@ from __future__ import annotations
 import platform
 import time
 from datetime import datetime, timezone
-from typing import Optional
+from typing import Callable, Optional
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
-from apache_beam.options.pipeline_options import PipelineOptions
+from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions, StandardOptions
 
 import entailgen
 from entailgen.pipelines import get_family
@@ -21,38 +21,98 @@ from entailgen.transforms.report import write_report
 from entailgen.transforms.shard import WriteDeadLetters, WriteShards, join_path, remove_runs
 from entailgen.transforms.split import AssignSplit
 
-def _statistic(records, name: str, stat):
-    """A family statistic: a CombineFn over the split records, or a one-value PCollection it computed itself."""
+class _EachBranch(beam.PTransform):
+    """The same transform on every records branch, where the branch is made: a local runner holds a flatten of
+    branches from different stages whole."""
+
+    def __init__(self, make: Callable[[], beam.PTransform]):
+        super().__init__()
+        self.make = make
+
+    def expand(self, branches):
+        return tuple(branch | f"Branch {i}" >> self.make() for i, branch in enumerate(branches))
+
+
+class _Accumulate(beam.CombineFn):
+    """A CombineFn's accumulator over one branch, to be merged with the other branches' by _Finish."""
+
+    def __init__(self, fn: beam.CombineFn):
+        self.fn = fn
+
+    def create_accumulator(self):
+        return self.fn.create_accumulator()
+
+    def add_input(self, accumulator, element):
+        return self.fn.add_input(accumulator, element)
+
+    def merge_accumulators(self, accumulators):
+        return self.fn.merge_accumulators(accumulators)
+
+    def extract_output(self, accumulator):
+        return accumulator
+
+
+class _Finish(_Accumulate):
+    """The branches' accumulators merged, then the CombineFn's output."""
+
+    def add_input(self, accumulator, element):
+        return self.fn.merge_accumulators([accumulator, element])
+
+    def extract_output(self, accumulator):
+        return self.fn.extract_output(accumulator)
+
+
+def _statistic(branches, name: str, stat):
+    """A family statistic: a CombineFn over the split records of every branch, or a one-value PCollection it computed
+    itself."""
     if isinstance(stat, beam.pvalue.PCollection):
         return stat
-    return records | f"Stat {name}" >> beam.CombineGlobally(stat)
+    if len(branches) == 1:
+        return branches[0] | f"Stat {name}" >> beam.CombineGlobally(stat)
+    partial = [b | f"Stat {name} {i}" >> beam.CombineGlobally(_Accumulate(stat)) for i, b in enumerate(branches)]
+    return partial | f"Stat {name} branches" >> beam.Flatten() | f"Stat {name}" >> beam.CombineGlobally(_Finish(stat))
+
+
+def spreads_units(options: PipelineOptions) -> bool:
+    """Whether read units are redistributed over the workers: not on a one-worker DirectRunner, where it cannot help
+    and its shuffle would hold every input unit in the driver's memory."""
+    runner = options.view_as(StandardOptions).runner  # a name, a runner, or None for the DirectRunner
+    direct = runner is None or "direct" in str(runner).lower()
+    return not direct or options.view_as(DirectOptions).direct_num_workers != 1
 
 
 def build_job(p: beam.Pipeline, config: RunConfig) -> None:
     """Wire the whole job into p: the family's transforms between the shared read and write stages."""
     family = get_family(config.pipeline)
     read = p | "Read" >> ReadInputs(list(config.inputs), config.input_format, config.reader)
-    sources = read.records | "Distribute" >> beam.Reshuffle()  # a file is read by one worker; its units go to all
+    sources = read.records
+    if spreads_units(p.options):  # a file is read by one worker; its units go to all
+        sources = sources | "Distribute" >> beam.Reshuffle()
     out = family.build(sources, config)
-    records = out.records | "Split" >> AssignSplit(config.splits, out.context)
+    branches = out.branches | "Split" >> _EachBranch(lambda: AssignSplit(config.splits, out.context))
     dead = (read.dead, out.dead) | "AllDead" >> beam.Flatten()
     skipped = out.skipped if out.skipped is not None else p | "NoSkipped" >> beam.Create([])
     counts = (
         count_by(read.records, "read", lambda r: r.source, label="CountReadRecords"),
         count_by(read.dead, "read", lambda d: d.source, label="CountReadDead"),
-        count_by(records, "records_by_source", lambda r: r.source),
+        *(count_by(b, "records_by_source", lambda r: r.source, label=f"CountRecords {i}")
+          for i, b in enumerate(branches)),
         count_by(dead, "dead_by_source", lambda d: d.source),
         count_by(dead, "dead_by_stage", lambda d: f"{d.stage}:{d.error_type}"),
         count_by(skipped, "skipped_by_source", lambda s: s.source),
         count_by(skipped, "skipped_by_reason", lambda s: f"{s.stage}:{s.reason}"),
     ) | "AllCounts" >> beam.Flatten() | "SumCounts" >> beam.CombinePerKey(sum)
-    stats = [_statistic(records, name, stat) | f"Name {name}" >> beam.Map(lambda v, n=name: (n, v))
+    stats = [_statistic(branches, name, stat) | f"Name {name}" >> beam.Map(lambda v, n=name: (n, v))
              for name, stat in sorted(out.stats.items())]
     stats = (stats or [p | "NoStats" >> beam.Create([])]) | "AllStats" >> beam.Flatten()
-    exports = [records | f"Export {name}" >> export for name, export in sorted(out.exports.items())]
-    exports = (exports or [p | "NoExports" >> beam.Create([])]) | "AllExports" >> beam.Flatten()
+    if out.exports:  # an export needs every record in one PCollection
+        records = branches | "Records" >> beam.Flatten()
+        exports = [records | f"Export {name}" >> export for name, export in sorted(out.exports.items())]
+    else:
+        exports = [p | "NoExports" >> beam.Create([])]
+    exports = exports | "AllExports" >> beam.Flatten()
     {
-        "shards": records | "Shards" >> WriteShards(config.shards, family.record_type),
+        "shards": branches | "Shards" >> WriteShards(config.shards, family.record_type),
         "dead_letters": dead | "DeadLetters" >> WriteDeadLetters(config.shards),
         "counts": counts,
         "stats": stats,

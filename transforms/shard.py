@@ -234,7 +234,8 @@ class _SpillRuns(beam.DoFn):
 
 
 class WriteShards(beam.PTransform):
-    """Split-tagged records -> one file per non-empty (split, shard); yields shard infos for the manifest.
+    """Split-tagged records (one PCollection or a tuple of branches) -> one file per non-empty (split, shard); yields
+    shard infos for the manifest.
 
     Rows are never grouped: workers spill sorted runs of at most run_rows rows and only run names are shuffled, then
     each shard is a streaming merge of its runs, so writing holds no shard whole however large the dataset. Call
@@ -248,8 +249,9 @@ class WriteShards(beam.PTransform):
 
     def expand(self, records):
         c, n = self.config, self.config.num_shards
-        return (records
-                | "Spill" >> beam.ParDo(_SpillRuns(c, self.run_rows))
+        branches = records if isinstance(records, (tuple, list)) else (records,)  # spilled where each is made
+        return ([b | f"Spill {i}" >> beam.ParDo(_SpillRuns(c, self.run_rows)) for i, b in enumerate(branches)]
+                | "AllRuns" >> beam.Flatten()
                 | "Runs" >> beam.GroupByKey()
                 | "Merge" >> beam.MapTuple(lambda key, runs: merge_runs(
                     c.output, shard_path(key[0], key[1], n, c.format), key[0], runs, self.record_type, c.format)))

@@ -94,7 +94,7 @@ def staged_files(dataflow_job) -> dict[str, str]:
 def test_every_family_translates_and_stages_for_dataflow(pipeline):
     dataflow_job = dry_run_job(pipeline, "gs://my-bucket/out")
     names = {t.unique_name for t in dataflow_job.proto_pipeline.components.transforms.values()}
-    assert {"Read", "Split", "Shards", "Shards/Spill", "Shards/Merge", "DeadLetters", "DeadLetters/Write",
+    assert {"Read", "Split", "Shards", "Shards/Spill 0", "Shards/Merge", "DeadLetters", "DeadLetters/Write",
             "Stage"} <= names
     if pipeline in ("parse", "dae"):
         assert "Parse" in names or any(n.endswith("/Parse") for n in names)

@@ -22,3 +22,18 @@ def test_recast_with_two_worker_processes_is_byte_identical(tmp_path):
     assert "manifest.json" in one and sum(k.endswith(".parquet") for k in one) == 7  # 3 splits x 2 + dead letters
     assert one.keys() == two.keys()
     assert [k for k in one if one[k] != two[k]] == []
+
+
+@pytest.mark.parametrize("args, spread", [
+    ([], False),  # the in-process DirectRunner: one worker, nothing to spread over
+    (["--runner=DirectRunner", "--direct_num_workers=1"], False),
+    (["--direct_running_mode=multi_processing", "--direct_num_workers=2"], True),
+    (["--direct_num_workers=0"], True),  # as many workers as cores
+    (["--runner=DataflowRunner"], True),
+])
+def test_read_units_are_redistributed_only_where_there_are_workers_to_spread_over(args, spread):
+    from apache_beam.options.pipeline_options import PipelineOptions
+
+    from entailgen.runners.job import spreads_units
+
+    assert spreads_units(PipelineOptions(args)) is spread
