@@ -4,7 +4,7 @@ from __future__ import annotations
 import platform
 import time
 from datetime import datetime, timezone
-from typing import Callable, Optional
+from typing import Optional
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
@@ -14,6 +14,7 @@ import entailgen
 from entailgen.pipelines import get_family
 from entailgen.pipelines.base import RunConfig
 from entailgen.runners.dataflow import check_cloud_paths, dataflow_args, dry_run, is_dry_run, needs_gpu
+from entailgen.transforms.branches import CombineBranches, EachBranch
 from entailgen.transforms.io import ReadInputs
 from entailgen.transforms.manifest import (MANIFEST, RUN_INFO, STAGING, StageSummary, build_manifest, count_by,
                                            fingerprint, metric_counters, read_json, write_json)
@@ -21,56 +22,13 @@ from entailgen.transforms.report import write_report
 from entailgen.transforms.shard import WriteDeadLetters, WriteShards, join_path, remove_runs
 from entailgen.transforms.split import AssignSplit
 
-class _EachBranch(beam.PTransform):
-    """The same transform on every records branch, where the branch is made: a local runner holds a flatten of
-    branches from different stages whole."""
-
-    def __init__(self, make: Callable[[], beam.PTransform]):
-        super().__init__()
-        self.make = make
-
-    def expand(self, branches):
-        return tuple(branch | f"Branch {i}" >> self.make() for i, branch in enumerate(branches))
-
-
-class _Accumulate(beam.CombineFn):
-    """A CombineFn's accumulator over one branch, to be merged with the other branches' by _Finish."""
-
-    def __init__(self, fn: beam.CombineFn):
-        self.fn = fn
-
-    def create_accumulator(self):
-        return self.fn.create_accumulator()
-
-    def add_input(self, accumulator, element):
-        return self.fn.add_input(accumulator, element)
-
-    def merge_accumulators(self, accumulators):
-        return self.fn.merge_accumulators(accumulators)
-
-    def extract_output(self, accumulator):
-        return accumulator
-
-
-class _Finish(_Accumulate):
-    """The branches' accumulators merged, then the CombineFn's output."""
-
-    def add_input(self, accumulator, element):
-        return self.fn.merge_accumulators([accumulator, element])
-
-    def extract_output(self, accumulator):
-        return self.fn.extract_output(accumulator)
-
 
 def _statistic(branches, name: str, stat):
     """A family statistic: a CombineFn over the split records of every branch, or a one-value PCollection it computed
     itself."""
     if isinstance(stat, beam.pvalue.PCollection):
         return stat
-    if len(branches) == 1:
-        return branches[0] | f"Stat {name}" >> beam.CombineGlobally(stat)
-    partial = [b | f"Stat {name} {i}" >> beam.CombineGlobally(_Accumulate(stat)) for i, b in enumerate(branches)]
-    return partial | f"Stat {name} branches" >> beam.Flatten() | f"Stat {name}" >> beam.CombineGlobally(_Finish(stat))
+    return branches | f"Stat {name}" >> CombineBranches(stat)
 
 
 def spreads_units(options: PipelineOptions) -> bool:
@@ -89,7 +47,7 @@ def build_job(p: beam.Pipeline, config: RunConfig) -> None:
     if spreads_units(p.options):  # a file is read by one worker; its units go to all
         sources = sources | "Distribute" >> beam.Reshuffle()
     out = family.build(sources, config)
-    branches = out.branches | "Split" >> _EachBranch(lambda: AssignSplit(config.splits, out.context))
+    branches = out.branches | "Split" >> EachBranch(lambda: AssignSplit(config.splits, out.context))
     dead = (read.dead, out.dead) | "AllDead" >> beam.Flatten()
     skipped = out.skipped if out.skipped is not None else p | "NoSkipped" >> beam.Create([])
     counts = (
