@@ -7,6 +7,7 @@ num_return_sequences = k.
 """
 from __future__ import annotations
 
+import copy
 import os
 import tempfile
 from dataclasses import dataclass
@@ -117,18 +118,19 @@ def length_buckets(lengths: Sequence[int], k: int, max_new_tokens: int, batch_to
     return buckets
 
 
-def beam_scores(bundle: Seq2SeqModel, features, sequences, k: int, chunk: int = 1024) -> list[float]:
+def beam_scores(bundle: Seq2SeqModel, encoded, mask, sequences, k: int, chunk: int = 1024) -> list[float]:
     """Each returned sequence's beam score (sum of its token log-probs over length ** length_penalty), in one
     teacher-forced pass: asking generate for it (output_scores) keeps a vocabulary-wide score tensor for every step,
     which at large batches fills the GPU. Raw model log-probs: logits processors (forced BOS, repetition penalty) are
-    not replayed, so with those the score can differ from generate's, never the beam order."""
+    not replayed, so with those the score can differ from generate's, never the beam order. encoded is the encoder
+    output generate already used, so the sources are not encoded twice."""
     import torch
 
     model, config = bundle.model, bundle.model.generation_config
     eos_id = config.eos_token_id if config.eos_token_id is not None else model.config.eos_token_id
     length_penalty = 1.0 if config.length_penalty is None else config.length_penalty  # generate's own default
-    hidden = model.get_encoder()(**features).last_hidden_state.repeat_interleave(k, 0)
-    mask = features["attention_mask"].repeat_interleave(k, 0)
+    hidden = encoded.last_hidden_state.repeat_interleave(k, 0)
+    mask = mask.repeat_interleave(k, 0)
     tokens = sequences[:, 1:]  # after the decoder start token
     eos = torch.isin(tokens, torch.tensor(eos_id, device=tokens.device).reshape(-1))
     counted = (eos.cumsum(1) - eos.int()) == 0  # up to and including the first eos
@@ -158,9 +160,11 @@ def generate_beams(bundle: Seq2SeqModel, units: Sequence[SourceText],
         features = tokenizer.pad({"input_ids": [ids[i] for i in bucket]}, pad_to_multiple_of=options.pad_multiple,
                                  return_tensors="pt").to(bundle.device)
         with torch.inference_mode():
-            sequences = bundle.model.generate(**features, num_beams=k, num_return_sequences=k, do_sample=False,
+            encoded = bundle.model.get_encoder()(**features)
+            sequences = bundle.model.generate(**features, encoder_outputs=copy.copy(encoded),  # it expands its copy
+                                              num_beams=k, num_return_sequences=k, do_sample=False,
                                               max_new_tokens=options.max_new_tokens)
-            scores = beam_scores(bundle, features, sequences, k)
+            scores = beam_scores(bundle, encoded, features["attention_mask"], sequences, k)
         texts = tokenizer.batch_decode(sequences, skip_special_tokens=True)
         for row, i in enumerate(bucket):
             beams[i] = [Candidate(units[i].source_id, normalise(texts[row * k + r]), r + 1, scores[row * k + r],
