@@ -208,6 +208,9 @@ class _SpillRuns(beam.DoFn):
     def __init__(self, config: ShardConfig, run_rows: int):
         self.config, self.run_rows = config, run_rows
 
+    def setup(self):
+        _ensure_dir(join_path(self.config.output, RUNS))
+
     def start_bundle(self):
         self.buffers: dict[tuple[str, int], list[str]] = defaultdict(list)
         self.held = 0
@@ -225,7 +228,6 @@ class _SpillRuns(beam.DoFn):
     def spill(self) -> Iterator[tuple[tuple[str, int], str]]:
         for key in sorted(self.buffers):
             path = join_path(self.config.output, f"{RUNS}/{key[0]}-{key[1]:05d}-{uuid.uuid4().hex}.txt")
-            _ensure_dir(FileSystems.split(path)[0])
             with FileSystems.create(path) as f:  # a unique name no one reads unless this bundle succeeds
                 f.write("".join(line + "\n" for line in sorted(self.buffers[key])).encode("utf-8"))
             yield key, path

@@ -128,6 +128,7 @@ def test_shards_merged_from_many_small_runs_are_the_shards_sorted_in_memory(tmp_
 
 def test_a_worker_spills_sorted_runs_and_never_holds_more_than_run_rows(tmp_path):
     spill = _SpillRuns(ShardConfig(str(tmp_path), "parquet", 1), run_rows=5)
+    spill.setup()
     spill.start_bundle()
     outputs = []
     for i in reversed(range(12)):
