@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -19,6 +18,8 @@ import zipfile
 from pathlib import Path
 
 from entailgen.runners.cli import main as entailgen
+
+from host import describe  # bench/host.py, beside this script
 
 SPLITS = ("train", "dev", "test")
 MEMBER = "decomp/data/2.0/normalized/sentence/uds-ewt-sentences-{}-normalized.json"
@@ -62,8 +63,7 @@ def main() -> None:
         manifest = json.loads(Path(out, "manifest.json").read_text())
     audit = manifest["stats"]["audit"]["factuality"]
     total = manifest["counts"]["total"]
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, python "
-          f"{platform.python_version()}")
+    print(describe())
     print(f"UDS 2.0 factuality: {total['read']} predicates read, {total['skipped']} ambiguous (skipped), "
           f"{total['dead_letters']} dead letters, {total['written']} pairs, {seconds:.0f} s")
     print(f"test pairs: {audit['n_test']}, train pairs: {audit['n_train']}, labels {audit['label_counts']}")

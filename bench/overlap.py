@@ -28,6 +28,8 @@ from entailgen.transforms.arcs import extract_arcs
 from entailgen.transforms.augment.overlap import (
     NearestOverlap, OverlapOptions, member, nearest_by_brute_force, overlap)
 
+from host import describe  # bench/host.py, beside this script
+
 
 CHUNK = 1000
 
@@ -118,8 +120,7 @@ def main():
     args = parser.parse_args()
     options = OverlapOptions(blocking_keys=args.blocking_keys, max_block=args.max_block)
 
-    print(f"machine: {platform.node()} | {platform.platform()} | {platform.processor() or platform.machine()} | "
-          f"{os.cpu_count()} cpus | python {platform.python_version()} | apache-beam {beam.__version__}")
+    print(describe(platform.platform()))
     print(f"options: {options}")
     per_sentence = {}
     for n in args.sizes:

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import random
 import sys
 import tempfile
 import time
+
+from host import describe  # bench/host.py, beside this script
 
 SUBJECTS = ["The committee", "A young farmer", "Our neighbours", "The new manager", "Several students", "The company",
             "My grandmother", "The local council", "A spokesman for the union", "The researchers", "Two tourists"]
@@ -74,8 +75,7 @@ def main() -> None:
         ours = min(pipeline(path, os.path.join(tmp, f"out{i}")) for i in range(opts.repeat))
     import spacy
 
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, python "
-          f"{platform.python_version()}, spaCy {spacy.__version__}")
+    print(describe(f"spaCy {spacy.__version__}"))
     print(f"sentences: {opts.n} (best of {opts.repeat}, model load included on both sides)")
     print(f"plain nlp.pipe:          {opts.n / base:8.1f} sentences/s ({base:.2f} s)")
     print(f"entailgen run parse:     {opts.n / ours:8.1f} sentences/s ({ours:.2f} s)")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import subprocess
 import sys
@@ -19,11 +18,12 @@ import tempfile
 import time
 from pathlib import Path
 
-import apache_beam as beam
 
 from entailgen.pipelines import get_family
 from entailgen.runners.cli import SAMPLES
 from entailgen.transforms.io import detect_format
+
+from host import describe  # bench/host.py, beside this script
 
 LINE_FORMATS = {"text", "paraphrase-tsv", "sentiment-uci", "nli-jsonl", "factuality-jsonl", "paraphrase-jsonl",
                 "text-jsonl"}
@@ -141,16 +141,6 @@ def run_once(pipeline: str, inputs: list[str], output: str, workers: int, num_sh
             "driver_mib": peak_driver / 1024, **total}
 
 
-def machine() -> str:
-    """CPU model, cores, memory, load at start and versions: the context every figure below depends on."""
-    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                  if line.startswith("model name")), platform.machine())
-    mem = _kib("/proc/meminfo", "MemTotal:") / 1024 ** 2
-    load = Path("/proc/loadavg").read_text().split()[0]
-    return (f"machine: {model}, {os.cpu_count()} cores, {mem:.1f} GiB RAM, load average {load} at start; "
-            f"python {platform.python_version()}, Apache Beam {beam.__version__}, DirectRunner multi_processing")
-
-
 def main() -> None:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("pipeline")
@@ -162,7 +152,7 @@ def main() -> None:
     opts = args.parse_args()
     n = opts.n or BIG_DEFAULT.get(opts.pipeline, 10_000)
     sizes = opts.sizes or [n, 10 * n]
-    print(machine())
+    print(describe("DirectRunner multi_processing"))
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         for size in sizes:
