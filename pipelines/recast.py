@@ -136,7 +136,8 @@ FAMILY = Family(
     samples=("conll2003.txt", "uds_factuality.json", "factuality.jsonl",
              "amazon_cells_labelled.txt", "imdb_labelled.txt", "yelp_labelled.txt", "relation.txt"),
     build=build,
-    summary="NER / factuality / sentiment annotations and KG relations -> recast RTE pairs, with a hypothesis-only audit",
+    summary="NER / factuality / sentiment annotations and KG relations -> recast RTE pairs, with a hypothesis-only "
+            "audit",
     add_arguments=add_arguments,
     options=options,
 )

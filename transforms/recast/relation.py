@@ -1,6 +1,7 @@
 """Relation recast by distant supervision (Mintz et al. 2009; Goodrich et al. 2019 §3; the DNC's KG relations): an
 entity pair in a sentence whose triple the KB holds gives an entailed "X <relation phrase> Y ." hypothesis, the same
-pair with a relation the KB does not hold a not-entailed one, and pairs the KB knows nothing of (r0) capped negatives."""
+pair with a relation the KB does not hold a not-entailed one, and pairs the KB knows nothing of (r0) a capped number
+of not-entailed ones."""
 from __future__ import annotations
 
 import dataclasses
