@@ -23,12 +23,16 @@ def dnc_label(item: dict) -> str:
     return label
 
 
-def dnc_pair(item: object, source: str, index: str, config: ReaderConfig) -> DncPair:
-    """context, hypothesis, label (+ binary-label, type-of-inference); the source id is the pair-id when present."""
+def item_id(source: str, item: object, index: str) -> str:
+    """The source id of an item: its pair-id, else its 0-based position in brackets ("kg.json:[3]")."""
+    pair_id = item.get("pair-id") if isinstance(item, dict) else None
+    return unit_id(source, f"[{index}]" if pair_id is None else checked_token(str(pair_id), "pair-id"))
+
+
+def dnc_pair(item: object, source_id: str, source: str, config: ReaderConfig) -> DncPair:
+    """context, hypothesis, label (+ binary-label, type-of-inference)."""
     if not isinstance(item, dict):
         raise Reject("NotAnObject", f"a JSON {type(item).__name__}, not an object")
-    pair_id = item.get("pair-id")
-    source_id = unit_id(source, index if pair_id is None else checked_token(str(pair_id), "pair-id"))
     kind = item.get("type-of-inference")
     return DncPair(source_id, source,
                    context=checked_text(field(item, "context"), "context", config),
@@ -40,11 +44,13 @@ def dnc_pair(item: object, source: str, index: str, config: ReaderConfig) -> Dnc
 def read_dnc_json(chunks: Iterable[bytes], source: str, config: ReaderConfig = ReaderConfig()) -> Iterator:
     """A DncPair or DeadLetter per item of a DNC data file, streamed (the KG relations file is large)."""
     for member in array_items(chunks, config.max_unit_chars):
-        where = member.key if member.key is not None else f"@{member.offset}"
+        where = f"[{member.key}]" if member.key is not None else f"@{member.offset}"  # a break: its offset
         if member.error is not None:
             yield dead(source, unit_id(source, where), member.error, member.raw)
             continue
+        source_id = unit_id(source, where)
         try:
-            yield dnc_pair(member.value, source, member.key, config)
+            source_id = item_id(source, member.value, member.key)
+            yield dnc_pair(member.value, source_id, source, config)
         except Reject as reject:
-            yield dead(source, unit_id(source, where), reject, member.raw)
+            yield dead(source, source_id, reject, member.raw)
