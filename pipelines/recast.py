@@ -134,7 +134,8 @@ FAMILY = Family(
     name="recast",
     record_type=RtePair,
     samples=("conll2003.txt", "uds_factuality.json", "factuality.jsonl",
-             "amazon_cells_labelled.txt", "imdb_labelled.txt", "yelp_labelled.txt", "relation.txt"),
+             "amazon_cells_labelled.txt", "imdb_labelled.txt", "yelp_labelled.txt", "relation.txt",
+             "recast_kg_relations_data.json"),
     build=build,
     summary="NER / factuality / sentiment annotations and KG relations -> recast RTE pairs, with a hypothesis-only "
             "audit",

@@ -29,7 +29,7 @@ def test_every_input_unit_is_recast_skipped_or_dead(recast):
         assert read == len(recast_units[source]) + skipped + dead, source
     assert set(counts["read"]) == {"conll2003.txt", "uds_factuality.json", "factuality.jsonl",
                                    "amazon_cells_labelled.txt", "imdb_labelled.txt", "yelp_labelled.txt",
-                                   "relation.txt"}
+                                   "relation.txt", "recast_kg_relations_data.json"}
     assert counts["skipped_by_reason"]["recast_factuality:AmbiguousValue"] > 0
 
 

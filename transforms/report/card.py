@@ -21,6 +21,7 @@ SAMPLE_LICENCES = {
     "factuality.jsonl": "cc0-1.0", "gmb.csv": "cc0-1.0", "imdb_labelled.txt": "cc0-1.0", "nli.jsonl": "cc0-1.0",
     "paraphrase.jsonl": "cc0-1.0", "paraphrase.tsv": "cc0-1.0", "sentiment.csv": "cc0-1.0", "text.txt": "cc0-1.0",
     "uds_factuality.json": "cc-by-sa-4.0", "yelp_labelled.txt": "cc0-1.0", "relation.txt": "cc0-1.0",
+    "recast_kg_relations_data.json": "cc0-1.0", "kb.tsv": "cc0-1.0",
 }
 # Corpora whose licence is settled, by a substring of the file name; any other input is 'unknown'.
 SOURCE_PATTERNS = (("uds", "cc-by-sa-4.0"), ("ewt", "cc-by-sa-4.0"), ("snli", "cc-by-sa-4.0"), ("anli", "cc-by-nc-4.0"))
