@@ -62,6 +62,8 @@ def options(args) -> RecastOptions:
     unknown = sorted(set(phenomena) - set(PHENOMENA))
     if unknown or not phenomena:
         raise ValueError(f"--phenomena takes {', '.join(PHENOMENA)}; got {args.phenomena!r}")
+    if "relation" not in phenomena and (args.kb or args.relation_templates):
+        raise ValueError("--kb and --relation-templates are for --phenomena relation")
     if "relation" in phenomena:
         if not kb:
             raise ValueError("--phenomena relation needs --kb FILE (KB triples) or --sample")
@@ -70,7 +72,10 @@ def options(args) -> RecastOptions:
         for flag, path in (("--kb", kb), ("--relation-templates", args.relation_templates)):
             if path and not FileSystems.exists(path):
                 raise ValueError(f"{flag}: file not found: {path}")
-        load_kb(kb, load_templates(args.relation_templates))  # a bad line fails here, named, before any work
+        try:
+            load_kb(kb, load_templates(args.relation_templates))  # a bad line fails here, named, before any work
+        except OSError as error:  # a directory, no permission: one line, not a traceback
+            raise ValueError(f"cannot read the KB or templates: {error}")
     return RecastOptions(phenomena, args.factuality_threshold, args.export == "dnc", kb if "relation" in phenomena
                          else None, args.relation_templates, args.negatives_per_sentence)
 
