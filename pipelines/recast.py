@@ -2,6 +2,7 @@
 supervision over a corpus) -> RtePair shards + audit."""
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,6 +15,7 @@ from entailgen.pipelines.base import Family, FamilyOutput, RunConfig
 from entailgen.schemas.records import RtePair
 from entailgen.schemas.sources import DncPair, FactualityAnnotation, NerSentence, Review, SourceText
 from entailgen.transforms.audit import AuditFn
+from entailgen.transforms.manifest import fingerprint
 from entailgen.schemas.records import Skipped
 from entailgen.transforms.recast.dnc import WriteDnc
 from entailgen.transforms.recast.factuality import FactualityConfig, RecastFactuality
@@ -39,6 +41,7 @@ class RecastOptions:
     kb: Optional[str] = None
     relation_templates: Optional[str] = None
     negatives_per_sentence: int = 1
+    kb_sha256: Optional[str] = None  # the KB's content, so the manifest (and a refresh's version) follow it
 
 
 def add_arguments(group) -> None:
@@ -55,6 +58,25 @@ def add_arguments(group) -> None:
                        help="relation: at most N not-entailed pairs per sentence from pairs the KB holds nothing for")
 
 
+def _relation_options(args, kb: Optional[str]) -> dict:
+    """The relation recast's options, checked: the KB and templates are read once here, so a bad line is a usage
+    error naming it before any work starts."""
+    if not kb:
+        raise ValueError("--phenomena relation needs --kb FILE (KB triples) or --sample")
+    if args.negatives_per_sentence < 0:
+        raise ValueError(f"--negatives-per-sentence must be >= 0; got {args.negatives_per_sentence}")
+    for flag, path in (("--kb", kb), ("--relation-templates", args.relation_templates)):
+        if path and not FileSystems.exists(path):
+            raise ValueError(f"{flag}: file not found: {path}")
+    try:
+        load_kb(kb, load_templates(args.relation_templates))
+        kb_sha256 = fingerprint(kb)["sha256"]
+    except OSError as error:  # a directory, no permission: one line, not a traceback
+        raise ValueError(f"cannot read the KB or templates: {error}")
+    return {"kb": kb, "relation_templates": args.relation_templates,
+            "negatives_per_sentence": args.negatives_per_sentence, "kb_sha256": kb_sha256}
+
+
 def options(args) -> RecastOptions:
     kb = args.kb or (SAMPLE_KB if getattr(args, "sample", False) else None)
     default = ANNOTATED + ("relation",) if kb else ANNOTATED
@@ -62,22 +84,12 @@ def options(args) -> RecastOptions:
     unknown = sorted(set(phenomena) - set(PHENOMENA))
     if unknown or not phenomena:
         raise ValueError(f"--phenomena takes {', '.join(PHENOMENA)}; got {args.phenomena!r}")
-    if "relation" not in phenomena and (args.kb or args.relation_templates):
-        raise ValueError("--kb and --relation-templates are for --phenomena relation")
+    chosen = RecastOptions(phenomena, args.factuality_threshold, args.export == "dnc")
     if "relation" in phenomena:
-        if not kb:
-            raise ValueError("--phenomena relation needs --kb FILE (KB triples) or --sample")
-        if args.negatives_per_sentence < 0:
-            raise ValueError(f"--negatives-per-sentence must be >= 0; got {args.negatives_per_sentence}")
-        for flag, path in (("--kb", kb), ("--relation-templates", args.relation_templates)):
-            if path and not FileSystems.exists(path):
-                raise ValueError(f"{flag}: file not found: {path}")
-        try:
-            load_kb(kb, load_templates(args.relation_templates))  # a bad line fails here, named, before any work
-        except OSError as error:  # a directory, no permission: one line, not a traceback
-            raise ValueError(f"cannot read the KB or templates: {error}")
-    return RecastOptions(phenomena, args.factuality_threshold, args.export == "dnc", kb if "relation" in phenomena
-                         else None, args.relation_templates, args.negatives_per_sentence)
+        return dataclasses.replace(chosen, **_relation_options(args, kb))
+    if args.kb or args.relation_templates:
+        raise ValueError("--kb and --relation-templates are for --phenomena relation")
+    return chosen
 
 
 def _phenomenon(record) -> str:
