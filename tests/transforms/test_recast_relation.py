@@ -122,6 +122,16 @@ def test_no_relation_pairs_are_capped_per_sentence():
     assert first == recast_relation(three, PRIOR, RelationConfig(TEMPLATES, 2, seed=3))
 
 
+def test_mention_spans_index_the_premise_even_where_tokens_do_not_spell_the_text():
+    # Stanza splits "Russia's" into words that do not spell the text: the premise becomes the tokens' spelling.
+    words = sentence("Kazakhstan/GPE borders Russia/GPE 's east .")
+    odd = ParsedSentence(words.id, "Kazakhstan borders Russia's east.", words.tokens, [], "hand", "t", "t:1")
+    found = mention_pairs(odd, KB)
+    assert found.text == "Kazakhstan borders Russia 's east."
+    assert [found.text[m.start:m.end] for m in found.mentions] == ["Kazakhstan", "Russia"]
+    assert mention_pairs(KAZAKHSTAN, KB).text == KAZAKHSTAN.text
+
+
 def test_sentences_without_two_entities_are_skipped():
     assert recast_relation(mention_pairs(sentence("Russia/GPE is large ."), KB), PRIOR,
                            RelationConfig(TEMPLATES)).reason == "FewerThanTwoMentions"

@@ -203,6 +203,13 @@ def _offsets(tokens: list[Token]) -> list[int]:
     return offsets
 
 
+def spelled(sentence: ParsedSentence) -> str:
+    """The premise: the sentence's text, or where its tokens spell it otherwise (Stanza's multi-word tokens), their
+    spelling, so mention spans always index the premise."""
+    text = "".join(t.text + (" " if t.space_after else "") for t in sentence.tokens).rstrip()
+    return sentence.text if text == sentence.text else text
+
+
 def _lookup(kb: KnowledgeBase, text: str) -> tuple[str, ...]:
     """The KB entities an exact (normalised) name stands for; a leading 'the' of a spaCy span may be dropped."""
     key = normalise(text)
@@ -211,7 +218,7 @@ def _lookup(kb: KnowledgeBase, text: str) -> tuple[str, ...]:
 
 def entity_mentions(sentence: ParsedSentence, kb: KnowledgeBase) -> list[EntityMention]:
     """spaCy entity spans plus exact KB alias matches, longest first without overlaps, in text order."""
-    tokens, text = sentence.tokens, sentence.text
+    tokens, text = sentence.tokens, spelled(sentence)
     offsets = _offsets(tokens)
     ends = [o + len(t.text) for o, t in zip(offsets, tokens)]
     candidates: dict[tuple[int, int], tuple[str, tuple[str, ...]]] = {}  # token span -> (type, entities)
@@ -249,7 +256,7 @@ def mention_pairs(sentence: ParsedSentence, kb: KnowledgeBase) -> RelationSenten
     mentions = entity_mentions(sentence, kb)
     pairs = tuple(MentionPair(a, b, kb.held(a.entities, b.entities)) for a in mentions for b in mentions
                   if a is not b and set(a.keys).isdisjoint(b.keys))
-    return RelationSentence(sentence.source, sentence.source_id, sentence.text, tuple(mentions), pairs)
+    return RelationSentence(sentence.source, sentence.source_id, spelled(sentence), tuple(mentions), pairs)
 
 
 @dataclass(frozen=True)
