@@ -123,6 +123,7 @@ class RtePair:
     kind: str = "original"
     phrase: Optional[str] = None  # the dialogue phrase prepended, for kind == "dialogue"
     split: Optional[str] = None
+    provenance: Optional[str] = None  # JSON: how the label was made (relation recast: KB triple, mention spans)
 
 
 @dataclass(frozen=True)

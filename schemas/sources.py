@@ -69,3 +69,15 @@ class NliPair:
     hypothesis: str
     label: str
     dataset_id: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class DncPair:
+    """A pair of the Diverse NLI Collection's JSON (e.g. recast_kg_relations): context, hypothesis, 2-way label."""
+
+    source_id: str
+    source: str
+    context: str
+    hypothesis: str
+    label: str  # entailed / not-entailed
+    type_of_inference: str = ""

@@ -28,7 +28,8 @@ def test_every_input_unit_is_recast_skipped_or_dead(recast):
         dead = counts.get("dead_by_source", {}).get(source, 0)
         assert read == len(recast_units[source]) + skipped + dead, source
     assert set(counts["read"]) == {"conll2003.txt", "uds_factuality.json", "factuality.jsonl",
-                                   "amazon_cells_labelled.txt", "imdb_labelled.txt", "yelp_labelled.txt"}
+                                   "amazon_cells_labelled.txt", "imdb_labelled.txt", "yelp_labelled.txt",
+                                   "relation.txt", "recast_kg_relations_data.json"}
     assert counts["skipped_by_reason"]["recast_factuality:AmbiguousValue"] > 0
 
 
@@ -40,7 +41,8 @@ def test_one_premise_never_spans_two_splits_and_pairs_are_balanced(recast):
     assert all(len(s) == 1 for s in splits.values())
     labels = defaultdict(int)
     for r in rows:
-        labels[r["label"]] += 1
+        if r["phenomenon"] != "relation":  # relation pairs: entailed per KB triple, not-entailed also from r0 pairs
+            labels[r["label"]] += 1
     assert labels["entailed"] == labels["not-entailed"]
 
 
@@ -59,7 +61,7 @@ def test_thesis_examples_are_in_the_output(recast):
 def test_audit_and_dnc_export_are_in_the_manifest(recast):
     out, manifest, rows = recast
     audit = manifest["stats"]["audit"]
-    assert set(audit) == {"ner", "factuality", "sentiment"}
+    assert set(audit) == {"ner", "factuality", "sentiment", "relation"}
     # Both hypotheses share premise and speaker, so a hypothesis-only model can only learn "liked" -> one label:
     # it scores the test set's share of positive (or negative) reviews, which is 50 on balanced data.
     test = [r for r in rows if r["phenomenon"] == "sentiment" and r["split"] == "test"]

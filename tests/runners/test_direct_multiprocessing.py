@@ -1,5 +1,7 @@
 """Local scale: the DirectRunner's multi-processing mode builds the same bytes as the in-process run (recast family;
 the parse family is covered in test_cli.py)."""
+import json
+
 import pytest
 
 from entailgen.pipelines import available
@@ -20,6 +22,8 @@ def test_recast_with_two_worker_processes_is_byte_identical(tmp_path):
                           "--direct_running_mode=multi_processing", "--direct_num_workers=2"]) == 0
     one, two = files(tmp_path / "one"), files(tmp_path / "two")
     assert "manifest.json" in one and sum(k.endswith(".parquet") for k in one) == 7  # 3 splits x 2 + dead letters
+    # --sample recasts relations too (samples/kb.tsv): its seeded draws and side-input prior are covered here.
+    assert set(json.loads(one["manifest.json"])["stats"]["audit"]) == {"ner", "factuality", "sentiment", "relation"}
     assert one.keys() == two.keys()
     assert [k for k in one if one[k] != two[k]] == []
 

@@ -9,6 +9,7 @@ from typing import Callable, Iterable, Iterator
 from apache_beam.io.filesystems import FileSystems
 
 from entailgen.transforms.io.base import ReaderConfig
+from entailgen.transforms.io.dnc import read_dnc_json
 from entailgen.transforms.io.ner import TAG, read_conll2003, read_gmb
 from entailgen.transforms.io.nli import read_nli_jsonl
 from entailgen.transforms.io.paraphrase import read_paraphrase_jsonl, read_paraphrase_tsv
@@ -30,8 +31,9 @@ FORMATS: dict[str, Reader] = {
     "sentiment-uci": read_sentiment_uci,
     "sentiment-csv": read_sentiment_csv,
     "nli-jsonl": read_nli_jsonl,
+    "dnc-json": read_dnc_json,
 }
-CHUNKED = frozenset({"uds-json"})  # fed fixed-size byte chunks, not lines (the UDS file is a single 200 MB line)
+CHUNKED = frozenset({"uds-json", "dnc-json"})  # fed fixed-size byte chunks, not lines (the UDS file is a single 200 MB line)
 COMPRESSED = (".gz", ".bz2", ".deflate", ".zst", ".lzma")  # Beam's FileSystems.open decompresses these
 PEEK_BYTES = 1 << 16
 
@@ -80,7 +82,7 @@ def detect_format_of(name: str, head: bytes) -> str:
             raise ValueError(f"cannot tell the format of {name}: JSON lines with fields {fields[:8]}; "
                              "want sentence1/premise (nli), predicate_index (factuality), gold (paraphrase) or text")
     if ext == ".json":
-        return "uds-json"
+        return "dnc-json" if line.startswith("[") else "uds-json"
     if ext == ".csv":
         names = _csv_names(line)
         if any(n.startswith("sentence") for n in names) and "word" in names and "tag" in names:

@@ -214,3 +214,34 @@ def data_members(chunks: Iterable[bytes], max_chars: int, name: str = "data") ->
         yield window.broken("data after the end of the JSON object")
     elif not found:
         yield Member(None, None, "", 0, Reject("MissingField", f"no {name!r} object in the file"))
+
+
+def array_items(chunks: Iterable[bytes], max_chars: int) -> Iterator[Member]:
+    """Items of a top-level JSON array (the DNC's data files), one at a time; the key is the 0-based index."""
+    window = _Window(chunks, max_chars)
+    if not window.peek():
+        return
+    if not window.expect("["):
+        yield window.broken("expected a JSON array")
+        return
+    index = 0
+    while not window.expect("]"):
+        offset = window.offset
+        value, raw, error, ended = window.value()
+        if error is not None:
+            why = error if ended else "unterminated: the file ends inside it"
+            yield Member(str(index), None, clean(raw), offset, Reject("MalformedJson", f"item {index}: {why}"),
+                         not ended)
+            if not ended:
+                return
+        elif _UNDECODABLE.search(raw):
+            yield Member(str(index), None, clean(raw), offset, Reject("BadEncoding", f"item {index}: bytes that "
+                                                                                      "are not UTF-8"))
+        else:
+            yield Member(str(index), value, clean(raw), offset)
+        index += 1
+        if not window.expect(",") and window.peek() != "]":
+            yield window.broken("expected ',' or ']'")
+            return
+    if window.peek():
+        yield window.broken("data after the end of the JSON array")

@@ -12,7 +12,9 @@ from entailgen.transforms.shard import write_file
 
 LABEL_SET = [ENTAILED, NOT_ENTAILED]
 # The DNC's "type-of-inference" values for our phenomena (its release spells them so).
-TYPE_OF_INFERENCE = {"ner": "NER", "factuality": "Factuality", "sentiment": "Sentiment"}
+TYPE_OF_INFERENCE = {"ner": "NER", "factuality": "Factuality", "sentiment": "Sentiment", "relation": "KG"}
+# The DNC's file names where they differ from the phenomenon's (recast_kg_relations_data.json).
+FILE_NAMES = {"relation": "kg_relations"}
 
 
 def pair_id(pair: RtePair) -> int:
@@ -38,7 +40,7 @@ def to_dnc(pairs: Iterable[RtePair]) -> list[dict]:
 
 def to_dnc_metadata(pairs: Iterable[RtePair], corpus_licenses: Optional[Mapping[str, str]] = None) -> list[dict]:
     """DNC metadata rows (pair-id, corpus, corpus-sent-id, corpus-license, creation-approach, misc) for the same
-    pairs; misc keeps our template and content id so a row can be traced back."""
+    pairs; misc keeps our template, content id and provenance (if any) so a row can be traced back."""
     licenses = corpus_licenses or {}
     rows = [{
         "pair-id": pair_id(p),
@@ -46,7 +48,8 @@ def to_dnc_metadata(pairs: Iterable[RtePair], corpus_licenses: Optional[Mapping[
         "corpus-sent-id": p.source_id,
         "corpus-license": licenses.get(p.source),
         "creation-approach": "automatic",
-        "misc": {"template": p.template, "id": p.id},
+        "misc": {"template": p.template, "id": p.id,
+                 **({"provenance": json.loads(p.provenance)} if p.provenance else {})},
     } for p in pairs]
     return sorted(rows, key=lambda r: r["pair-id"])
 
@@ -56,7 +59,7 @@ def write_dnc(output: str, phenomenon: str, pairs: Iterable[RtePair]) -> list[di
     pairs = list(pairs)
     infos = []
     for kind, rows in (("data", to_dnc(pairs)), ("metadata", to_dnc_metadata(pairs))):
-        relative = f"dnc/recast_{phenomenon}_{kind}.json"
+        relative = f"dnc/recast_{FILE_NAMES.get(phenomenon, phenomenon)}_{kind}.json"
         data = (json.dumps(rows, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
         infos.append(write_file(output, relative, data, rows=len(rows)))
     return infos

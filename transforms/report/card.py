@@ -20,7 +20,8 @@ SAMPLE_LICENCES = {
     "amazon_cells_labelled.txt": "cc0-1.0", "anli.jsonl": "cc0-1.0", "conll2003.txt": "cc0-1.0",
     "factuality.jsonl": "cc0-1.0", "gmb.csv": "cc0-1.0", "imdb_labelled.txt": "cc0-1.0", "nli.jsonl": "cc0-1.0",
     "paraphrase.jsonl": "cc0-1.0", "paraphrase.tsv": "cc0-1.0", "sentiment.csv": "cc0-1.0", "text.txt": "cc0-1.0",
-    "uds_factuality.json": "cc-by-sa-4.0", "yelp_labelled.txt": "cc0-1.0",
+    "uds_factuality.json": "cc-by-sa-4.0", "yelp_labelled.txt": "cc0-1.0", "relation.txt": "cc0-1.0",
+    "recast_kg_relations_data.json": "cc0-1.0", "kb.tsv": "cc0-1.0",
 }
 # Corpora whose licence is settled, by a substring of the file name; any other input is 'unknown'.
 SOURCE_PATTERNS = (("uds", "cc-by-sa-4.0"), ("ewt", "cc-by-sa-4.0"), ("snli", "cc-by-sa-4.0"), ("anli", "cc-by-nc-4.0"))
@@ -69,6 +70,14 @@ LIMITS = {
         "the hypothesis claims, so the kept label is an approximation.",
     ),
 }
+# Relation recast (distant supervision): said only on cards of datasets that recast relations.
+RELATION_LIMITS = (
+    "Relation pairs are labelled by distant supervision (Mintz et al. 2009; Goodrich et al. 2019 §3): an entailed "
+    "pair only says the KB holds the triple and both entities occur in the sentence, not that the sentence states "
+    "it. This is noisy: Goodrich et al. (Table 6) found many facts the KB marked false to be true by human judgement.",
+    "KBs are incomplete: a not-entailed relation pair (kb_negative, no_relation in each row's provenance) is only a "
+    "relation the KB does not hold, so some not-entailed labels are wrong.",
+)
 COMMON_LIMITS = (
     "Dependency parses come from a statistical parser (see Parser above); arcs and their labels inherit its errors.",
     "Splits are assigned by a hash of the source context, so related examples stay together; they are not "
@@ -252,7 +261,8 @@ def _stats(manifest: dict) -> list[str]:
 
 
 def _limits(manifest: dict, sample_digests: frozenset, licences: dict[str, str]) -> list[str]:
-    limits = list(LIMITS.get(manifest["pipeline"], ())) + list(COMMON_LIMITS)
+    relation = "relation" in ((manifest.get("config") or {}).get("family") or {}).get("phenomena", ())
+    limits = [*LIMITS.get(manifest["pipeline"], ()), *(RELATION_LIMITS if relation else ()), *COMMON_LIMITS]
     if any(i["sha256"] in sample_digests for i in manifest["inputs"]):
         limits.append(SAMPLE_LIMIT)
     if "unknown" in licences.values():

@@ -21,7 +21,8 @@ SAMPLE_FORMATS = {
     "conll2003.txt": "conll2003", "gmb.csv": "gmb", "uds_factuality.json": "uds-json",
     "factuality.jsonl": "factuality-jsonl", "amazon_cells_labelled.txt": "sentiment-uci",
     "imdb_labelled.txt": "sentiment-uci", "yelp_labelled.txt": "sentiment-uci", "sentiment.csv": "sentiment-csv",
-    "nli.jsonl": "nli-jsonl", "anli.jsonl": "nli-jsonl",
+    "nli.jsonl": "nli-jsonl", "anli.jsonl": "nli-jsonl", "relation.txt": "text",
+    "recast_kg_relations_data.json": "dnc-json",
 }
 
 
