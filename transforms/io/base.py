@@ -68,6 +68,8 @@ def decode(raw: bytes, config: ReaderConfig) -> str:
         text = raw.decode(config.encoding)
     except UnicodeDecodeError as exc:
         raise Reject("BadEncoding", f"not valid {config.encoding}: {exc.reason} at byte {exc.start}")
+    if "\x00" in text:  # UTF-16 without a byte-order mark decodes as UTF-8 with a NUL before every ASCII letter
+        raise Reject("BadEncoding", f"a NUL character: not {config.encoding} text (UTF-16 without a byte-order mark?)")
     return text[1:] if text.startswith("\ufeff") else text
 
 
@@ -95,8 +97,7 @@ def checked_text(value: object, name: str, config: ReaderConfig) -> str:
     text = value.strip()
     if not text:
         raise Reject("EmptyText", f"{name} is empty")
-    if not utf8(text):
-        raise Reject("BadEncoding", f"{name} has a lone surrogate, not writable as UTF-8")
+    writable(text, name)
     if len(text) > config.max_chars:
         raise Reject("TooLong", f"{name} has {len(text)} characters > max {config.max_chars}")
     return text
@@ -138,9 +139,16 @@ def checked_token(value: object, name: str) -> str:
         raise Reject("BadField", f"{name} is {type(value).__name__}, not a string")
     if not value.strip():
         raise Reject("EmptyText", f"{name} is empty")
-    if not utf8(value):
-        raise Reject("BadEncoding", f"{name} has a lone surrogate, not writable as UTF-8")
+    writable(value, name)
     return value
+
+
+def writable(text: str, name: str) -> None:
+    """A BadEncoding reject for text no record may hold: a lone surrogate (JSON escapes) or a NUL character."""
+    if not utf8(text):
+        raise Reject("BadEncoding", f"{name} has a lone surrogate, not writable as UTF-8")
+    if "\x00" in text:
+        raise Reject("BadEncoding", f"{name} has a NUL character")
 
 
 def utf8(text: str) -> bool:
