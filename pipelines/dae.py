@@ -160,4 +160,5 @@ FAMILY = Family(
     add_arguments=add_arguments,
     options=options,
     gpu=lambda opts: opts is not None and opts.generator == "hf",
+    accepts=lambda opts: (ParaphrasePair,),
 )

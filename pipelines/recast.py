@@ -85,4 +85,5 @@ FAMILY = Family(
     summary="NER / factuality / sentiment annotations -> recast RTE pairs, with a hypothesis-only audit",
     add_arguments=add_arguments,
     options=options,
+    accepts=lambda opts: tuple(PHENOMENA[p] for p in (opts or RecastOptions()).phenomena),
 )

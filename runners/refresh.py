@@ -18,10 +18,12 @@ from apache_beam.io.filesystems import FileSystems
 import entailgen
 from entailgen.pipelines.base import RunConfig
 from entailgen.runners.beam_flags import check_beam_flags
+from entailgen.pipelines import get_family
 from entailgen.runners.cli import UsageError, make_parser, run_config
+from entailgen.runners.inputs import unused_inputs
 from entailgen.runners.job import run_job
 from entailgen.runners.summary import summary_text
-from entailgen.transforms.manifest import MANIFEST, dumps, fingerprint
+from entailgen.transforms.manifest import MANIFEST, dumps, fingerprint, read_json
 from entailgen.transforms.shard import join_path, write_atomically
 
 LATEST = "LATEST"
@@ -157,6 +159,10 @@ def refresh(refresh_config: RefreshConfig) -> Outcome:
         manifest = run_job(dataclasses.replace(config, output=target), list(refresh_config.pipeline_args))
         if manifest is None:  # --dry_run=True: nothing was built, so LATEST stays
             return Outcome(version, previous, previous)
+    unused = unused_inputs(get_family(config.pipeline), dataclasses.replace(config, output=target),
+                           manifest or read_json(target, MANIFEST))
+    if unused:  # a version an input gave nothing to never becomes LATEST
+        raise UsageError(unused)
     if previous != version:
         write_atomically(join_path(home, LATEST), f"{version}\n".encode("utf-8"))
     return Outcome(version, previous, version, manifest)
