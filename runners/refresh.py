@@ -23,7 +23,8 @@ from entailgen.runners.cli import UsageError, make_parser, run_config
 from entailgen.runners.inputs import unused_inputs
 from entailgen.runners.job import run_job
 from entailgen.runners.summary import summary_text
-from entailgen.transforms.manifest import MANIFEST, dumps, fingerprint, read_json
+from entailgen.transforms.io.paths import option_paths
+from entailgen.transforms.manifest import MANIFEST, dumps, fingerprint, option_fingerprints, read_json
 from entailgen.transforms.shard import join_path, write_atomically
 
 LATEST = "LATEST"
@@ -117,9 +118,11 @@ def run_config_for(refresh: RefreshConfig) -> RunConfig:
 
 
 def dataset_version(config: RunConfig) -> str:
-    """Short sha256 of what defines the dataset: input contents (by file name), the config and entailgen's version."""
+    """Short sha256 of what defines the dataset: the contents of inputs and of files options name (phrase file,
+    candidates, model dir), the config and entailgen's version."""
     defining = {"entailgen_version": entailgen.__version__, "config": config.manifest_config(),
-                "inputs": [fingerprint(path) for path in config.inputs]}
+                "inputs": [fingerprint(path) for path in config.inputs],
+                "option_files": option_fingerprints(option_paths(config))}
     return hashlib.sha256(dumps(defining).encode("utf-8")).hexdigest()[:VERSION_CHARS]
 
 
