@@ -13,7 +13,7 @@ from entailgen.schemas.records import Skipped
 from entailgen.transforms.recast.dnc import WriteDnc
 from entailgen.transforms.recast.factuality import FactualityConfig, RecastFactuality
 from entailgen.transforms.recast.ner import NerRecastConfig, RecastNer
-from entailgen.transforms.recast.sentiment import RecastSentiment, SentimentConfig
+from entailgen.transforms.recast.sentiment import ITEMS, RecastSentiment, SentimentConfig
 
 PHENOMENA = {"ner": NerSentence, "factuality": FactualityAnnotation, "sentiment": Review}
 
@@ -28,7 +28,8 @@ class RecastOptions:
 
 
 def add_arguments(group) -> None:
-    group.add_argument("--phenomena", default=",".join(PHENOMENA), help="comma list of ner,factuality,sentiment")
+    group.add_argument("--phenomena", default=",".join(PHENOMENA),
+                       help=f"comma list of ner,factuality,sentiment (a review's item: {', '.join(ITEMS)})")
     group.add_argument("--factuality-threshold", type=float, default=FactualityConfig().threshold,
                        help="|value| below this is ambiguous: skipped and counted")
     group.add_argument("--export", choices=("dnc",), help="also write the Diverse NLI Collection JSON layout")
