@@ -60,17 +60,21 @@ def _transcoded(chunks: Iterator[bytes], encoding: str) -> Iterator[bytes]:
 
 
 def lines_of(chunks: Iterable[bytes]) -> Iterator[bytes]:
-    """The lines of a byte stream, each with its b"\\n" (the last one may have none), like readline."""
-    pending = b""
+    """The lines of a byte stream, each with its b"\\n" (the last one may have none), like readline; a line longer
+    than a chunk is joined once, not copied per chunk."""
+    pending: list[bytes] = []
     for chunk in chunks:
-        pending += chunk
         if b"\n" not in chunk:
+            pending.append(chunk)
             continue
-        *complete, pending = pending.split(b"\n")
-        for line in complete:
+        lines = chunk.split(b"\n")
+        yield b"".join(pending) + lines[0] + b"\n"
+        for line in lines[1:-1]:
             yield line + b"\n"
-    if pending:
-        yield pending
+        pending = [lines[-1]] if lines[-1] else []
+    tail = b"".join(pending)
+    if tail:
+        yield tail
 
 
 def first_line(chunks: Iterable[bytes], limit: int) -> bytes:

@@ -88,6 +88,7 @@ def test_utf8_chunks_and_lines():
     chunks, encoding = utf8_chunks([b"ab", b"c\nd"])
     assert (encoding, b"".join(chunks)) == (None, b"abc\nd")
     assert list(lines_of([b"a\nb", b"c\n\nd"])) == [b"a\n", b"bc\n", b"\n", b"d"]
+    assert list(lines_of([b"a", b"b", b"\n", b""])) == [b"ab\n"]  # a line across chunks; nothing after the last end
 
 
 def test_detection_reads_a_long_first_line_to_its_end(tmp_path):
