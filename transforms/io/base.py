@@ -9,6 +9,7 @@ from typing import Callable, Iterable, Iterator, Union
 from entailgen.schemas.records import DeadLetter, dead_letter
 
 STAGE = "read"
+UNDECODABLE_MARK = b"\xed\xb3\xbf"  # U+DCFF written with surrogatepass: what encoding.py puts for undecodable bytes
 DEAD = "dead"
 
 
@@ -67,6 +68,8 @@ def decode(raw: bytes, config: ReaderConfig) -> str:
     try:
         text = raw.decode(config.encoding)
     except UnicodeDecodeError as exc:
+        if UNDECODABLE_MARK in raw:  # see transforms/io/encoding.py: the BOM's encoding could not decode these bytes
+            raise Reject("BadEncoding", "bytes the encoding of the file's byte-order mark cannot decode")
         raise Reject("BadEncoding", f"not valid {config.encoding}: {exc.reason} at byte {exc.start}")
     if "\x00" in text:  # UTF-16 without a byte-order mark decodes as UTF-8 with a NUL before every ASCII letter
         raise Reject("BadEncoding", f"a NUL character: not {config.encoding} text (UTF-16 without a byte-order mark?)")

@@ -13,7 +13,8 @@ from typing import Iterable, Iterator, Optional
 BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF8, "utf-8"),
         (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
 UNDECODABLE = "entailgen.undecodable"
-# A lone surrogate: written with surrogatepass it is b"\xed\xb3\xbf", which no strict UTF-8 decode accepts.
+# A lone surrogate: written with surrogatepass it is b"\xed\xb3\xbf" (base.UNDECODABLE_MARK), which no strict UTF-8
+# decode accepts.
 codecs.register_error(UNDECODABLE, lambda exc: ("\udcff", exc.end))
 
 

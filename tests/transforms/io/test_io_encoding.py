@@ -41,6 +41,7 @@ def test_a_utf16_unit_that_cannot_be_decoded_is_a_bad_encoding_dead_letter(tmp_p
     got = units(path)
     assert [type(u).__name__ for u in got] == ["SourceText", "DeadLetter", "SourceText"]
     assert (got[1].source_id, got[1].error_type) == ("text.txt:2", "BadEncoding")
+    assert got[1].message == "bytes the encoding of the file's byte-order mark cannot decode"
     assert got[2].text == "Three."
 
 
