@@ -18,9 +18,12 @@ def input_format_error(family: Family, options: Any, path: str, input_format: Op
     """Why a file cannot give the family a record before anything runs (empty, or a format it does not use), or None.
 
     Raises ValueError when the file's format cannot be told."""
-    if input_format is not None and head_line(path) is None:
-        return f"input {path} is empty"
-    fmt = input_format or detect_format(path)
+    try:
+        if input_format is not None and head_line(path) is None:
+            return f"input {path} is empty"
+        fmt = input_format or detect_format(path)
+    except OSError as e:  # a folder, no permission, a broken link: one line, not a traceback
+        return f"cannot read input {path}: {e.strerror or e}"
     if fmt in family.formats(options):
         return None
     how = "given" if input_format else "detected"

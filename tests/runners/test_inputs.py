@@ -44,6 +44,11 @@ def test_an_empty_input_is_refused_even_with_its_format_given(tmp_path):
     assert input_format_error(get_family("recast"), None, str(path), "conll2003") == f"input {path} is empty"
 
 
+def test_an_input_that_cannot_be_read_is_one_line(tmp_path):
+    assert input_format_error(get_family("parse"), None, str(tmp_path), "text") == (
+        f"cannot read input {tmp_path}: Is a directory")
+
+
 def test_a_sentiment_file_read_as_paraphrase_tsv_gives_dead_letters_not_pairs(tmp_path):
     path = tmp_path / "uci.txt"
     path.write_text("Great phone, works well.\t1\nBattery died in a day.\t0\n")
