@@ -94,3 +94,17 @@ def test_cli_exits_2_when_every_unit_of_a_file_is_a_dead_letter(tmp_path, capsys
                    f"2 dead letters, 0 skipped); nli-dialogue takes nli-jsonl. The dataset was still written to {out}: "
                    "see its dead letters and skip counts"]
     assert json.loads((out / "manifest.json").read_text())["dead_letters"]["rows"] == 2
+
+
+def test_refresh_never_points_latest_at_a_version_an_input_gave_nothing_to(tmp_path, capsys):
+    reviews = tmp_path / "hotels.csv"
+    reviews.write_text("text,label,item\nThe room was spotless.,1,hotel\n")  # not one of the thesis's items
+    config = tmp_path / "refresh.json"
+    config.write_text(json.dumps({"name": "n", "pipeline": "recast", "inputs": [str(reviews)],
+                                  "root": str(tmp_path / "root"), "options": {"splits": "train=1"}}))
+    assert main(["refresh", str(config)]) == 2
+    assert "no record recast can use came from hotels.csv (sentiment-csv: 1 units read, 1 dead letters" in \
+        capsys.readouterr().err
+    assert not (tmp_path / "root" / "n" / "LATEST").exists()
+    assert main(["refresh", str(config)]) == 2  # the built version is not taken for a good one the next time
+    assert not (tmp_path / "root" / "n" / "LATEST").exists()
