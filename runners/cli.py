@@ -15,10 +15,10 @@ import entailgen
 from entailgen.pipelines import available, get_family
 from entailgen.pipelines.base import RunConfig
 from entailgen.runners.beam_flags import check_beam_flags
+from entailgen.runners.inputs import check_inputs, unused_inputs, usable_samples
 from entailgen.runners.summary import summary_text
 from entailgen.schemas.arrow import json_schema
 from entailgen.schemas.records import RECORD_TYPES
-from entailgen.runners.inputs import check_inputs, unused_inputs, usable_samples
 from entailgen.transforms.io import FORMATS, ReaderConfig
 from entailgen.transforms.parse import ParserConfig
 from entailgen.transforms.shard import FORMATS as OUTPUT_FORMATS

@@ -16,9 +16,9 @@ from typing import Optional
 from apache_beam.io.filesystems import FileSystems
 
 import entailgen
+from entailgen.pipelines import get_family
 from entailgen.pipelines.base import RunConfig
 from entailgen.runners.beam_flags import check_beam_flags
-from entailgen.pipelines import get_family
 from entailgen.runners.cli import UsageError, make_parser, run_config
 from entailgen.runners.inputs import unused_inputs
 from entailgen.runners.job import run_job
