@@ -9,6 +9,7 @@ import apache_beam as beam
 
 from entailgen.schemas.records import Skipped
 from entailgen.transforms.io import ReaderConfig
+from entailgen.transforms.io.formats import FORMAT_RECORDS
 from entailgen.transforms.parse import ParserConfig
 from entailgen.transforms.shard import ShardConfig
 from entailgen.transforms.split import SplitConfig
@@ -78,6 +79,13 @@ class Family:
     add_arguments: Callable[[Any], None] = lambda group: None
     options: Callable[[Any], Any] = lambda args: None
     gpu: Callable[[Any], bool] = lambda options: False  # does a run with these family options generate on GPU?
+    # the source record types build uses with these family options (others are NotUsed skips); () = any
+    accepts: Callable[[Any], tuple[type, ...]] = lambda options: ()
+
+    def formats(self, options: Any = None) -> tuple[str, ...]:
+        """The input formats whose records this family uses: a file in another format cannot give it a record."""
+        accepted = self.accepts(options)
+        return tuple(fmt for fmt, record in FORMAT_RECORDS.items() if not accepted or record in accepted)
 
 
 def select(sources: beam.PCollection, record_type: type, family: str):

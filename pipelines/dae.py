@@ -12,6 +12,7 @@ from entailgen.schemas.records import ArcExample
 from entailgen.schemas.sources import ParaphrasePair, SourceText
 from entailgen.transforms.generate import as_unit
 from entailgen.transforms.generate.hf import HfGenerateOptions
+from entailgen.transforms.io.paths import path_option
 from entailgen.transforms.label import ArcLabelStats, LabelArcs, LabelConfig
 from entailgen.transforms.parse import Parse
 
@@ -24,15 +25,15 @@ class DaeOptions:
     """How candidates are made (apertium round trips, a transformers model, or a file) and labelled."""
 
     generator: str = "apertium"
-    model: Optional[str] = None  # hf: hub id, local dir or gs:// dir
-    candidates: Optional[str] = None  # candidates: JSONL file of ranked hypotheses per source
+    model: Optional[str] = path_option()  # hf: hub id, local dir or gs:// dir
+    candidates: Optional[str] = path_option()  # candidates: JSONL file of ranked hypotheses per source
     k: int = 10
     bottom: int = 3
     level: str = "arc"
     max_new_tokens: int = 24
     batch_tokens: int = HfGenerateOptions.batch_tokens
     bucket_size: int = HfGenerateOptions.bucket_size
-    encoder: Optional[str] = "default"  # apertium ranking: MiniLM ('default'), a model dir, or None for lexical
+    encoder: Optional[str] = path_option("default")  # apertium ranking: MiniLM ("default"), a model dir, or None
     augment: tuple[str, ...] = ()
 
 
@@ -160,4 +161,5 @@ FAMILY = Family(
     add_arguments=add_arguments,
     options=options,
     gpu=lambda opts: opts is not None and opts.generator == "hf",
+    accepts=lambda opts: (ParaphrasePair,),
 )

@@ -45,4 +45,5 @@ FAMILY = Family(
     summary="NLI pairs + copies with a dialogue phrase prepended to the hypothesis (label kept)",
     add_arguments=add_arguments,
     options=options,
+    accepts=lambda opts: (NliPair,),
 )

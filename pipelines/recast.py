@@ -15,16 +15,17 @@ from entailgen.pipelines.base import Family, FamilyOutput, RunConfig
 from entailgen.schemas.records import RtePair
 from entailgen.schemas.sources import DncPair, FactualityAnnotation, NerSentence, Review, SourceText
 from entailgen.transforms.audit import AuditFn
-from entailgen.transforms.manifest import fingerprint
+from entailgen.transforms.io.paths import path_option
 from entailgen.schemas.records import Skipped
 from entailgen.transforms.recast.dnc import WriteDnc
 from entailgen.transforms.recast.factuality import FactualityConfig, RecastFactuality
 from entailgen.transforms.parse import Parse
 from entailgen.transforms.recast.ner import NerRecastConfig, RecastNer
 from entailgen.transforms.recast.relation import RecastRelation, RelationConfig, dnc_rte_pair, load_kb, load_templates
-from entailgen.transforms.recast.sentiment import RecastSentiment, SentimentConfig
+from entailgen.transforms.recast.sentiment import ITEMS, RecastSentiment, SentimentConfig
 
-PHENOMENA = {"ner": NerSentence, "factuality": FactualityAnnotation, "sentiment": Review,
+# The source records each phenomenon recasts.
+PHENOMENA = {"ner": (NerSentence,), "factuality": (FactualityAnnotation,), "sentiment": (Review,),
              "relation": (SourceText, DncPair)}
 ANNOTATED = ("ner", "factuality", "sentiment")  # the default without a KB: relation needs --kb
 SAMPLE_KB = str(Path(__file__).resolve().parent.parent / "samples" / "kb.tsv")
@@ -38,15 +39,14 @@ class RecastOptions:
     phenomena: tuple[str, ...] = ANNOTATED
     factuality_threshold: float = FactualityConfig().threshold
     export_dnc: bool = False
-    kb: Optional[str] = None
-    relation_templates: Optional[str] = None
+    kb: Optional[str] = path_option()
+    relation_templates: Optional[str] = path_option()
     negatives_per_sentence: int = 1
-    kb_sha256: Optional[str] = None  # the KB's content, so the manifest (and a refresh's version) follow it
 
 
 def add_arguments(group) -> None:
     group.add_argument("--phenomena", help="comma list of ner,factuality,sentiment,relation (default: all, "
-                                           "relation only with --kb or --sample)")
+                                           f"relation only with --kb or --sample; a review's item: {', '.join(ITEMS)})")
     group.add_argument("--factuality-threshold", type=float, default=FactualityConfig().threshold,
                        help="|value| below this is ambiguous: skipped and counted")
     group.add_argument("--export", choices=("dnc",), help="also write the Diverse NLI Collection JSON layout")
@@ -70,11 +70,10 @@ def _relation_options(args, kb: Optional[str]) -> dict:
             raise ValueError(f"{flag}: file not found: {path}")
     try:
         load_kb(kb, load_templates(args.relation_templates))
-        kb_sha256 = fingerprint(kb)["sha256"]
     except OSError as error:  # a directory, no permission: one line, not a traceback
         raise ValueError(f"cannot read the KB or templates: {error}")
     return {"kb": kb, "relation_templates": args.relation_templates,
-            "negatives_per_sentence": args.negatives_per_sentence, "kb_sha256": kb_sha256}
+            "negatives_per_sentence": args.negatives_per_sentence}
 
 
 def options(args) -> RecastOptions:
@@ -158,4 +157,5 @@ FAMILY = Family(
             "audit",
     add_arguments=add_arguments,
     options=options,
+    accepts=lambda opts: tuple(t for p in (opts or RecastOptions()).phenomena for t in PHENOMENA[p]),
 )

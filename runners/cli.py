@@ -15,10 +15,11 @@ import entailgen
 from entailgen.pipelines import available, get_family
 from entailgen.pipelines.base import RunConfig
 from entailgen.runners.beam_flags import check_beam_flags
+from entailgen.runners.inputs import check_inputs, unused_inputs, usable_samples
 from entailgen.runners.summary import summary_text
 from entailgen.schemas.arrow import json_schema
 from entailgen.schemas.records import RECORD_TYPES
-from entailgen.transforms.io import FORMATS, ReaderConfig, detect_format
+from entailgen.transforms.io import FORMATS, ReaderConfig
 from entailgen.transforms.parse import ParserConfig
 from entailgen.transforms.shard import FORMATS as OUTPUT_FORMATS
 from entailgen.transforms.split import SplitConfig
@@ -106,14 +107,15 @@ def run_config(args) -> RunConfig:
     else:
         inputs, input_format = expand_inputs(args.input), args.input_format
     try:
-        if input_format is None:
-            for path in inputs:
-                detect_format(path)  # fail early, with the file's name, on an unknown format
+        options = family.options(args)
+        if args.sample:
+            inputs = usable_samples(family, options, inputs)
+        check_inputs(family, options, inputs, input_format)  # empty, unknown or unusable formats: before the job
         return RunConfig(pipeline=family.name, inputs=tuple(inputs), output=args.output, input_format=input_format,
                          format=args.format, num_shards=args.num_shards, seed=args.seed,
                          splits=SplitConfig.parse(args.splits, args.seed),
                          parser=ParserConfig(backend=args.parser, model=args.parser_model),
-                         reader=ReaderConfig(max_chars=args.max_chars), family=family.options(args))
+                         reader=ReaderConfig(max_chars=args.max_chars), family=options)
     except ValueError as e:
         raise UsageError(str(e))
 
@@ -135,6 +137,9 @@ def _run(args) -> int:
         print(f"dry run: {config.pipeline} job translated (and staged for Dataflow); nothing submitted or written")
         return 0
     print(config.output if args.quiet else summary_text(config.output, manifest))
+    unused = unused_inputs(get_family(config.pipeline), config, manifest)
+    if unused:  # every unit of a file was a dead letter or skipped: an empty contribution is an error, not exit 0
+        raise UsageError(unused)
     return 0
 
 

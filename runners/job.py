@@ -16,8 +16,9 @@ from entailgen.pipelines.base import RunConfig
 from entailgen.runners.dataflow import check_cloud_paths, dataflow_args, dry_run, is_dry_run, needs_gpu
 from entailgen.transforms.branches import CombineBranches, EachBranch
 from entailgen.transforms.io import ReadInputs
+from entailgen.transforms.io.paths import option_paths
 from entailgen.transforms.manifest import (MANIFEST, RUN_INFO, STAGING, StageSummary, build_manifest, count_by,
-                                           fingerprint, metric_counters, read_json, write_json)
+                                           fingerprint, metric_counters, option_fingerprints, read_json, write_json)
 from entailgen.transforms.report import write_report
 from entailgen.transforms.shard import WriteDeadLetters, WriteShards, join_path, remove_runs
 from entailgen.transforms.split import AssignSplit
@@ -108,13 +109,14 @@ def run_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = 
         return None
     prepare_output(config.output, overwrite)
     inputs = [fingerprint(path) for path in config.inputs]
+    option_files = option_fingerprints(option_paths(config))  # hashed before the run, like the inputs
     started = time.time()
     result = p.run()
     result.wait_until_finish()
     staged = read_json(config.output, STAGING)
     manifest = build_manifest(version=entailgen.__version__, pipeline=family.name,
                               record_type=family.record_type.__name__, config=config.manifest_config(),
-                              inputs=inputs, staged=staged, metrics=metric_counters(result))
+                              inputs=inputs, staged=staged, metrics=metric_counters(result), option_files=option_files)
     write_json(config.output, RUN_INFO, {
         "started": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="seconds"),
         "seconds": round(time.time() - started, 3),

@@ -16,12 +16,15 @@ from typing import Optional
 from apache_beam.io.filesystems import FileSystems
 
 import entailgen
+from entailgen.pipelines import get_family
 from entailgen.pipelines.base import RunConfig
 from entailgen.runners.beam_flags import check_beam_flags
 from entailgen.runners.cli import UsageError, make_parser, run_config
+from entailgen.runners.inputs import unused_inputs
 from entailgen.runners.job import run_job
 from entailgen.runners.summary import summary_text
-from entailgen.transforms.manifest import MANIFEST, dumps, fingerprint
+from entailgen.transforms.io.paths import option_paths
+from entailgen.transforms.manifest import MANIFEST, dumps, fingerprint, option_fingerprints, read_json
 from entailgen.transforms.shard import join_path, write_atomically
 
 LATEST = "LATEST"
@@ -115,9 +118,11 @@ def run_config_for(refresh: RefreshConfig) -> RunConfig:
 
 
 def dataset_version(config: RunConfig) -> str:
-    """Short sha256 of what defines the dataset: input contents (by file name), the config and entailgen's version."""
+    """Short sha256 of what defines the dataset: the contents of inputs and of files options name (phrase file,
+    candidates, model dir), the config and entailgen's version."""
     defining = {"entailgen_version": entailgen.__version__, "config": config.manifest_config(),
-                "inputs": [fingerprint(path) for path in config.inputs]}
+                "inputs": [fingerprint(path) for path in config.inputs],
+                "option_files": option_fingerprints(option_paths(config))}
     return hashlib.sha256(dumps(defining).encode("utf-8")).hexdigest()[:VERSION_CHARS]
 
 
@@ -157,6 +162,10 @@ def refresh(refresh_config: RefreshConfig) -> Outcome:
         manifest = run_job(dataclasses.replace(config, output=target), list(refresh_config.pipeline_args))
         if manifest is None:  # --dry_run=True: nothing was built, so LATEST stays
             return Outcome(version, previous, previous)
+    unused = unused_inputs(get_family(config.pipeline), dataclasses.replace(config, output=target),
+                           manifest or read_json(target, MANIFEST))
+    if unused:  # a version an input gave nothing to never becomes LATEST
+        raise UsageError(unused)
     if previous != version:
         write_atomically(join_path(home, LATEST), f"{version}\n".encode("utf-8"))
     return Outcome(version, previous, version, manifest)

@@ -26,14 +26,44 @@ def dumps(obj) -> str:
     return json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
 
-def fingerprint(path: str) -> dict:
-    """sha256 and size of an input file, read in chunks."""
+def _file_digest(path: str) -> tuple[str, int]:
+    """sha256 and size of a file, read in chunks."""
     h, size = hashlib.sha256(), 0
     with FileSystems.open(path) as f:
         while chunk := f.read(1 << 20):
             h.update(chunk)
             size += len(chunk)
-    return {"name": FileSystems.split(path)[1], "sha256": h.hexdigest(), "bytes": size}
+    return h.hexdigest(), size
+
+
+def fingerprint(path: str) -> dict:
+    """sha256 and size of an input file (its bytes as stored, compressed or not)."""
+    digest, size = _file_digest(path)
+    return {"name": FileSystems.split(path)[1], "sha256": digest, "bytes": size}
+
+
+def directory_fingerprint(path: str, files: list[str]) -> dict:
+    """One sha256 over a directory's files (relative name and sha256 of each, sorted), e.g. a local model dir."""
+    h, size, root = hashlib.sha256(), 0, path.rstrip("/") + "/"
+    for file in sorted(files):
+        digest, n = _file_digest(file)
+        h.update(f"{file[len(root):] if file.startswith(root) else file}\t{digest}\n".encode("utf-8"))
+        size += n
+    return {"name": FileSystems.split(path.rstrip("/"))[1], "sha256": h.hexdigest(), "bytes": size,
+            "files": len(files)}
+
+
+def option_fingerprints(named_paths: Iterable[tuple[str, str]]) -> list[dict]:
+    """Fingerprints of the files and directories options name (phrase file, candidates, model dir), each with its
+    option; a value that is no path (a hub model id, a spaCy package name) has none: the config already holds it."""
+    found = []
+    for option, path in named_paths:
+        files = [m.path for m in FileSystems.match([join_path(path.rstrip("/"), "**")])[0].metadata_list]
+        if files:
+            found.append({"option": option, **directory_fingerprint(path, files)})
+        elif FileSystems.exists(path):
+            found.append({"option": option, **fingerprint(path)})
+    return found
 
 
 def nest_counts(pairs: Iterable[tuple[tuple[str, str], int]]) -> dict[str, dict[str, int]]:
@@ -54,7 +84,7 @@ def metric_counters(result) -> dict[str, int]:
 
 
 def build_manifest(*, version: str, pipeline: str, record_type: str, config: dict, inputs: list[dict],
-                   staged: dict, metrics: dict) -> dict:
+                   staged: dict, metrics: dict, option_files: list[dict] = ()) -> dict:
     """Assemble the manifest from the staged pipeline summary (shards, counts, stats) and the run's metrics."""
     shards = sorted(staged["shards"], key=lambda s: s["path"])
     splits: dict[str, dict] = {}
@@ -74,6 +104,7 @@ def build_manifest(*, version: str, pipeline: str, record_type: str, config: dic
         "record_type": record_type,
         "config": config,
         "inputs": inputs,
+        "option_files": list(option_files),  # files options name (phrase file, candidates, model dir), by content
         "splits": splits,
         "shards": shards,
         "dead_letters": dead,

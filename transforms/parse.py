@@ -12,6 +12,7 @@ from entailgen.schemas.ids import content_id
 from entailgen.schemas.records import ParsedSentence, Token, dead_letter
 from entailgen.schemas.sources import SourceText
 from entailgen.transforms.arcs import extract_arcs
+from entailgen.transforms.io.paths import path_option
 
 log = logging.getLogger(__name__)
 
@@ -24,7 +25,7 @@ class ParserConfig:
     """Which parser to run: backend 'spacy' (model name or path) or 'stanza' (a local model dir, no downloads)."""
 
     backend: str = "spacy"
-    model: Optional[str] = None
+    model: Optional[str] = path_option()
     batch_size: int = 256
     max_tokens: int = 200
 

@@ -52,7 +52,8 @@ def test_sentences_read_are_sentences_with_pairs_plus_skipped_plus_dead(relation
     assert counts["read"]["corpus.txt"] == 5 == len(with_pairs) + counts["skipped_by_source"]["corpus.txt"] + \
         counts["dead_by_source"]["corpus.txt"]
     assert manifest["metrics"]["recast_relation_type_mismatch_pairs"] == 2
-    assert manifest["config"]["family"]["kb_sha256"] == hashlib.sha256(KB.encode()).hexdigest()
+    assert [(f["option"], f["sha256"]) for f in manifest["option_files"]] == [
+        ("family.kb", hashlib.sha256(KB.encode()).hexdigest())]
 
 
 def test_kb_pair_rows_and_dnc_rows_carry_their_provenance(relation):

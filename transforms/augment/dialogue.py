@@ -21,6 +21,7 @@ from entailgen.schemas.ids import content_id, seeded_rng
 from entailgen.schemas.records import ENTAILED, NOT_ENTAILED, ParsedSentence, RtePair, dead_letter
 from entailgen.schemas.sources import NliPair
 from entailgen.transforms.augment.common import DEAD
+from entailgen.transforms.io.paths import path_option
 
 KIND = "dialogue"
 PHENOMENON = "nli"
@@ -78,7 +79,7 @@ class DialogueOptions:
 
     seed: int = 0
     phrase_subset: Optional[int] = None
-    phrase_file: Optional[str] = None
+    phrase_file: Optional[str] = path_option()
 
 
 def parse_phrases(lines: Iterable[str], default_category: str = "custom") -> tuple[DialoguePhrase, ...]:

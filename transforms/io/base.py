@@ -9,6 +9,7 @@ from typing import Callable, Iterable, Iterator, Union
 from entailgen.schemas.records import DeadLetter, dead_letter
 
 STAGE = "read"
+UNDECODABLE_MARK = b"\xed\xb3\xbf"  # U+DCFF written with surrogatepass: what encoding.py puts for undecodable bytes
 DEAD = "dead"
 
 
@@ -67,7 +68,11 @@ def decode(raw: bytes, config: ReaderConfig) -> str:
     try:
         text = raw.decode(config.encoding)
     except UnicodeDecodeError as exc:
+        if UNDECODABLE_MARK in raw:  # see transforms/io/encoding.py: the BOM's encoding could not decode these bytes
+            raise Reject("BadEncoding", "bytes the encoding of the file's byte-order mark cannot decode")
         raise Reject("BadEncoding", f"not valid {config.encoding}: {exc.reason} at byte {exc.start}")
+    if "\x00" in text:  # UTF-16 without a byte-order mark decodes as UTF-8 with a NUL before every ASCII letter
+        raise Reject("BadEncoding", f"a NUL character: not {config.encoding} text (UTF-16 without a byte-order mark?)")
     return text[1:] if text.startswith("\ufeff") else text
 
 
@@ -95,8 +100,7 @@ def checked_text(value: object, name: str, config: ReaderConfig) -> str:
     text = value.strip()
     if not text:
         raise Reject("EmptyText", f"{name} is empty")
-    if not utf8(text):
-        raise Reject("BadEncoding", f"{name} has a lone surrogate, not writable as UTF-8")
+    writable(text, name)
     if len(text) > config.max_chars:
         raise Reject("TooLong", f"{name} has {len(text)} characters > max {config.max_chars}")
     return text
@@ -138,9 +142,16 @@ def checked_token(value: object, name: str) -> str:
         raise Reject("BadField", f"{name} is {type(value).__name__}, not a string")
     if not value.strip():
         raise Reject("EmptyText", f"{name} is empty")
-    if not utf8(value):
-        raise Reject("BadEncoding", f"{name} has a lone surrogate, not writable as UTF-8")
+    writable(value, name)
     return value
+
+
+def writable(text: str, name: str) -> None:
+    """A BadEncoding reject for text no record may hold: a lone surrogate (JSON escapes) or a NUL character."""
+    if not utf8(text):
+        raise Reject("BadEncoding", f"{name} has a lone surrogate, not writable as UTF-8")
+    if "\x00" in text:
+        raise Reject("BadEncoding", f"{name} has a NUL character")
 
 
 def utf8(text: str) -> bool:

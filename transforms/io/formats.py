@@ -1,15 +1,19 @@
 """The reader of each input format, and the format of a file told from its name and first line."""
 from __future__ import annotations
 
+import itertools
 import json
 import posixpath
 import re
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Optional
 
 from apache_beam.io.filesystems import FileSystems
 
+from entailgen.schemas.sources import (DncPair, FactualityAnnotation, NerSentence, NliPair, ParaphrasePair, Review,
+                                       SourceText)
 from entailgen.transforms.io.base import ReaderConfig
 from entailgen.transforms.io.dnc import read_dnc_json
+from entailgen.transforms.io.encoding import first_line, utf8_chunks
 from entailgen.transforms.io.ner import TAG, read_conll2003, read_gmb
 from entailgen.transforms.io.nli import read_nli_jsonl
 from entailgen.transforms.io.paraphrase import read_paraphrase_jsonl, read_paraphrase_tsv
@@ -33,9 +37,17 @@ FORMATS: dict[str, Reader] = {
     "nli-jsonl": read_nli_jsonl,
     "dnc-json": read_dnc_json,
 }
+# The source record each format's reader makes: a family that cannot use that type cannot use the file.
+FORMAT_RECORDS: dict[str, type] = {
+    "text": SourceText, "text-jsonl": SourceText, "paraphrase-tsv": ParaphrasePair, "paraphrase-jsonl": ParaphrasePair,
+    "conll2003": NerSentence, "gmb": NerSentence, "uds-json": FactualityAnnotation,
+    "factuality-jsonl": FactualityAnnotation, "sentiment-uci": Review, "sentiment-csv": Review, "nli-jsonl": NliPair,
+    "dnc-json": DncPair,
+}
 CHUNKED = frozenset({"uds-json", "dnc-json"})  # fed fixed-size byte chunks, not lines (the UDS file is a single 200 MB line)
 COMPRESSED = (".gz", ".bz2", ".deflate", ".zst", ".lzma")  # Beam's FileSystems.open decompresses these
 PEEK_BYTES = 1 << 16
+HEAD_LIMIT = 1 << 24  # detection reads the first line to its end, up to this many bytes (UDS files are one line)
 
 # A JSON line's format, by the first of these fields it has.
 JSONL_FIELDS = (("sentence1", "nli-jsonl"), ("context", "nli-jsonl"), ("premise", "nli-jsonl"),
@@ -105,8 +117,20 @@ def detect_format_of(name: str, head: bytes) -> str:
                      f"{', '.join(sorted(FORMATS))}")
 
 
-def detect_format(path: str) -> str:
-    """The format of a file (local or gs://), from its name and first line."""
+def head_line(path: str) -> Optional[bytes]:
+    """The first line of a file (local or gs://, compressed) as UTF-8 past any byte-order mark; None if it is empty."""
     with FileSystems.open(path) as handle:
-        head = handle.read(PEEK_BYTES)
-    return detect_format_of(path, head.split(b"\n", 1)[0])
+        chunks, _ = utf8_chunks(iter(lambda: handle.read(PEEK_BYTES), b""))
+        first = next(chunks, None)
+        return None if first is None else first_line(itertools.chain([first], chunks), HEAD_LIMIT)
+
+
+def detect_format(path: str) -> str:
+    """The format of a file (local or gs://), from its name and first line; an empty file is a ValueError."""
+    head = head_line(path)
+    if head is None:
+        raise ValueError(f"input {path} is empty")
+    if b"\x00" in head:
+        raise ValueError(f"input {path} has NUL bytes in its first line: UTF-16 without a byte-order mark? "
+                         "save it as UTF-8 (or UTF-16 with a BOM)")
+    return detect_format_of(path, head)

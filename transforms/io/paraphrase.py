@@ -18,8 +18,11 @@ def paraphrase_columns(text: str, source: str, source_id: str, config: ReaderCon
             float(score)
         except ValueError:
             raise Reject("WrongColumnCount", f"column {position} ({score[:40]!r}) is not a score: a tab inside a text?")
-    return ParaphrasePair(source_id, source, checked_text(columns[0], "x", config),
-                          checked_text(columns[1], "h*", config))
+    x, gold = checked_text(columns[0], "x", config), checked_text(columns[1], "h*", config)
+    if not any(char.isalpha() for char in gold):
+        raise Reject("BadField", f"h* {gold[:20]!r} has no letters: a label, not a paraphrase "
+                                 "(a sentiment-uci file? x<TAB>h* wanted)")
+    return ParaphrasePair(source_id, source, x, gold)
 
 
 def paraphrase_record(text: str, source: str, source_id: str, config: ReaderConfig) -> ParaphrasePair:

@@ -1,6 +1,7 @@
 """Reading input files in a pipeline: one source record or DeadLetter out per unit in, on any Beam filesystem."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Iterator, Optional, Sequence
 
 import apache_beam as beam
@@ -9,20 +10,22 @@ from apache_beam.io.filesystems import FileSystems
 
 from entailgen.schemas.records import DeadLetter
 from entailgen.transforms.io.base import DEAD, ReaderConfig
+from entailgen.transforms.io.encoding import lines_of, utf8_chunks
 from entailgen.transforms.io.formats import CHUNKED, detect_format, reader_for
 
 
 def read_file(path: str, fmt: Optional[str] = None, config: ReaderConfig = ReaderConfig()) -> Iterator:
-    """Every unit of a file (local, gs://, compressed) as a source record or DeadLetter, streamed; source: basename."""
+    """Every unit of a file (local, gs://, compressed) as a source record or DeadLetter, streamed; source: basename.
+
+    A byte-order mark decides the encoding (UTF-8, UTF-16, UTF-32) over config.encoding; readers get UTF-8 then."""
     fmt = fmt or detect_format(path)
     reader = reader_for(fmt)
     source = FileSystems.split(path)[1]
     with FileSystems.open(path) as handle:
-        if fmt in CHUNKED:
-            pieces = iter(lambda: handle.read(config.chunk_bytes), b"")
-        else:
-            pieces = iter(handle.readline, b"")
-        yield from reader(pieces, source, config)
+        chunks, bom = utf8_chunks(iter(lambda: handle.read(config.chunk_bytes), b""))
+        if bom is not None:
+            config = dataclasses.replace(config, encoding="utf-8")
+        yield from reader(chunks if fmt in CHUNKED else lines_of(chunks), source, config)
 
 
 class _ReadUnits(beam.DoFn):

@@ -1,12 +1,13 @@
 """The texts of a source record that the parse stage must parse, each tagged with its role."""
 from __future__ import annotations
 
-from entailgen.schemas.sources import FactualityAnnotation, NerSentence, NliPair, ParaphrasePair, Review, SourceText
+from entailgen.schemas.sources import (DncPair, FactualityAnnotation, NerSentence, NliPair, ParaphrasePair, Review,
+                                       SourceText)
 from entailgen.transforms.io.base import detokenize
 
 
 def texts_of(record) -> list[SourceText]:
-    """SourceTexts to parse: a paraphrase pair's x and h* (roles source, gold), an NLI pair's premise and hypothesis."""
+    """SourceTexts to parse: a paraphrase pair's x and h* (roles source, gold), an NLI or DNC pair's premise and hypothesis."""
     def text(value: str, role: str = "text") -> SourceText:
         return SourceText(value, record.source, record.source_id, role)
 
@@ -16,6 +17,8 @@ def texts_of(record) -> list[SourceText]:
         return [text(record.text, "source"), text(record.gold, "gold")]
     if isinstance(record, NliPair):
         return [text(record.premise, "premise"), text(record.hypothesis, "hypothesis")]
+    if isinstance(record, DncPair):
+        return [text(record.context, "premise"), text(record.hypothesis, "hypothesis")]
     if isinstance(record, Review):
         return [text(record.text)]
     if isinstance(record, NerSentence):
