@@ -78,6 +78,7 @@ class Family:
     add_arguments: Callable[[Any], None] = lambda group: None
     options: Callable[[Any], Any] = lambda args: None
     gpu: Callable[[Any], bool] = lambda options: False  # does a run with these family options generate on GPU?
+    input_format: Optional[str] = None  # the format its inputs are read in when --input-format is not given
 
 
 def select(sources: beam.PCollection, record_type: type, family: str):

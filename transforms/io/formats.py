@@ -9,6 +9,7 @@ from typing import Callable, Iterable, Iterator
 from apache_beam.io.filesystems import FileSystems
 
 from entailgen.transforms.io.base import ReaderConfig
+from entailgen.transforms.io.documents import read_documents, read_documents_jsonl, read_documents_text
 from entailgen.transforms.io.ner import TAG, read_conll2003, read_gmb
 from entailgen.transforms.io.nli import read_nli_jsonl
 from entailgen.transforms.io.paraphrase import read_paraphrase_jsonl, read_paraphrase_tsv
@@ -30,6 +31,9 @@ FORMATS: dict[str, Reader] = {
     "sentiment-uci": read_sentiment_uci,
     "sentiment-csv": read_sentiment_csv,
     "nli-jsonl": read_nli_jsonl,
+    "documents": read_documents,
+    "documents-jsonl": read_documents_jsonl,
+    "documents-text": read_documents_text,
 }
 CHUNKED = frozenset({"uds-json"})  # fed fixed-size byte chunks, not lines (the UDS file is a single 200 MB line)
 COMPRESSED = (".gz", ".bz2", ".deflate", ".zst", ".lzma")  # Beam's FileSystems.open decompresses these
