@@ -95,12 +95,12 @@ def _not_used(record) -> Skipped:
 
 
 def _documents_stat(outcomes: beam.PCollection, read: beam.PCollection) -> beam.PCollection:
-    """{read, with_claims, skipped, dead}: documents read = with claims + skipped + dead (read dead letters aside)."""
+    """{read, outcome: {with_claims, skipped, dead}}: documents read = with claims + skipped + dead (the reader's
+    dead letters are counted by the job)."""
     counts = ((read | "CountRead" >> beam.Map(lambda _: "read"), outcomes) | "Outcomes" >> beam.Flatten()
               | "CountOutcomes" >> beam.combiners.Count.PerElement())
-    keys = ("read", "with_claims", "skipped", "dead")
-    return counts | "AsDict" >> beam.combiners.ToDict() | "Fill" >> beam.Map(
-        lambda d: {k: d.get(k, 0) for k in keys})
+    return counts | "AsDict" >> beam.combiners.ToDict() | "Fill" >> beam.Map(lambda d: {
+        "read": d.get("read", 0), "outcome": {k: d.get(k, 0) for k in ("with_claims", "skipped", "dead")}})
 
 
 def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:

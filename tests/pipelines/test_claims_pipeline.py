@@ -52,10 +52,11 @@ def claims(tmp_path_factory):
 
 def test_documents_read_are_with_claims_plus_skipped_plus_dead(claims):
     _, _, _, manifest, rows = claims
-    counts, documents = manifest["counts"], manifest["stats"]["documents"]
+    counts, stat = manifest["counts"], manifest["stats"]["documents"]
+    documents = stat["outcome"]
     assert counts["read"] == {"docs.jsonl": 4}
     assert counts["dead_by_stage"] == {"read:MalformedJson": 1}
-    assert documents == {"read": 3, "with_claims": 2, "skipped": 1, "dead": 0}
+    assert stat == {"read": 3, "outcome": {"with_claims": 2, "skipped": 1, "dead": 0}}
     assert counts["read"]["docs.jsonl"] == documents["with_claims"] + documents["skipped"] + documents["dead"] + \
         counts["dead_by_source"]["docs.jsonl"]
     assert counts["skipped_by_reason"]["claims:NoClaim:NoSentenceOf8Tokens"] == 1

@@ -98,6 +98,8 @@ def test_every_family_translates_and_stages_for_dataflow(pipeline):
             "Stage"} <= names
     if pipeline in ("parse", "dae"):
         assert "Parse" in names or any(n.endswith("/Parse") for n in names)
+    if pipeline == "claims":  # documents parsed and transformed, claims round-tripped through Apertium
+        assert {"MakeClaims/Claims", "RoundTrip/RoundTrip"} <= names
     staged = staged_files(dataflow_job)
     assert "workflow.tar.gz" in staged  # the sdist of setup.py, installed on every worker
     with tarfile.open(staged["workflow.tar.gz"]) as sdist:

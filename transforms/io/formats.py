@@ -42,7 +42,8 @@ PEEK_BYTES = 1 << 16
 # A JSON line's format, by the first of these fields it has.
 JSONL_FIELDS = (("sentence1", "nli-jsonl"), ("context", "nli-jsonl"), ("premise", "nli-jsonl"),
                 ("predicate_index", "factuality-jsonl"), ("gold", "paraphrase-jsonl"),
-                ("paraphrase", "paraphrase-jsonl"), ("text", "text-jsonl"))
+                ("paraphrase", "paraphrase-jsonl"), ("claim", "documents-jsonl"), ("article", "documents-jsonl"),
+                ("document", "documents-jsonl"), ("text", "text-jsonl"))
 
 
 def reader_for(fmt: str) -> Reader:
@@ -82,7 +83,8 @@ def detect_format_of(name: str, head: bytes) -> str:
             if found:
                 return found
             raise ValueError(f"cannot tell the format of {name}: JSON lines with fields {fields[:8]}; "
-                             "want sentence1/premise (nli), predicate_index (factuality), gold (paraphrase) or text")
+                             "want sentence1/premise (nli), predicate_index (factuality), gold (paraphrase), "
+                             "article/document/claim (documents) or text")
     if ext == ".json":
         return "uds-json"
     if ext == ".csv":
