@@ -140,6 +140,7 @@ FAMILY = Family(
     summary="documents -> FactCC claims (sampled, back-translated, swapped, negated, noised) over SummaC blocks",
     add_arguments=add_arguments,
     options=options,
-    gpu=lambda opts: opts is not None and opts.backtranslator == "hf" and "backtranslation" in opts.transformations,
+    gpu=lambda opts: (opts is not None and opts.backtranslator == "hf"
+                      and "backtranslation" in opts.transformations),
     input_format="documents",
 )

@@ -13,12 +13,12 @@ import apache_beam as beam
 from apache_beam import pvalue
 
 from entailgen.schemas.ids import content_id, seeded_rng
-from entailgen.schemas.records import (CORRECT, ENTAILED, INCORRECT, NOT_ENTAILED, ClaimExample, DeadLetter, Skipped,
-                                       Token, dead_letter)
+from entailgen.schemas.records import (CORRECT, ENTAILED, INCORRECT, NOT_ENTAILED, ClaimExample, Skipped, Token,
+                                       dead_letter)
 from entailgen.schemas.sources import Document, LabelledClaim
 from entailgen.transforms.claims.document import (Entity, Sentence, blocks_of, document_text, entities_of, paragraphs,
                                                   sentences_of)
-from entailgen.transforms.claims.transformations import (ENTITY_GROUPS, Edit, Unchanged, add_noise, char_span,
+from entailgen.transforms.claims.transformations import (Edit, Unchanged, add_noise, char_span,
                                                          eligible_sentences, entity_swap, negation, pronoun_swap,
                                                          sampled)
 from entailgen.transforms.parse import Parser, ParserConfig
