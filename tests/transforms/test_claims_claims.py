@@ -84,3 +84,17 @@ def test_balance_and_claim_only_audit_by_hand():
         "claim_only": {"all": {"n_test": 2, "majority_accuracy": 50.0, "claim_only_accuracy": 100.0},
                        "negation": {"n_test": 1, "majority_accuracy": 0.0, "claim_only_accuracy": 100.0},
                        "sentence_sampling": {"n_test": 1, "majority_accuracy": 100.0, "claim_only_accuracy": 100.0}}}
+
+
+def test_report_highlights_the_changed_span_against_the_source_sentence():
+    from entailgen.schemas.arrow import to_row
+    from entailgen.transforms.report.html import claim_examples_html
+    from entailgen.transforms.report.stats import dataset_stats
+
+    negated = to_row(row(claim="He did <go>.", source_sentence="He didn't <go>.", transformation="negation",
+                         label="INCORRECT", claim_span=[3, 6], source_span=[3, 9]))
+    html = claim_examples_html([negated])
+    assert "He <mark>did</mark> &lt;go&gt;." in html and "He <mark>didn&#x27;t</mark> &lt;go&gt;." in html
+    stats = dataset_stats("ClaimExample", [negated, to_row(row(noise=True))])
+    assert stats["labels"]["transformation"] == {"backtranslation + noise": {"CORRECT": 1},
+                                                 "negation": {"INCORRECT": 1}}

@@ -65,3 +65,19 @@ def test_paragraphs_sentences_and_the_four_granularities():
     assert blocks_of("2sents", doc, paras, sentences[:1]) == ["A b."]
     with pytest.raises(ValueError, match="granularity"):
         blocks_of("page", doc, paras, sentences)
+
+
+def test_ewt_documents_join_sentence_graphs_by_document_in_sentence_order():
+    from entailgen.transforms.io.ewt_documents import ewt_documents
+
+    def graph(*forms):
+        return {"nodes": [{"id": f"s-{i}", "domain": "syntax", "type": "token", "position": i + 1, "form": f}
+                          for i, f in enumerate(forms)]}
+    data = {"ewt-dev-2": graph("It", "rained", "."), "ewt-dev-1": graph("Hello", "!"),
+            "ewt-dev-3": graph("Bye", "."), "ewt-dev-9": graph("Lost", "."), "ewt-dev-4": {"nodes": 3}}
+    ud_ids = {"ewt-dev-1": {"document_id": "b", "sentence_id": "b-0001"},
+              "ewt-dev-2": {"document_id": "b", "sentence_id": "b-0002"},
+              "ewt-dev-3": {"document_id": "a", "sentence_id": "a-0001"},
+              "ewt-dev-4": {"document_id": "a", "sentence_id": "a-0002"}}
+    chunks = [json.dumps({"metadata": {}, "data": data}).encode()]
+    assert list(ewt_documents(chunks, ud_ids)) == [{"id": "a", "text": "Bye."}, {"id": "b", "text": "Hello! It rained."}]
