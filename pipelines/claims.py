@@ -17,6 +17,7 @@ from entailgen.transforms.claims.document import GRANULARITIES
 from entailgen.transforms.claims.factcc import WriteFactcc
 
 BACKTRANSLATORS = ("apertium", "hf")
+MAX_CLAIM_TOKENS = 96  # hf back-translator: longest round trip (document sentences are longer than paraphrase inputs)
 APERTIUM_ROUTES = (("eng-spa", "spa-eng"), ("eng-cat", "cat-eng"), ("en-gl", "gl-en"))  # FactCC: several pivots
 
 
@@ -71,7 +72,8 @@ def round_trips(claims: beam.PCollection, opts: ClaimsOptions):
     if opts.backtranslator == "hf":
         from entailgen.transforms.generate.hf import GenerateCandidates, HfGenerateOptions
 
-        return units | "RoundTrip" >> GenerateCandidates(HfGenerateOptions(model=opts.model, k=1))
+        return units | "RoundTrip" >> GenerateCandidates(HfGenerateOptions(model=opts.model, k=1,
+                                                                           max_new_tokens=MAX_CLAIM_TOKENS))
     from entailgen.transforms.generate.apertium import ApertiumOptions, RoundTripCandidates
 
     return units | "RoundTrip" >> RoundTripCandidates(ApertiumOptions(k=1, routes=APERTIUM_ROUTES, encoder=None))

@@ -98,3 +98,27 @@ def test_report_highlights_the_changed_span_against_the_source_sentence():
     stats = dataset_stats("ClaimExample", [negated, to_row(row(noise=True))])
     assert stats["labels"]["transformation"] == {"backtranslation + noise": {"CORRECT": 1},
                                                  "negation": {"INCORRECT": 1}}
+
+
+def test_a_document_the_parser_fails_on_is_one_dead_letter_and_the_others_go_on():
+    from apache_beam.pvalue import TaggedOutput
+
+    from entailgen.transforms.claims.claims import ClaimsConfig, _ClaimsFromDocuments
+    from entailgen.transforms.parse import ParserConfig
+
+    class FakeParser:
+        def tokens(self, texts):
+            for text in texts:
+                if "boom" in text:
+                    raise RuntimeError("parser broke")
+                yield tokens()
+
+    fn = _ClaimsFromDocuments(ParserConfig(), ClaimsConfig(transformations=("negation",), noise=False))
+    fn.parser = FakeParser()
+    out = list(fn.process([DOC, Document("f:3", "f", "boom")]))
+    tagged = [(o.tag, o.value) for o in out if isinstance(o, TaggedOutput)]
+    assert [o.claim for o in out if isinstance(o, ClaimExample)] == [
+        DOC.text, "She cannot see the old harbour wall from her window"]
+    assert [v for t, v in tagged if t == "outcome"] == ["with_claims", "dead"]
+    (dead,) = [v for t, v in tagged if t == "dead"]
+    assert (dead.source_id, dead.stage, dead.error_type, dead.raw) == ("f:3", "claims", "RuntimeError", "boom")

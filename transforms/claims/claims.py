@@ -212,8 +212,9 @@ class _ClaimsFromDocuments(beam.DoFn):
             record = batch[0]
             self.dead.inc()
             yield pvalue.TaggedOutput(OUTCOME, "dead")
+            raw = record.text if isinstance(record, Document) else record.document
             yield pvalue.TaggedOutput(DEAD, dead_letter(record.source, record.source_id, STAGE, type(exc).__name__,
-                                                        str(exc), getattr(record, "text", "")))
+                                                        str(exc), raw))
             return
         for doc in parsed:
             examples, skipped, pending, outcome = claims_of(doc, self.config)
