@@ -44,7 +44,8 @@ def claims(tmp_path_factory):
     folder = tmp_path_factory.mktemp("claims")
     out = folder / "one"
     args = ["run", "claims", "--input", str(write_inputs(folder)), "--pairs", "blocks", "--export", "factcc",
-            "--granularity", "2sents", "--splits", "train=0.5,test=0.5", "--seed", "3", "--quiet", *TRANSFORMATIONS]
+            "--granularity", "2sents", "--splits", "train=0.5,test=0.5", "--seed", "3", "--summaries-as-claims", "--quiet",
+            *TRANSFORMATIONS]
     assert main(args + ["--output", str(out)]) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     return folder, args, out, manifest, rows_of(out, manifest)
@@ -98,6 +99,15 @@ def test_one_document_never_spans_two_splits_and_block_rows_keep_the_document_la
     assert {r["claim"] for r in negated} & {"Mayor Helen Carrow said she cannot open the new bridge in Port Ellery "
                                             "on 4 May 2019.", "David Marsh said he did like the plan."} or \
         any(r["claim"].startswith("Anna Berg") for r in negated)
+
+
+def test_summary_sentences_are_correct_claims_against_their_article(claims):
+    _, _, _, _, rows = claims
+    summaries = [r for r in rows if r["transformation"] == "summary" and r["block_index"] is None]
+    assert [(r["claim"], r["label"], r["source_sentence"]) for r in summaries] == [
+        ("Anna Berg won in Lyon.", "CORRECT", "")]
+    assert summaries[0]["blocks"] == ["Anna Berg won the race in Lyon on Sunday after a long season. She thanked "
+                                      "her coach, Tom Hale."]
 
 
 def test_factcc_export_has_the_factcc_fields(claims):
