@@ -99,7 +99,7 @@ def example(doc: ParsedDocument, claim: str, label: str, transformation: str, co
     source_sentence = sentence.text if sentence is not None else ""
     span = edit.source_span if edit is not None else None
     return ClaimExample(
-        id=content_id(doc.document_id, transformation, claim, noise, backtranslation, config.granularity),
+        id=content_id(doc.document_id, transformation, claim, label, noise, backtranslation, config.granularity),
         document_id=doc.document_id, premise=doc.text, blocks=list(doc.blocks), granularity=config.granularity,
         claim=claim, label=label, entailment=ENTAILED if label == CORRECT else NOT_ENTAILED,
         transformation=transformation, source_sentence=source_sentence, backtranslation=backtranslation,
