@@ -7,7 +7,7 @@ from setuptools import setup
 HERE = Path(__file__).parent
 VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "__init__.py").read_text()).group(1)
 SUBPACKAGES = ["schemas", "transforms", "transforms.io", "transforms.generate", "transforms.augment",
-               "transforms.recast", "transforms.report", "pipelines", "runners"]
+               "transforms.recast", "transforms.report", "transforms.claims", "pipelines", "runners"]
 
 setup(
     name="entailgen",

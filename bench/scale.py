@@ -5,6 +5,9 @@ Inputs are synthetic: units (lines, CoNLL sentences, GMB sentences) resampled wi
 embedded samples, written in the same formats under the same file names. Each run is `entailgen run` in a subprocess
 with --direct_running_mode=multi_processing; memory is sampled from /proc over the subprocess and all its descendants.
 Usage: python bench/scale.py PIPELINE [--n N | --sizes N1 N2 ...] [--workers 1 2] [--num-shards 4] [--seed 0]
+       [--source FILE] [-- FAMILY FLAGS...]
+--source resamples one file's units instead of the samples (claims: whole UD-EWT documents written by
+`python -m entailgen.transforms.io.ewt_documents DECOMP_WHEEL ewt.jsonl`); flags after `--` go to `entailgen run`.
 """
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ from entailgen.transforms.io import detect_format
 from host import describe  # bench/host.py, beside this script
 
 LINE_FORMATS = {"text", "paraphrase-tsv", "sentiment-uci", "nli-jsonl", "factuality-jsonl", "paraphrase-jsonl",
-                "text-jsonl"}
+                "text-jsonl", "documents-jsonl"}
 BIG_DEFAULT = {"recast": 100_000, "dae": 100_000}
 POLL_SECONDS = 0.2
 
@@ -65,14 +68,16 @@ def _distinct(fmt: str, unit: str, i: int) -> str:
     return unit
 
 
-def synthetic_inputs(pipeline: str, n: int, seed: int, directory: Path) -> list[str]:
-    """n units in total, spread evenly over the family's resamplable samples; returns the written paths."""
+def synthetic_inputs(pipeline: str, n: int, seed: int, directory: Path, source: str = "") -> list[str]:
+    """n units in total, spread evenly over the family's resamplable samples (or one source file); returns the
+    written paths."""
     rng = random.Random(seed)
     usable = []
-    for name in get_family(pipeline).samples:
-        fmt = detect_format(str(SAMPLES / name))
+    files = [Path(source)] if source else [SAMPLES / name for name in get_family(pipeline).samples]
+    for path in files:
+        name, fmt = path.name, detect_format(str(path))
         try:
-            usable.append((name, fmt, *_units(fmt, (SAMPLES / name).read_text(encoding="utf-8"))))
+            usable.append((name, fmt, *_units(fmt, path.read_text(encoding="utf-8"))))
         except ValueError as e:
             print(f"  (skipping sample {name}: {e})")
     paths = []
@@ -121,10 +126,10 @@ def tree_memory(root: int) -> tuple[int, int, int]:
     return rss, pss, _kib(f"/proc/{root}/smaps_rollup", "Pss:")
 
 
-def run_once(pipeline: str, inputs: list[str], output: str, workers: int, num_shards: int) -> dict:
+def run_once(pipeline: str, inputs: list[str], output: str, workers: int, num_shards: int, flags=()) -> dict:
     """One `entailgen run` in a subprocess: wall seconds, peak tree RSS/PSS and the manifest's totals."""
     cmd = [sys.executable, "-m", "entailgen.runners.cli", "run", pipeline, *(f"--input={p}" for p in inputs),
-           f"--output={output}", f"--num-shards={num_shards}", "--quiet",
+           f"--output={output}", f"--num-shards={num_shards}", "--quiet", *flags,
            "--direct_running_mode=multi_processing", f"--direct_num_workers={workers}"]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -149,7 +154,10 @@ def main() -> None:
     args.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     args.add_argument("--num-shards", type=int, default=4)
     args.add_argument("--seed", type=int, default=0)
-    opts = args.parse_args()
+    args.add_argument("--source", default="", help="resample this file's units instead of the family's samples")
+    argv = sys.argv[1:]
+    flags = argv[argv.index("--") + 1:] if "--" in argv else []
+    opts = args.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     n = opts.n or BIG_DEFAULT.get(opts.pipeline, 10_000)
     sizes = opts.sizes or [n, 10 * n]
     print(describe("DirectRunner multi_processing"))
@@ -158,11 +166,12 @@ def main() -> None:
         for size in sizes:
             directory = Path(tmp, f"in{size}")
             directory.mkdir()
-            inputs = synthetic_inputs(opts.pipeline, size, opts.seed, directory)
+            inputs = synthetic_inputs(opts.pipeline, size, opts.seed, directory, opts.source)
             for workers in opts.workers:
                 results[size, workers] = run_once(opts.pipeline, inputs, str(Path(tmp, f"out{size}-{workers}")),
-                                                  workers, opts.num_shards)
-    print(f"pipeline {opts.pipeline}: synthetic inputs resampled from its samples (seed {opts.seed}), "
+                                                  workers, opts.num_shards, flags)
+    print(f"pipeline {opts.pipeline}: synthetic inputs resampled from {opts.source or 'its samples'} "
+          f"(seed {opts.seed}){' flags ' + ' '.join(flags) if flags else ''}, "
           f"{opts.num_shards} shards per split, wall time includes start-up and model loading")
     print(f"{'inputs':>9} {'workers':>7} {'seconds':>8} {'inputs/s':>9} {'written':>8} {'dead':>6} "
           f"{'peak tree RSS':>14} {'peak tree PSS':>14} {'driver PSS':>11}")

@@ -86,6 +86,7 @@ class Family:
         """The input formats whose records this family uses: a file in another format cannot give it a record."""
         accepted = self.accepts(options)
         return tuple(fmt for fmt, record in FORMAT_RECORDS.items() if not accepted or record in accepted)
+    input_format: Optional[str] = None  # the format its inputs are read in when --input-format is not given
 
 
 def select(sources: beam.PCollection, record_type: type, family: str):

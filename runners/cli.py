@@ -103,9 +103,9 @@ def run_config(args) -> RunConfig:
     family = get_family(args.pipeline)
     if args.sample:
         inputs = [str(SAMPLES / name) for name in family.samples]
-        input_format = None
+        input_format = family.input_format
     else:
-        inputs, input_format = expand_inputs(args.input), args.input_format
+        inputs, input_format = expand_inputs(args.input), args.input_format or family.input_format
     try:
         options = family.options(args)
         if args.sample:

@@ -15,6 +15,9 @@ def _stat_text(name: str, value) -> str:
         return (f"{value['labelled_arcs']} labelled arcs, {value['entailed_arc_pct']}% entailed; majority "
                 f"{value['majority_accuracy']}, lexical match {value['lexical_match_accuracy']} "
                 f"(DAE Table 2: {paper['majority_accuracy']}, {paper['lexical_match_accuracy']})")
+    if name == "audit" and "claim_only" in value:  # the claims family's, per transformation
+        return "; ".join(f"{t}: majority {a['majority_accuracy']}, claim-only {a['claim_only_accuracy']}"
+                         f" (n_test {a['n_test']})" for t, a in value["claim_only"].items())
     if name == "audit":
         return "; ".join(f"{p}: majority {a['majority_accuracy']}, hypothesis-only {a['hypothesis_only_accuracy']}"
                          f" (n_test {a['n_test']})" for p, a in value.items())

@@ -126,6 +126,45 @@ class RtePair:
     provenance: Optional[str] = None  # JSON: how the label was made (relation recast: KB triple, mention spans)
 
 
+# ClaimExample labels (FactCC) and the transformations that made them (Kryściński et al. 2020 §3.2).
+CORRECT = "CORRECT"
+INCORRECT = "INCORRECT"
+CLAIM_TRANSFORMATIONS = ("sentence_sampling", "summary", "backtranslation", "pronoun_swap", "entity_swap",
+                         "number_swap", "date_swap", "negation", "annotated")
+
+
+@dataclass(frozen=True)
+class ClaimExample:
+    """A claim checked against a whole document split into premise blocks (the claims family; SummaC granularity).
+
+    A document row has the whole document as premise and its ordered blocks; a block row (block_index set) has one
+    block as premise and keeps the document's label, which is noisy per block. Spans are [start, end) characters:
+    claim_span in the claim, source_span in source_sentence, extraction_span of source_sentence in the document.
+    """
+
+    id: str
+    document_id: str
+    premise: str
+    blocks: list[str]
+    granularity: str
+    claim: str
+    label: str  # CORRECT / INCORRECT
+    entailment: str  # entailed / not-entailed
+    transformation: str
+    source_sentence: str
+    backtranslation: bool
+    noise: bool
+    source: str
+    source_id: str
+    claim_span: Optional[list[int]] = None
+    source_span: Optional[list[int]] = None
+    extraction_span: Optional[list[int]] = None
+    generator: Optional[str] = None
+    dataset_id: Optional[str] = None
+    block_index: Optional[int] = None
+    split: Optional[str] = None
+
+
 @dataclass(frozen=True)
 class DeadLetter:
     """A bad input or a failed stage, kept with enough context to find and fix it: nothing is dropped."""
@@ -160,7 +199,7 @@ def dead_letter(source: str, source_id: str, stage: str, error_type: str, messag
                       error_type, message, text)
 
 
-RECORD_TYPES = {cls.__name__: cls for cls in (ParsedSentence, ArcExample, RtePair, DeadLetter)}
+RECORD_TYPES = {cls.__name__: cls for cls in (ParsedSentence, ArcExample, RtePair, ClaimExample, DeadLetter)}
 
 
 def with_split(record, split: str):
@@ -170,5 +209,6 @@ def with_split(record, split: str):
 
 __all__ = [
     "ENTAILED", "NOT_ENTAILED", "THREE_WAY", "ARC_KINDS", "Token", "Arc", "LabelledArc", "ParsedSentence",
-    "ArcExample", "RtePair", "DeadLetter", "Skipped", "dead_letter", "RECORD_TYPES", "with_split",
+    "ArcExample", "RtePair", "CORRECT", "INCORRECT", "CLAIM_TRANSFORMATIONS", "ClaimExample", "DeadLetter", "Skipped",
+    "dead_letter", "RECORD_TYPES", "with_split",
 ]

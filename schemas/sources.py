@@ -81,3 +81,27 @@ class DncPair:
     hypothesis: str
     label: str  # entailed / not-entailed
     type_of_inference: str = ""
+
+
+@dataclass(frozen=True)
+class Document:
+    """A document to draw claims from (FactCC {id,text}, CNN/DM article, XSum document, a plain-text block); its
+    reference summary (CNN/DM highlights, XSum summary) when the layout has one."""
+
+    source_id: str
+    source: str
+    text: str
+    summary: Optional[str] = None
+    dataset_id: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class LabelledClaim:
+    """A human-labelled (document, claim) pair of a consistency set (FactCC annotated: CORRECT / INCORRECT)."""
+
+    source_id: str
+    source: str
+    document: str
+    claim: str
+    label: str
+    dataset_id: Optional[str] = None

@@ -98,6 +98,8 @@ def test_every_family_translates_and_stages_for_dataflow(pipeline):
             "Stage"} <= names
     if pipeline in ("parse", "dae"):
         assert "Parse" in names or any(n.endswith("/Parse") for n in names)
+    if pipeline == "claims":  # documents parsed and transformed, claims round-tripped through Apertium
+        assert {"MakeClaims/Claims", "RoundTrip/RoundTrip"} <= names
     staged = staged_files(dataflow_job)
     assert "workflow.tar.gz" in staged  # the sdist of setup.py, installed on every worker
     with tarfile.open(staged["workflow.tar.gz"]) as sdist:
@@ -142,3 +144,17 @@ def test_a_real_dataflow_job_refuses_paths_its_workers_cannot_reach(tmp_path):
         job.job_pipeline(config, CLOUD + [PREBUILT])
     remote = dataclasses.replace(config, inputs=("gs://my-bucket/in/text.txt",), output="gs://my-bucket/o")
     check_cloud_paths(remote, PipelineOptions(CLOUD))  # nothing local: accepted
+
+
+@pytest.mark.skipif("claims" not in available(), reason="claims family not installed")
+def test_claims_back_translating_with_hf_gets_gpu_workers_and_runinference_in_the_graph():
+    hf = ["--backtranslator", "hf", "--model", "gs://my-bucket/models/round-trip"]
+    config = run_config(make_parser().parse_args(["run", "claims", "--sample", "--output", "gs://my-bucket/o", *hf]))
+    assert not needs_gpu(run_config(make_parser().parse_args(["run", "claims", "--sample", "--output", "o"])))
+    assert not needs_gpu(run_config(make_parser().parse_args(
+        ["run", "claims", "--sample", "--output", "o", *hf, "--transformations", "negation"])))
+    assert needs_gpu(config)
+    dataflow_job = dataflow.dry_run(job.job_pipeline(config, CLOUD + ["--dry_run=True", PREBUILT]))
+    names = {t.unique_name for t in dataflow_job.proto_pipeline.components.transforms.values()}
+    assert "RoundTrip/BeamSearch/BeamML_RunInference" in names
+    assert dataflow_job.options.get_all_options()["dataflow_service_options"] == [GPU_ACCELERATOR]

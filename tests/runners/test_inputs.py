@@ -10,7 +10,7 @@ from entailgen.pipelines.base import RunConfig
 from entailgen.pipelines.recast import RecastOptions
 from entailgen.runners.cli import main
 from entailgen.runners.inputs import check_inputs, input_format_error, unused_inputs, usable_samples
-from entailgen.transforms.io import read_file
+from entailgen.transforms.io import FORMATS, read_file
 
 SAMPLES = Path(entailgen.__file__).parent / "samples"
 RECAST_FORMATS = "conll2003, gmb, uds-json, factuality-jsonl, sentiment-uci, sentiment-csv"  # without a KB
@@ -21,7 +21,8 @@ def test_each_family_takes_the_formats_whose_records_it_uses():
     assert get_family("nli-dialogue").formats() == ("nli-jsonl",)
     assert ", ".join(get_family("recast").formats()) == RECAST_FORMATS
     assert get_family("recast").formats(RecastOptions(phenomena=("ner",))) == ("conll2003", "gmb")
-    assert len(get_family("parse").formats()) == 12  # the parse family parses the text of every format
+    assert get_family("claims").formats() == ("documents", "documents-jsonl", "documents-text")
+    assert get_family("parse").formats() == tuple(FORMATS)  # the parse family parses the text of every format
 
 
 def test_the_uds_file_given_to_nli_dialogue_is_refused_before_the_job():

@@ -34,6 +34,8 @@ return {
     })})),
   pairs: document.querySelectorAll('tr.rte-pair').length,
   badges: [...document.querySelectorAll('tr.rte-pair .label')].map(b => getComputedStyle(b).backgroundColor),
+  claims: document.querySelectorAll('tr.claim').length,
+  marks: [...document.querySelectorAll('tr.claim mark')].filter(m => size(m)[0] > 0).length,
 };
 """
 
@@ -80,6 +82,10 @@ def test_sample_report_renders_plots_and_arc_drawings_without_errors(family, bro
     if record_type == "RtePair":
         assert "Labels by phenomenon" in titles
         assert page["pairs"] >= 1 and set(page["badges"]) <= {LABEL_RGB["entailed"], LABEL_RGB["not-entailed"]}
+        return
+    if record_type == "ClaimExample":  # claims with the changed span highlighted against their source sentence
+        assert "Labels by transformation" in titles
+        assert page["claims"] >= 1 and page["marks"] >= 2
         return
     assert "Arc labels by dependency relation" in titles and page["drawings"]
     for drawing in page["drawings"]:

@@ -85,7 +85,7 @@ def test_features_are_what_datasets_derives_from_the_arrow_schema():
     from entailgen.schemas.arrow import arrow_schema
     from entailgen.schemas.records import RECORD_TYPES
 
-    for name in ("ArcExample", "RtePair", "ParsedSentence", "DeadLetter"):
+    for name in ("ArcExample", "RtePair", "ParsedSentence", "ClaimExample", "DeadLetter"):
         expected = datasets.Features.from_arrow_schema(arrow_schema(RECORD_TYPES[name]))._to_yaml_list()
         assert hf_features(name) == expected, name
     arcs = next(f for f in hf_features("ArcExample") if f["name"] == "arcs")

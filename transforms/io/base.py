@@ -22,6 +22,7 @@ class ReaderConfig:
     encoding: str = "utf-8"  # the Kaggle GMB csv is latin-1
     chunk_bytes: int = 1 << 20  # UDS JSON is one 200 MB line: it is read in chunks of this size
     max_unit_chars: int = 1 << 24  # a JSON value still unparsed after this many characters is malformed
+    max_document_chars: int = 50_000  # claims family: a longer document is a TooLong dead letter
 
 
 class Reject(Exception):

@@ -9,11 +9,12 @@ from typing import Callable, Iterable, Iterator, Optional
 
 from apache_beam.io.filesystems import FileSystems
 
-from entailgen.schemas.sources import (DncPair, FactualityAnnotation, NerSentence, NliPair, ParaphrasePair, Review,
-                                       SourceText)
+from entailgen.schemas.sources import (DncPair, Document, FactualityAnnotation, NerSentence, NliPair, ParaphrasePair,
+                                       Review, SourceText)
 from entailgen.transforms.io.base import ReaderConfig
 from entailgen.transforms.io.dnc import read_dnc_json
 from entailgen.transforms.io.encoding import first_line, utf8_chunks
+from entailgen.transforms.io.documents import read_documents, read_documents_jsonl, read_documents_text
 from entailgen.transforms.io.ner import TAG, read_conll2003, read_gmb
 from entailgen.transforms.io.nli import read_nli_jsonl
 from entailgen.transforms.io.paraphrase import read_paraphrase_jsonl, read_paraphrase_tsv
@@ -36,13 +37,16 @@ FORMATS: dict[str, Reader] = {
     "sentiment-csv": read_sentiment_csv,
     "nli-jsonl": read_nli_jsonl,
     "dnc-json": read_dnc_json,
+    "documents": read_documents,
+    "documents-jsonl": read_documents_jsonl,
+    "documents-text": read_documents_text,
 }
 # The source record each format's reader makes: a family that cannot use that type cannot use the file.
 FORMAT_RECORDS: dict[str, type] = {
     "text": SourceText, "text-jsonl": SourceText, "paraphrase-tsv": ParaphrasePair, "paraphrase-jsonl": ParaphrasePair,
     "conll2003": NerSentence, "gmb": NerSentence, "uds-json": FactualityAnnotation,
     "factuality-jsonl": FactualityAnnotation, "sentiment-uci": Review, "sentiment-csv": Review, "nli-jsonl": NliPair,
-    "dnc-json": DncPair,
+    "dnc-json": DncPair, "documents": Document, "documents-jsonl": Document, "documents-text": Document,
 }
 CHUNKED = frozenset({"uds-json", "dnc-json"})  # fed fixed-size byte chunks, not lines (the UDS file is a single 200 MB line)
 COMPRESSED = (".gz", ".bz2", ".deflate", ".zst", ".lzma")  # Beam's FileSystems.open decompresses these
@@ -52,7 +56,8 @@ HEAD_LIMIT = 1 << 24  # detection reads the first line to its end, up to this ma
 # A JSON line's format, by the first of these fields it has.
 JSONL_FIELDS = (("sentence1", "nli-jsonl"), ("context", "nli-jsonl"), ("premise", "nli-jsonl"),
                 ("predicate_index", "factuality-jsonl"), ("gold", "paraphrase-jsonl"),
-                ("paraphrase", "paraphrase-jsonl"), ("text", "text-jsonl"))
+                ("paraphrase", "paraphrase-jsonl"), ("claim", "documents-jsonl"), ("article", "documents-jsonl"),
+                ("document", "documents-jsonl"), ("text", "text-jsonl"))
 
 
 def reader_for(fmt: str) -> Reader:
@@ -92,7 +97,8 @@ def detect_format_of(name: str, head: bytes) -> str:
             if found:
                 return found
             raise ValueError(f"cannot tell the format of {name}: JSON lines with fields {fields[:8]}; "
-                             "want sentence1/premise (nli), predicate_index (factuality), gold (paraphrase) or text")
+                             "want sentence1/premise (nli), predicate_index (factuality), gold (paraphrase), "
+                             "article/document/claim (documents) or text")
     if ext == ".json":
         return "dnc-json" if line.startswith("[") else "uds-json"
     if ext == ".csv":

@@ -1,8 +1,8 @@
 """The texts of a source record that the parse stage must parse, each tagged with its role."""
 from __future__ import annotations
 
-from entailgen.schemas.sources import (DncPair, FactualityAnnotation, NerSentence, NliPair, ParaphrasePair, Review,
-                                       SourceText)
+from entailgen.schemas.sources import (DncPair, Document, FactualityAnnotation, LabelledClaim, NerSentence, NliPair,
+                                       ParaphrasePair, Review, SourceText)
 from entailgen.transforms.io.base import detokenize
 
 
@@ -19,6 +19,10 @@ def texts_of(record) -> list[SourceText]:
         return [text(record.premise, "premise"), text(record.hypothesis, "hypothesis")]
     if isinstance(record, DncPair):
         return [text(record.context, "premise"), text(record.hypothesis, "hypothesis")]
+    if isinstance(record, Document):
+        return [text(record.text)]
+    if isinstance(record, LabelledClaim):
+        return [text(record.document, "premise"), text(record.claim, "hypothesis")]
     if isinstance(record, Review):
         return [text(record.text)]
     if isinstance(record, NerSentence):

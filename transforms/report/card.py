@@ -21,7 +21,7 @@ SAMPLE_LICENCES = {
     "factuality.jsonl": "cc0-1.0", "gmb.csv": "cc0-1.0", "imdb_labelled.txt": "cc0-1.0", "nli.jsonl": "cc0-1.0",
     "paraphrase.jsonl": "cc0-1.0", "paraphrase.tsv": "cc0-1.0", "sentiment.csv": "cc0-1.0", "text.txt": "cc0-1.0",
     "uds_factuality.json": "cc-by-sa-4.0", "yelp_labelled.txt": "cc0-1.0", "relation.txt": "cc0-1.0",
-    "recast_kg_relations_data.json": "cc0-1.0", "kb.tsv": "cc0-1.0",
+    "recast_kg_relations_data.json": "cc0-1.0", "kb.tsv": "cc0-1.0", "documents.jsonl": "cc0-1.0",
 }
 # Corpora whose licence is settled, by a substring of the file name; any other input is 'unknown'.
 SOURCE_PATTERNS = (("uds", "cc-by-sa-4.0"), ("ewt", "cc-by-sa-4.0"), ("snli", "cc-by-sa-4.0"), ("anli", "cc-by-nc-4.0"))
@@ -29,8 +29,9 @@ SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"
                    (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"), (1_000_000_000, "100M<n<1B"))
 HF_DTYPES = {"string": "string", "int64": "int64", "double": "float64", "bool": "bool"}
 TASKS = {"ArcExample": ["token-classification", "text-classification"], "RtePair": ["text-classification"],
-         "ParsedSentence": ["token-classification"]}
-TASK_IDS = {"RtePair": ["natural-language-inference"], "ArcExample": ["natural-language-inference"]}
+         "ParsedSentence": ["token-classification"], "ClaimExample": ["text-classification"]}
+TASK_IDS = {"RtePair": ["natural-language-inference"], "ArcExample": ["natural-language-inference"],
+            "ClaimExample": ["natural-language-inference"]}
 
 # What a family option means, for the card's "How it was made" (options without a note are listed as they are).
 OPTION_NOTES = {
@@ -42,6 +43,9 @@ OPTION_NOTES = {
     "augment": "Goyal & Durrett 2020 §5.3 augmentations added to the arc data",
     "phenomena": "which annotations were recast (Poliak 2020 ch. 3)",
     "phrases": "dialogue phrases prepended to hypotheses (Steen et al. 2023, Table 6)",
+    "granularity": "how the premise document is split into blocks (SummaC, Laban et al. 2022 §3)",
+    "transformations": "FactCC's transformations applied to the sampled sentences (Kryściński et al. 2020 §3.2)",
+    "pairs": "documents: one row per claim; blocks: also one (block, claim) row per premise block",
 }
 CITATIONS = (
     "Tanya Goyal and Greg Durrett. 2020. Evaluating Factuality in Generation with Dependency-level Entailment. "
@@ -50,6 +54,10 @@ CITATIONS = (
     "ch. 5 (hypothesis-only baselines).",
     "Julius Steen, Juri Opitz, Anette Frank and Katja Markert. 2023. With a Little Push, NLI Models can Robustly "
     "and Efficiently Predict Faithfulness. ACL 2023.",
+    "Wojciech Kryściński, Bryan McCann, Caiming Xiong and Richard Socher. 2020. Evaluating the Factual Consistency "
+    "of Abstractive Text Summarization. EMNLP 2020.",
+    "Philippe Laban, Tobias Schnabel, Paul N. Bennett and Marti A. Hearst. 2022. SummaC: Re-Visiting NLI-based "
+    "Models for Inconsistency Detection in Summarization. TACL 10.",
 )
 LIMITS = {
     "dae": (
@@ -64,6 +72,13 @@ LIMITS = {
         "and words like 'not' give away the label without the premise: read the hypothesis-only audit first.",
         "Not-entailed NER hypotheses take a tag drawn from the phrase's prior tag distribution; for ambiguous "
         "phrases that tag can be true.",
+    ),
+    "claims": (
+        "Block rows (--pairs blocks) keep the document-level label, which is noisy per block: the evidence for a "
+        "CORRECT claim sits in one or two blocks, and the other blocks neither entail nor contradict it.",
+        "Labels come from FactCC's rules, not from people: a swapped mention can be true by chance (a number repeated "
+        "in the document), and noised copies are ungrammatical on purpose. Read the claim-only audit: where one "
+        "transformation is guessable from the claim alone (negation's 'not'), a model can cheat.",
     ),
     "nli-dialogue": (
         "A dialogue phrase is prepended with the original label kept; a hedging phrase ('I think') can weaken what "

@@ -13,8 +13,10 @@ from entailgen.transforms.report.tables import stat_blocks, stat_notes
 REPORT = "report.html"
 # Nothing may load from anywhere: the page must open from a laptop, a bucket or an air-gapped machine alike.
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
-LABEL_FACETS = ("split", "kind", "phenomenon", "template", "sentence label by kind", "3-way label by kind")
-LENGTH_TITLES = {"premise": "Premise length", "hypothesis": "Hypothesis length", "text": "Sentence length"}
+LABEL_FACETS = ("split", "kind", "phenomenon", "template", "sentence label by kind", "3-way label by kind",
+                "transformation", "pair")
+LENGTH_TITLES = {"premise": "Premise length", "hypothesis": "Hypothesis length", "text": "Sentence length",
+                 "claim": "Claim length"}
 STYLE = """
 body{font-family:sans-serif;margin:2em auto;max-width:1100px;padding:0 1em;color:#1f2328}
 h1{font-size:1.6em}h2{border-bottom:1px solid #d0d7de;padding-bottom:.2em;margin-top:2em}
@@ -162,12 +164,34 @@ def rte_pairs_html(rows: list[dict]) -> str:
     return f'<table class="rte-pairs"><tr>{head}</tr>{body}</table>'
 
 
+def marked(text: str, span) -> str:
+    """text with its [start, end) character span highlighted (escaped)."""
+    if not span:
+        return escape(text)
+    start, end = span
+    return f"{escape(text[:start])}<mark>{escape(text[start:end])}</mark>{escape(text[end:])}"
+
+
+def claim_examples_html(rows: list[dict]) -> str:
+    """Claims with the changed span highlighted against the document sentence they came from."""
+    head = "".join(f"<th>{h}</th>" for h in ("claim", "source sentence", "label", "transformation", "premise"))
+    body = "".join(
+        f'<tr class="claim"><td>{marked(r["claim"], r.get("claim_span"))}</td>'
+        f'<td>{marked(r["source_sentence"], r.get("source_span"))}</td><td>{_badge(r["label"])}</td>'
+        f'<td>{escape(r["transformation"])}{" + noise" if r["noise"] else ""}'
+        f'{"" if r.get("block_index") is None else ", block " + str(r["block_index"])}</td>'
+        f'<td>{escape(r["premise"][:300])}{"…" if len(r["premise"]) > 300 else ""}</td></tr>' for r in rows)
+    return f'<table class="claims"><tr>{head}</tr>{body}</table>'
+
+
 def examples_section(record_type: str, rows: list[dict], seed: int) -> str:
     """A seeded sample of rows, a few per group, drawn so a reader can judge the data by eye."""
     if not rows:
         body = '<p class="empty">No rows.</p>'
     elif record_type == "RtePair":
         body = rte_pairs_html(rows)
+    elif record_type == "ClaimExample":
+        body = claim_examples_html(rows)
     else:
         render = arc_example_html if record_type == "ArcExample" else parsed_sentence_html
         body = (arc_key() if record_type == "ArcExample" else PARSE_KEY) + "".join(render(r) for r in rows)

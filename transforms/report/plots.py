@@ -10,7 +10,8 @@ from entailgen.transforms.report.stats import UNLABELLED
 
 # One colour per label everywhere, as in the DAE paper's Figure 3: entailed green, not entailed red, unlabelled grey.
 LABEL_COLOURS = {ENTAILED: "#1a7f37", NOT_ENTAILED: "#cf222e", UNLABELLED: "#8c959f",
-                 "entailment": "#1a7f37", "contradiction": "#cf222e", "neutral": "#8c959f"}
+                 "entailment": "#1a7f37", "contradiction": "#cf222e", "neutral": "#8c959f",
+                 "CORRECT": "#1a7f37", "INCORRECT": "#cf222e"}
 PALETTE = ("#0969da", "#bf8700", "#8250df", "#1b7c83", "#bc4c00", "#57606a", "#4d2d00", "#0550ae")
 BAR_COLOUR = "#0969da"
 WIDTH = 720

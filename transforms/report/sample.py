@@ -16,6 +16,8 @@ def example_group(record_type: str) -> Callable[[dict], str]:
         return lambda row: row["kind"]
     if record_type == "RtePair":
         return lambda row: f"{row['phenomenon']} / {row['kind']}"
+    if record_type == "ClaimExample":
+        return lambda row: row["transformation"] + (" + noise" if row["noise"] else "")
     return lambda row: row["source"]
 
 

@@ -11,7 +11,7 @@ UNLABELLED = "unlabelled"
 # DAE arc labels (Goyal & Durrett 2020 §4): 1 entailed, 0 not entailed, null when the top-1 evidence is unclear.
 ARC_LABELS = {1: ENTAILED, 0: NOT_ENTAILED, None: UNLABELLED}
 LENGTH_FIELDS = {"ArcExample": ("premise", "hypothesis"), "RtePair": ("premise", "hypothesis"),
-                 "ParsedSentence": ("text",)}
+                 "ParsedSentence": ("text",), "ClaimExample": ("premise", "claim")}
 
 
 def arc_label(entailed: Optional[int]) -> str:
@@ -54,7 +54,15 @@ def _parsed_sentence_labels(row: dict) -> Iterator[tuple[str, str, str]]:
         yield "relation", arc["rel"], UNLABELLED
 
 
-LABELS_OF = {"ArcExample": _arc_example_labels, "RtePair": _rte_pair_labels, "ParsedSentence": _parsed_sentence_labels}
+def _claim_example_labels(row: dict) -> Iterator[tuple[str, str, str]]:
+    """(facet, group, label) of a claim: its CORRECT / INCORRECT label by split, transformation and row kind."""
+    yield "split", row["split"], row["label"]
+    yield "transformation", row["transformation"] + (" + noise" if row["noise"] else ""), row["label"]
+    yield "pair", "document" if row["block_index"] is None else "block", row["label"]
+
+
+LABELS_OF = {"ArcExample": _arc_example_labels, "RtePair": _rte_pair_labels, "ParsedSentence": _parsed_sentence_labels,
+             "ClaimExample": _claim_example_labels}
 
 
 @dataclass

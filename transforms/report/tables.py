@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from entailgen.transforms.audit import AUDIT_EXPLANATION
+from entailgen.transforms.claims.audit import CLAIMS_AUDIT_EXPLANATION
 
 SCALARS = (int, float, str, bool, type(None))
 # Stats keys the card explains, found by substrings of a stats key or of its members' keys; each note shown once.
@@ -19,6 +20,7 @@ STAT_NOTES = (
                         "Accuracy well above the majority class means the hypotheses alone give the label away."),
     ("audit", AUDIT_EXPLANATION),
     ("majority", "Majority-class baseline: the accuracy of always answering the most frequent label."),
+    ("claim_only", CLAIMS_AUDIT_EXPLANATION),
 )
 NOTE_ALIASES = {"entailed_arc": "arc_label", "labelled_arcs": "arc_label"}  # the dae family's stats members
 
@@ -76,4 +78,6 @@ def stat_notes(key: str, value: Any) -> list[str]:
     found = [pattern for pattern, _ in STAT_NOTES if any(pattern in k.lower() for k in keys)]
     if "audit" in found:  # the audit explanation already says what its majority and hypothesis-only numbers mean
         found = [p for p in found if p not in ("majority", "hypothesis_only")]
+    if "claim_only" in found:  # the claims audit has its own explanation, which covers both baselines
+        found = [p for p in found if p not in ("audit", "majority", "hypothesis_only")]
     return [note for pattern, note in STAT_NOTES if pattern in found]

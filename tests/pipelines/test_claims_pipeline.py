@@ -1,0 +1,148 @@
+"""The claims family end to end on documents written for the test: accounting, document splits, block rows, the
+FactCC export, the stats, byte-identical output in-process and with two worker processes, and back-translation."""
+import json
+import shutil
+from collections import defaultdict
+
+import pyarrow.parquet as pq
+import pytest
+
+from entailgen.runners.cli import main
+
+DOCUMENTS = [
+    {"id": "d1", "text": "Mayor Helen Carrow said she can open the new bridge in Port Ellery on 4 May 2019. "
+                         "The bridge cost 12 million pounds and has 3 lanes.\n\nDavid Marsh said he didn't like the "
+                         "plan."},
+    {"article": "Anna Berg won the race in Lyon on Sunday after a long season. She thanked her coach, Tom Hale.",
+     "highlights": "Anna Berg won in Lyon."},
+    {"id": "short", "text": "Too short."},
+]
+HAVE_APERTIUM = shutil.which("apertium") is not None
+# Back-translation joins the run only where Apertium is installed; everything else runs anywhere.
+TRANSFORMATIONS = ["--transformations", ("backtranslation," if HAVE_APERTIUM else "")
+                   + "pronoun_swap,entity_swap,number_swap,date_swap,negation"]
+
+
+def write_inputs(folder):
+    path = folder / "docs.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in DOCUMENTS) + "{not json\n")
+    return path
+
+
+def rows_of(out, manifest):
+    return [r for s in manifest["shards"] for r in pq.read_table(out / s["path"]).to_pylist()]
+
+
+def files(root):
+    """Every file of a dataset but run.json (times and flags), by relative path."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name != "run.json"}
+
+
+@pytest.fixture(scope="module")
+def claims(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("claims")
+    out = folder / "one"
+    args = ["run", "claims", "--input", str(write_inputs(folder)), "--pairs", "blocks", "--export", "factcc",
+            "--granularity", "2sents", "--splits", "train=0.5,test=0.5", "--seed", "3", "--summaries-as-claims", "--quiet",
+            *TRANSFORMATIONS]
+    assert main(args + ["--output", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    return folder, args, out, manifest, rows_of(out, manifest)
+
+
+def test_documents_read_are_with_claims_plus_skipped_plus_dead(claims):
+    _, _, _, manifest, rows = claims
+    counts, stat = manifest["counts"], manifest["stats"]["documents"]
+    documents = stat["outcome"]
+    assert counts["read"] == {"docs.jsonl": 4}
+    assert counts["dead_by_stage"] == {"read:MalformedJson": 1}
+    assert stat == {"read": 3, "outcome": {"with_claims": 2, "skipped": 1, "dead": 0}}
+    assert counts["read"]["docs.jsonl"] == documents["with_claims"] + documents["skipped"] + documents["dead"] + \
+        counts["dead_by_source"]["docs.jsonl"]
+    assert counts["skipped_by_reason"]["claims:NoClaim:NoSentenceOf8Tokens"] == 1
+    assert len({r["source_id"] for r in rows}) == documents["with_claims"]
+
+
+def test_manifest_has_per_transformation_counts_and_the_audit(claims):
+    _, _, _, manifest, rows = claims
+    balance, audit = manifest["stats"]["balance"], manifest["stats"]["audit"]
+    document_rows = [r for r in rows if r["block_index"] is None]
+    expected = defaultdict(lambda: defaultdict(int))
+    for r in document_rows:
+        expected[r["transformation"]][r["label"]] += 1
+        expected[r["transformation"]]["noise"] += r["noise"]
+    assert balance == {t: dict(sorted(c.items())) for t, c in sorted(expected.items())}
+    assert set(balance) >= {"sentence_sampling", "negation", "entity_swap"}
+    assert balance["sentence_sampling"]["CORRECT"] >= 2 and "INCORRECT" not in balance["sentence_sampling"]
+    assert all("CORRECT" not in balance[t] for t in ("negation", "entity_swap", "pronoun_swap"))
+    assert set(audit) == {"n_train", "majority_label", "splits", "claim_only"} and "all" in audit["claim_only"]
+
+
+def test_one_document_never_spans_two_splits_and_block_rows_keep_the_document_label(claims):
+    _, _, _, _, rows = claims
+    splits = defaultdict(set)
+    for r in rows:
+        splits[r["document_id"]].add(r["split"])
+    assert len(splits) == 2 and all(len(s) == 1 for s in splits.values())
+    documents = [r for r in rows if r["block_index"] is None]
+    for row in documents:
+        assert row["premise"].count("\n\n") == (1 if "Port Ellery" in row["premise"] else 0)
+        blocks = [r for r in rows if r["block_index"] is not None and r["document_id"] == row["document_id"]
+                  and r["claim"] == row["claim"] and r["noise"] == row["noise"]]
+        assert [b["premise"] for b in sorted(blocks, key=lambda b: b["block_index"])] == row["blocks"]
+        assert {b["label"] for b in blocks} == {row["label"]}
+        if row["extraction_span"]:
+            start, end = row["extraction_span"]
+            assert row["premise"][start:end] == row["source_sentence"]
+    negated = [r for r in documents if r["transformation"] == "negation" and not r["noise"]]
+    assert {r["claim"] for r in negated} & {"Mayor Helen Carrow said she cannot open the new bridge in Port Ellery "
+                                            "on 4 May 2019.", "David Marsh said he did like the plan."} or \
+        any(r["claim"].startswith("Anna Berg") for r in negated)
+
+
+def test_summary_sentences_are_correct_claims_against_their_article(claims):
+    _, _, _, _, rows = claims
+    summaries = [r for r in rows if r["transformation"] == "summary" and r["block_index"] is None]
+    assert [(r["claim"], r["label"], r["source_sentence"]) for r in summaries] == [
+        ("Anna Berg won in Lyon.", "CORRECT", "")]
+    assert summaries[0]["blocks"] == ["Anna Berg won the race in Lyon on Sunday after a long season. She thanked "
+                                      "her coach, Tom Hale."]
+
+
+def test_factcc_export_has_the_factcc_fields(claims):
+    _, _, out, manifest, rows = claims
+    exported = {e["path"]: e for e in manifest["exports"]}
+    lines = [json.loads(line) for path in sorted(exported) for line in (out / path).read_text().splitlines()]
+    assert sum(e["rows"] for e in exported.values()) == len(lines) == sum(r["block_index"] is None for r in rows)
+    assert all(list(line) == ["id", "text", "claim", "label", "extraction_span", "backtranslation", "augmentation",
+                              "augmentation_span", "noise"] for line in lines)
+    assert {line["augmentation"] for line in lines} >= {None, "NegateSentences", "EntitySwap"}
+    assert {line["label"] for line in lines} == {"CORRECT", "INCORRECT"}
+
+
+def test_two_worker_processes_write_the_same_bytes(claims):
+    folder, args, out, _, _ = claims
+    two = folder / "two"
+    assert main(args + ["--output", str(two), "--direct_running_mode=multi_processing",
+                        "--direct_num_workers=2"]) == 0
+    one, other = files(out), files(two)
+    assert one.keys() == other.keys() and any(k.startswith("factcc/") for k in one)
+    assert [k for k in one if one[k] != other[k]] == []
+
+
+def test_bad_options_are_one_line_and_exit_2(tmp_path, capsys):
+    assert main(["run", "claims", "--sample", "--output", str(tmp_path), "--transformations", "shuffle"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+@pytest.mark.skipif(not HAVE_APERTIUM, reason="apertium is not installed")
+def test_backtranslation_round_trips_through_apertium(claims):
+    _, _, _, manifest, rows = claims
+    trips = [r for r in rows if r["transformation"] == "backtranslation" and r["block_index"] is None]
+    skipped = manifest["counts"].get("skipped_by_reason", {}).get("claims:backtranslation:SameAsClaim", 0)
+    assert len(trips) + skipped == 2  # one sampled claim per usable document
+    assert trips
+    for r in trips:
+        assert r["backtranslation"] and not r["noise"] and r["label"] == "CORRECT"
+        assert r["generator"].startswith("apertium") and r["claim"] != r["source_sentence"]

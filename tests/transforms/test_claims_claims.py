@@ -1,0 +1,124 @@
+"""A document's claims from the pure core (hand-built parse, no parser): seeding by document id, skips per reason,
+back-translation results, block rows, and the claim-only audit worked by hand."""
+import dataclasses
+
+from entailgen.schemas.records import ClaimExample, Skipped, Token
+from entailgen.schemas.sources import Document
+from entailgen.transforms.claims.audit import ClaimBalanceFn, ClaimsAuditFn, combine
+from entailgen.transforms.claims.claims import (ClaimsConfig, backtranslated, block_rows, claims_of,
+                                                parse_document)
+
+WORDS = "She can see the old harbour wall from her window".split()
+
+
+def tokens():
+    """One sentence of 10 tokens: 'She can see the old harbour wall from her window' (root 'see')."""
+    spec = [("PRON", "PRP", "nsubj"), ("AUX", "MD", "aux"), ("VERB", "VB", "ROOT"), ("DET", "DT", "det"),
+            ("ADJ", "JJ", "amod"), ("NOUN", "NN", "compound"), ("NOUN", "NN", "dobj"), ("ADP", "IN", "prep"),
+            ("PRON", "PRP$", "poss"), ("NOUN", "NN", "pobj")]
+    heads = [2, 2, -1, 6, 6, 6, 2, 2, 9, 7]
+    return [Token(w, w.lower(), pos, tag, "O", h, dep, i < 9) for i, (w, (pos, tag, dep), h)
+            in enumerate(zip(WORDS, spec, heads))]
+
+
+DOC = Document("f:1", "f", "She can see the old harbour wall from her window", dataset_id="d1")
+SHORT = Document("f:2", "f", "She can see it")
+
+
+def test_a_document_gives_its_sampled_claim_negatives_and_skips_per_reason():
+    doc = parse_document(DOC, [tokens()], [], "sentence")
+    config = ClaimsConfig(seed=1, transformations=("backtranslation", "pronoun_swap", "entity_swap", "negation"),
+                          noise=False)
+    examples, skipped, pending, outcome = claims_of(doc, config)
+    assert outcome == "with_claims"
+    assert [(e.transformation, e.label, e.entailment) for e in examples] == [
+        ("sentence_sampling", "CORRECT", "entailed"), ("pronoun_swap", "INCORRECT", "not-entailed"),
+        ("negation", "INCORRECT", "not-entailed")]
+    assert examples[2].claim == "She cannot see the old harbour wall from her window"
+    assert examples[2].claim_span == [4, 10] and examples[2].source_span == [4, 7]
+    assert len(DOC.text) == 48 and examples[0].extraction_span == [0, 48]
+    assert examples[0].blocks == [DOC.text] and examples[0].dataset_id == "d1"
+    assert skipped == [Skipped("f", "f:1", "claims:entity_swap", "NoMention")]
+    assert [p.claim for p in pending] == [DOC.text]
+    again = claims_of(parse_document(dataclasses.replace(DOC, source_id="g:9"), [tokens()], [], "sentence"), config)
+    assert [e.claim for e in again[0]] == [e.claim for e in examples]  # seeded by the document, not the file line
+
+
+def test_a_document_without_a_long_enough_sentence_is_skipped_once():
+    short = [Token(w, w, "X", "", "O", -1 if i == 2 else 2, "", True) for i, w in enumerate(SHORT.text.split())]
+    examples, skipped, pending, outcome = claims_of(parse_document(SHORT, [short], [], "sentence"), ClaimsConfig())
+    assert (examples, pending, outcome) == ([], [], "skipped")
+    assert skipped == [Skipped("f", "f:2", "claims", "NoClaim:NoSentenceOf8Tokens")]
+
+
+def row(**changes) -> ClaimExample:
+    base = ClaimExample("r1", "doc", "A b. C d.", ["A b.", "C d."], "sentence", "A b.", "CORRECT", "entailed",
+                        "backtranslation", "A b.", True, False, "f", "f:1", split="train")
+    return dataclasses.replace(base, **changes)
+
+
+def test_backtranslation_keeps_the_first_round_trip_that_differs_else_skips():
+    done = backtranslated(row(), ["A b.", "A bee."], "apertium+lexical")
+    assert (done.claim, done.generator, done.backtranslation) == ("A bee.", "apertium+lexical", True)
+    assert backtranslated(row(), ["A b."], "apertium") == Skipped("f", "f:1", "claims:backtranslation", "SameAsClaim")
+
+
+def test_block_rows_have_one_block_each_and_the_document_label():
+    blocks = block_rows(row(label="INCORRECT"))
+    assert [(b.premise, b.block_index, b.blocks, b.label) for b in blocks] == [
+        ("A b.", 0, [], "INCORRECT"), ("C d.", 1, [], "INCORRECT")]
+    assert len({b.id for b in blocks}) == 2
+
+
+def test_balance_and_claim_only_audit_by_hand():
+    rows = [row(id="1", claim="Ann did not go", label="INCORRECT", transformation="negation"),
+            row(id="2", claim="Ann went home", transformation="sentence_sampling", noise=True),
+            row(id="3", claim="Bo did not stay", label="INCORRECT", transformation="negation", split="test"),
+            row(id="4", claim="Bo stayed home", transformation="sentence_sampling", split="test"),
+            row(id="5", claim="Bo stayed home", transformation="sentence_sampling", split="test", block_index=0)]
+    assert combine(ClaimBalanceFn(), rows) == {"negation": {"INCORRECT": 2, "noise": 0},
+                                               "sentence_sampling": {"CORRECT": 2, "noise": 1}}
+    # Train labels tie 1:1, so the majority is CORRECT (alphabetical); naive Bayes reads 'did not' and 'home'.
+    assert combine(ClaimsAuditFn(), rows) == {
+        "n_train": 2, "majority_label": "CORRECT", "splits": "given",
+        "claim_only": {"all": {"n_test": 2, "majority_accuracy": 50.0, "claim_only_accuracy": 100.0},
+                       "negation": {"n_test": 1, "majority_accuracy": 0.0, "claim_only_accuracy": 100.0},
+                       "sentence_sampling": {"n_test": 1, "majority_accuracy": 100.0, "claim_only_accuracy": 100.0}}}
+
+
+def test_report_highlights_the_changed_span_against_the_source_sentence():
+    from entailgen.schemas.arrow import to_row
+    from entailgen.transforms.report.html import claim_examples_html
+    from entailgen.transforms.report.stats import dataset_stats
+
+    negated = to_row(row(claim="He did <go>.", source_sentence="He didn't <go>.", transformation="negation",
+                         label="INCORRECT", claim_span=[3, 6], source_span=[3, 9]))
+    html = claim_examples_html([negated])
+    assert "He <mark>did</mark> &lt;go&gt;." in html and "He <mark>didn&#x27;t</mark> &lt;go&gt;." in html
+    stats = dataset_stats("ClaimExample", [negated, to_row(row(noise=True))])
+    assert stats["labels"]["transformation"] == {"backtranslation + noise": {"CORRECT": 1},
+                                                 "negation": {"INCORRECT": 1}}
+
+
+def test_a_document_the_parser_fails_on_is_one_dead_letter_and_the_others_go_on():
+    from apache_beam.pvalue import TaggedOutput
+
+    from entailgen.transforms.claims.claims import ClaimsConfig, _ClaimsFromDocuments
+    from entailgen.transforms.parse import ParserConfig
+
+    class FakeParser:
+        def tokens(self, texts):
+            for text in texts:
+                if "boom" in text:
+                    raise RuntimeError("parser broke")
+                yield tokens()
+
+    fn = _ClaimsFromDocuments(ParserConfig(), ClaimsConfig(transformations=("negation",), noise=False))
+    fn.parser = FakeParser()
+    out = list(fn.process([DOC, Document("f:3", "f", "boom")]))
+    tagged = [(o.tag, o.value) for o in out if isinstance(o, TaggedOutput)]
+    assert [o.claim for o in out if isinstance(o, ClaimExample)] == [
+        DOC.text, "She cannot see the old harbour wall from her window"]
+    assert [v for t, v in tagged if t == "outcome"] == ["with_claims", "dead"]
+    (dead,) = [v for t, v in tagged if t == "dead"]
+    assert (dead.source_id, dead.stage, dead.error_type, dead.raw) == ("f:3", "claims", "RuntimeError", "boom")

@@ -1,0 +1,166 @@
+"""FactCC's transformations on sentences written for the test, with hand-built tokens (no parser)."""
+import random
+
+import pytest
+
+from entailgen.schemas.records import Token
+from entailgen.transforms.claims.document import Sentence, entities_of
+from entailgen.transforms.claims.transformations import (Edit, Unchanged, add_noise, entity_swap, negation,
+                                                         pronoun_swap)
+
+
+def tok(text, ner="O", pos="X", tag="", dep="", space=True):
+    return Token(text, text.lower(), pos, tag, ner, 0, dep, space)
+
+
+def sentence(*tokens, start=0):
+    return Sentence(list(tokens), start)
+
+
+class First:
+    """A stand-in rng that always picks the first choice."""
+
+    def choice(self, seq):
+        return seq[0]
+
+
+class Last:
+    def choice(self, seq):
+        return seq[-1]
+
+
+# "Anna Berg met Tom Hale in Paris." / "Berg later moved to Lyon with 3 friends in 1998."
+CLAIM = sentence(tok("Anna", "PERSON"), tok("Berg", "PERSON"), tok("met"), tok("Tom", "PERSON"),
+                 tok("Hale", "PERSON"), tok("in"), tok("Paris", "GPE", space=False), tok(".", space=False))
+OTHER = sentence(tok("Berg", "PERSON"), tok("later"), tok("moved"), tok("to"), tok("Lyon", "GPE"), tok("with"),
+                 tok("3", "CARDINAL"), tok("friends"), tok("in"), tok("1998", "DATE", space=False),
+                 tok(".", space=False), start=33)
+DOCUMENT = [CLAIM, OTHER]
+
+
+def test_mentions_are_runs_of_one_entity_type():
+    assert [(e.text, e.label, e.sentence) for e in entities_of(DOCUMENT)] == [
+        ("Anna Berg", "PERSON", 0), ("Tom Hale", "PERSON", 0), ("Paris", "GPE", 0), ("Berg", "PERSON", 1),
+        ("Lyon", "GPE", 1), ("3", "CARDINAL", 1), ("1998", "DATE", 1)]
+
+
+def test_entity_swap_takes_a_same_group_mention_of_the_same_document():
+    edit = entity_swap("entity_swap", CLAIM, 0, entities_of(DOCUMENT), First())
+    # "Anna Berg" is picked first; "Berg" is inside it and it is itself: the first of Lyon, Paris, Tom Hale is Lyon.
+    assert edit.text == "Lyon met Tom Hale in Paris."
+    assert edit.char_span() == [0, 4] and edit.source_span == (0, 2)
+    replacements = {entity_swap("entity_swap", CLAIM, 0, entities_of(DOCUMENT), random.Random(seed)).text
+                    for seed in range(60)}
+    assert replacements == {
+        "Lyon met Tom Hale in Paris.", "Paris met Tom Hale in Paris.", "Tom Hale met Tom Hale in Paris.",
+        "Anna Berg met Lyon in Paris.", "Anna Berg met Paris in Paris.", "Anna Berg met Berg in Paris.",
+        "Anna Berg met Anna Berg in Paris.",
+        "Anna Berg met Tom Hale in Lyon.", "Anna Berg met Tom Hale in Anna Berg.", "Anna Berg met Tom Hale in Berg.",
+        "Anna Berg met Tom Hale in Tom Hale."}  # never 3 or 1998 (other groups), never Berg for Anna Berg
+
+
+def test_a_date_is_never_replaced_by_a_number():
+    claim = sentence(tok("It"), tok("opened"), tok("on"), tok("4", "DATE"), tok("May", "DATE"),
+                     tok("2019", "DATE"), tok("with"), tok("3", "CARDINAL"), tok("lanes", space=False),
+                     tok(".", space=False))
+    numbers_only = [claim, sentence(tok("It"), tok("cost"), tok("12", "MONEY"), tok("million", "MONEY"))]
+    with pytest.raises(Unchanged, match="NoReplacement"):
+        entity_swap("date_swap", claim, 0, entities_of(numbers_only), random.Random(0))
+    with_a_date = numbers_only + [sentence(tok("in"), tok("June", "DATE"))]
+    dates = {entity_swap("date_swap", claim, 0, entities_of(with_a_date), random.Random(s)).text for s in range(20)}
+    assert dates == {"It opened on June with 3 lanes."}
+    numbers = {entity_swap("number_swap", claim, 0, entities_of(with_a_date), random.Random(s)).text
+               for s in range(20)}
+    assert numbers == {"It opened on 4 May 2019 with 12 million lanes."}
+
+
+def test_no_mention_of_the_group_is_unchanged():
+    with pytest.raises(Unchanged, match="NoMention"):
+        entity_swap("date_swap", CLAIM, 0, entities_of(DOCUMENT), random.Random(0))
+
+
+def aux(text, space=True):
+    return tok(text, pos="AUX", tag="MD" if text.lower() in ("can", "ca", "will", "wo") else "VBD", space=space)
+
+
+def test_negation_of_can_gives_cannot():
+    edit = negation([tok("He"), aux("can"), tok("win", space=False), tok(".", space=False)])
+    assert edit.text == "He cannot win."
+    assert edit.char_span() == [3, 9] and edit.source_span == (1, 2)
+
+
+def test_negation_of_didnt_gives_did():
+    edit = negation([tok("She"), aux("did", space=False), tok("n't", pos="PART"), tok("see"), tok("him", space=False),
+                     tok(".", space=False)])
+    assert edit.text == "She did see him."
+    assert edit.char_span() == [4, 7] and edit.source_span == (1, 3)
+
+
+@pytest.mark.parametrize("tokens, expected", [
+    ([tok("I"), aux("ca", space=False), tok("n't"), tok("go")], "I can go"),
+    ([tok("We"), aux("wo", space=False), tok("n't"), tok("stop")], "We will stop"),
+    ([tok("It"), aux("is"), tok("late")], "It is not late"),
+    ([tok("It"), aux("is"), tok("not"), tok("late")], "It is late"),
+    ([tok("Can", pos="AUX", tag="MD"), tok("you"), tok("come")], "Cannot you come"),
+    ([tok("They"), aux("were"), tok("told"), tok("it"), aux("can"), tok("wait")], "They were not told it can wait"),
+])
+def test_negation_changes_only_the_first_auxiliary(tokens, expected):
+    assert negation(tokens).text == expected
+
+
+def test_no_auxiliary_is_unchanged():
+    with pytest.raises(Unchanged, match="NoAuxiliary"):
+        negation([tok("They"), tok("left"), tok("early")])
+
+
+def pron(text, tag="PRP", dep="nsubj", space=True):
+    return Token(text, text.lower(), "PRON", tag, "O", 0, dep, space)
+
+
+def test_pronoun_swap_keeps_sentence_initial_case():
+    tokens = [pron("He"), tok("won"), tok("the"), tok("race", space=False), tok(".", space=False)]
+    assert pronoun_swap(tokens, Last()).text == "They won the race."
+    assert pronoun_swap(tokens, First()).text == "I won the race."
+    quoted = [tok('"', space=False), pron("She"), tok("left", space=False), tok('"', space=False)]
+    assert pronoun_swap(quoted, Last()).text == '"They left"'
+
+
+def test_pronoun_swap_mid_sentence_stays_lower_case_and_within_its_class():
+    tokens = [tok("Then"), pron("he"), tok("thanked"), pron("her", dep="dobj"), tok("and"), pron("her", tag="PRP$"),
+              tok("team")]
+    class Pick:
+        def __init__(self, found, word):
+            self.calls, self.found, self.word = 0, found, word
+
+        def choice(self, seq):
+            self.calls += 1
+            return seq[self.found] if self.calls == 1 else self.word(seq)
+    assert pronoun_swap(tokens, Pick(0, lambda s: s[-1])).text == "Then they thanked her and her team"
+    assert pronoun_swap(tokens, Pick(1, lambda s: s[-1])).text == "Then he thanked them and her team"
+    assert pronoun_swap(tokens, Pick(2, lambda s: s[-1])).text == "Then he thanked her and their team"
+    assert pronoun_swap([pron("I"), tok("saw"), pron("myself", dep="dobj")], Pick(1, lambda s: s[0])).text == \
+        "I saw yourself"
+    with pytest.raises(Unchanged, match="NoPronoun"):
+        pronoun_swap([tok("Rain"), tok("fell")], First())
+
+
+NEGATED = Edit((("She", " "), ("did", " "), ("see", " "), ("him", ""), (".", "")), (1, 2), (1, 3))
+
+
+def test_noise_never_touches_the_changed_span():
+    assert add_noise(NEGATED, random.Random(0), p=1.0, delete=1.0).text == "did"
+    duplicated = add_noise(NEGATED, random.Random(0), p=1.0, delete=0.0)
+    assert duplicated.text == "She She did see see him him. ."
+    assert duplicated.span == (2, 3) and duplicated.char_span() == [8, 11]
+    for seed in range(200):
+        try:
+            noised = add_noise(NEGATED, random.Random(seed), p=0.3)
+        except Unchanged:
+            continue
+        start, end = noised.char_span()
+        assert noised.text[start:end] == "did" and noised.pieces[noised.span[0]] == ("did", " ")
+
+
+def test_noise_that_changes_nothing_is_unchanged():
+    with pytest.raises(Unchanged, match="NothingChanged"):
+        add_noise(NEGATED, random.Random(0), p=0.0)

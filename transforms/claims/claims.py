@@ -1,0 +1,257 @@
+"""Documents -> ClaimExamples: FactCC's transformations on sampled sentences, premises split into SummaC blocks.
+
+A pure core (`document_claims`) per parsed document, under one DoFn that parses documents in batches with the parser
+loaded once per worker. Back-translation claims leave through their own output and are finished by `backtranslate`.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Optional, Union
+
+import apache_beam as beam
+from apache_beam import pvalue
+
+from entailgen.schemas.ids import content_id, seeded_rng
+from entailgen.schemas.records import (CORRECT, ENTAILED, INCORRECT, NOT_ENTAILED, ClaimExample, Skipped, Token,
+                                       dead_letter)
+from entailgen.schemas.sources import Document, LabelledClaim
+from entailgen.transforms.claims.document import (Entity, Sentence, blocks_of, document_text, entities_of, paragraphs,
+                                                  sentences_of)
+from entailgen.transforms.claims.transformations import (Edit, Unchanged, add_noise, char_span,
+                                                         eligible_sentences, entity_swap, negation, pronoun_swap,
+                                                         sampled)
+from entailgen.transforms.parse import Parser, ParserConfig
+
+STAGE = "claims"
+DEAD = "dead"
+SKIPPED = "skipped"
+BACKTRANSLATE = "backtranslate"
+OUTCOME = "outcome"
+NEGATIVE = ("pronoun_swap", "entity_swap", "number_swap", "date_swap", "negation")
+TRANSFORMATIONS = ("backtranslation",) + NEGATIVE  # sentence sampling is always on: it is what the others start from
+
+
+@dataclass(frozen=True)
+class ClaimsConfig:
+    """Which transformations run, how claims are sampled and noised, and how premises are split into blocks."""
+
+    seed: int = 0
+    granularity: str = "sentence"
+    transformations: tuple[str, ...] = TRANSFORMATIONS
+    claims_per_document: int = 1
+    min_claim_tokens: int = 8
+    noise: bool = True
+    noise_p: float = 0.05
+    noise_delete: float = 0.8
+    summaries_as_claims: bool = False
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    """A document, normalised, with its paragraphs, sentences, mentions and blocks, and its parsed summary."""
+
+    record: Union[Document, LabelledClaim]
+    document_id: str
+    text: str
+    sentences: list[Sentence]
+    entities: list[Entity]
+    blocks: list[str]
+    summary: list[Sentence]
+
+
+def document_id(text: str) -> str:
+    """A document's id: the hash of its normalised text, so a document in two files is one document (one split)."""
+    return content_id("document", text)
+
+
+def parse_document(record, paragraph_tokens: list[list[Token]], summary_tokens: list[list[Token]],
+                   granularity: str) -> ParsedDocument:
+    """Assemble a ParsedDocument from the token lists of its paragraphs (and of its summary's paragraphs)."""
+    texts = paragraphs(record.text if isinstance(record, Document) else record.document)
+    text = document_text(texts)
+    sentences, offset = [], 0
+    for paragraph, tokens in zip(texts, paragraph_tokens):
+        sentences.extend(sentences_of(tokens, paragraph, offset))
+        offset += len(paragraph) + 2
+    summary = [s for p, tokens in zip(summary_texts(record), summary_tokens) for s in sentences_of(tokens, p, 0)]
+    return ParsedDocument(record, document_id(text), text, sentences, entities_of(sentences),
+                          blocks_of(granularity, text, texts, sentences), summary)
+
+
+def summary_texts(record) -> list[str]:
+    """The summary's lines (CNN/DM highlights are one per line), whitespace collapsed."""
+    summary = record.summary if isinstance(record, Document) else None
+    return [" ".join(line.split()) for line in (summary or "").splitlines() if line.strip()]
+
+
+def texts_to_parse(record, config: ClaimsConfig) -> tuple[list[str], list[str]]:
+    """(paragraphs, summary lines) of a document: what the parser must see."""
+    text = record.text if isinstance(record, Document) else record.document
+    return paragraphs(text), summary_texts(record) if config.summaries_as_claims else []
+
+
+def example(doc: ParsedDocument, claim: str, label: str, transformation: str, config: ClaimsConfig, *,
+            sentence: Optional[Sentence] = None, edit: Optional[Edit] = None, noise: bool = False,
+            backtranslation: bool = False, generator: Optional[str] = None) -> ClaimExample:
+    """A document row: the whole document as premise, its blocks, the claim and where it came from."""
+    record = doc.record
+    source_sentence = sentence.text if sentence is not None else ""
+    span = edit.source_span if edit is not None else None
+    return ClaimExample(
+        id=content_id(doc.document_id, transformation, claim, label, noise, backtranslation, config.granularity),
+        document_id=doc.document_id, premise=doc.text, blocks=list(doc.blocks), granularity=config.granularity,
+        claim=claim, label=label, entailment=ENTAILED if label == CORRECT else NOT_ENTAILED,
+        transformation=transformation, source_sentence=source_sentence, backtranslation=backtranslation,
+        noise=noise, source=record.source, source_id=record.source_id,
+        claim_span=edit.char_span() if edit is not None else None,
+        source_span=char_span(sentence.pieces, span) if sentence is not None else None,
+        extraction_span=[sentence.start, sentence.start + len(source_sentence)] if sentence is not None else None,
+        generator=generator, dataset_id=record.dataset_id)
+
+
+def _skip(doc: ParsedDocument, transformation: str, reason: str) -> Skipped:
+    return Skipped(doc.record.source, doc.record.source_id, f"{STAGE}:{transformation}", reason)
+
+
+def _negative(name: str, doc: ParsedDocument, index: int, rng) -> Edit:
+    sentence = doc.sentences[index]
+    if name == "pronoun_swap":
+        return pronoun_swap(sentence.tokens, rng)
+    if name == "negation":
+        return negation(sentence.tokens)
+    return entity_swap(name, sentence, index, doc.entities, rng)
+
+
+def document_claims(doc: ParsedDocument, config: ClaimsConfig) -> Iterator[Union[ClaimExample, Skipped, tuple]]:
+    """Every claim of a document: sampled sentences (CORRECT), their negative transformations (INCORRECT), noised
+    copies, summary sentences; ('backtranslate', example) for claims to round-trip; a Skipped per transformation that
+    found nothing to change. Randomness: the seed mixed with the document id."""
+    record = doc.record
+    if isinstance(record, LabelledClaim):
+        yield example(doc, record.claim, record.label, "annotated", config)
+        return
+    rng = seeded_rng(config.seed, doc.document_id, "claims")
+    eligible = eligible_sentences(doc.sentences, config.min_claim_tokens)
+    chosen = sorted(rng.sample(eligible, min(config.claims_per_document, len(eligible))))
+    for index in chosen:
+        sentence = doc.sentences[index]
+        made = [("sentence_sampling", CORRECT, sampled(sentence))]
+        if "backtranslation" in config.transformations:
+            yield BACKTRANSLATE, example(doc, sentence.text, CORRECT, "backtranslation", config, sentence=sentence,
+                                         backtranslation=True)
+        for name in NEGATIVE:
+            if name in config.transformations:
+                try:
+                    made.append((name, INCORRECT, _negative(name, doc, index, rng)))
+                except Unchanged as unchanged:
+                    yield _skip(doc, name, unchanged.reason)
+        for name, label, edit in made:
+            yield example(doc, edit.text, label, name, config, sentence=sentence, edit=edit)
+            if config.noise:
+                try:
+                    noised = add_noise(edit, rng, config.noise_p, config.noise_delete)
+                except Unchanged as unchanged:
+                    yield _skip(doc, f"{name}+noise", unchanged.reason)
+                    continue
+                yield example(doc, noised.text, label, name, config, sentence=sentence, edit=noised, noise=True)
+    if config.summaries_as_claims:
+        for sentence in doc.summary:
+            yield example(doc, sentence.text, CORRECT, "summary", config)
+
+
+def claims_of(doc: ParsedDocument, config: ClaimsConfig) -> tuple[list, list[Skipped], list[ClaimExample], str]:
+    """(examples, skipped, to back-translate, outcome) of one document; outcome 'with_claims' or 'skipped', and a
+    document without any claim gets one Skipped saying why."""
+    examples, skipped, pending = [], [], []
+    for out in document_claims(doc, config):
+        if isinstance(out, Skipped):
+            skipped.append(out)
+        elif isinstance(out, tuple):
+            pending.append(out[1])
+        else:
+            examples.append(out)
+    if examples or pending:
+        return examples, skipped, pending, "with_claims"
+    why = f"NoSentenceOf{config.min_claim_tokens}Tokens" if doc.sentences else "NoSentence"
+    return examples, skipped + [Skipped(doc.record.source, doc.record.source_id, STAGE, f"NoClaim:{why}")], pending, \
+        "skipped"
+
+
+class _ClaimsFromDocuments(beam.DoFn):
+    """Parse batches of documents (parser loaded once per worker) and make their claims."""
+
+    def __init__(self, parser: ParserConfig, config: ClaimsConfig):
+        self.parser_config, self.config = parser, config
+        self.parser: Optional[Parser] = None
+        self.made = beam.metrics.Metrics.counter("entailgen", "claims")
+        self.dead = beam.metrics.Metrics.counter("entailgen", "claims_dead")
+
+    def setup(self):
+        self.parser = Parser(self.parser_config)
+
+    def _parsed(self, batch: list) -> list:
+        """ParsedDocument or DeadLetter per document, in order: one spaCy pipe over all their paragraphs."""
+        parts = [texts_to_parse(record, self.config) for record in batch]
+        tokens = iter(self.parser.tokens([t for body, summary in parts for t in body + summary]))
+        out = []
+        for record, (body, summary) in zip(batch, parts):
+            body_tokens = [next(tokens) for _ in body]
+            summary_tokens = [next(tokens) for _ in summary]
+            out.append(parse_document(record, body_tokens, summary_tokens, self.config.granularity))
+        return out
+
+    def process(self, batch: list) -> Iterable:
+        try:
+            parsed = self._parsed(batch)
+        except Exception as exc:  # a document the parser cannot handle: retry one by one to isolate it
+            if len(batch) > 1:
+                for record in batch:
+                    yield from self.process([record])
+                return
+            record = batch[0]
+            self.dead.inc()
+            yield pvalue.TaggedOutput(OUTCOME, "dead")
+            raw = record.text if isinstance(record, Document) else record.document
+            yield pvalue.TaggedOutput(DEAD, dead_letter(record.source, record.source_id, STAGE, type(exc).__name__,
+                                                        str(exc), raw))
+            return
+        for doc in parsed:
+            examples, skipped, pending, outcome = claims_of(doc, self.config)
+            self.made.inc(len(examples))
+            yield pvalue.TaggedOutput(OUTCOME, outcome)
+            yield from examples
+            for s in skipped:
+                yield pvalue.TaggedOutput(SKIPPED, s)
+            for p in pending:
+                yield pvalue.TaggedOutput(BACKTRANSLATE, p)
+
+
+class MakeClaims(beam.PTransform):
+    """Document / LabelledClaim -> ClaimExample ('examples'), claims to back-translate ('backtranslate'), Skipped
+    ('skipped'), DeadLetter ('dead') and one outcome per document ('outcome')."""
+
+    def __init__(self, parser: ParserConfig, config: ClaimsConfig, batch_size: int = 32):
+        super().__init__()
+        self.parser, self.config, self.batch_size = parser, config, batch_size
+
+    def expand(self, documents):
+        return (documents
+                | "Batch" >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size)
+                | "Claims" >> beam.ParDo(_ClaimsFromDocuments(self.parser, self.config)).with_outputs(
+                    BACKTRANSLATE, SKIPPED, DEAD, OUTCOME, main="examples"))
+
+
+def backtranslated(pending: ClaimExample, texts: list[str], generator: Optional[str]) -> Union[ClaimExample, Skipped]:
+    """The pending claim with its round trip (the best one), or a Skipped when the generator gave none different."""
+    text = next((t for t in texts if t and t != pending.claim), None)
+    if text is None:
+        return Skipped(pending.source, pending.source_id, f"{STAGE}:backtranslation", "SameAsClaim")
+    return dataclasses.replace(pending, claim=text, generator=generator, claim_span=None, source_span=None,
+                               id=content_id(pending.id, text))
+
+
+def block_rows(row: ClaimExample) -> list[ClaimExample]:
+    """One (block, claim) row per premise block, keeping the document's label (noisy per block)."""
+    return [dataclasses.replace(row, id=content_id(row.id, i), premise=block, blocks=[], block_index=i)
+            for i, block in enumerate(row.blocks)]

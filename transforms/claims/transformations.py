@@ -1,0 +1,182 @@
+"""FactCC's claim transformations as pure functions on a source sentence (Kryściński et al. 2020 §3.2, and its
+released generator): sentence sampling, pronoun swap, entity / number / date swap, negation and noise."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from entailgen.schemas.records import Token
+from entailgen.transforms.claims.document import Entity, Sentence, join, pieces_of
+
+# Entity groups: a mention is only ever replaced by one of its own group (a date never by a number).
+ENTITY_GROUPS = {
+    "entity_swap": ("PERSON", "ORG", "NORP", "FAC", "GPE", "LOC", "PRODUCT", "WORK_OF_ART", "EVENT"),
+    "number_swap": ("PERCENT", "MONEY", "QUANTITY", "CARDINAL"),
+    "date_swap": ("DATE", "TIME"),
+}
+PRONOUNS = {
+    "subject": ("i", "you", "he", "she", "it", "we", "they"),
+    "object": ("me", "you", "him", "her", "it", "us", "them"),
+    "possessive": ("my", "your", "his", "her", "its", "our", "their"),
+    "reflexive": ("myself", "yourself", "himself", "herself", "itself", "ourselves", "yourselves", "themselves"),
+}
+NEGATORS = ("not", "n't", "n’t")
+CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}  # "can't" -> ca + n't: without n't it is "can"
+SUBJECT_DEPS = ("nsubj", "nsubjpass", "csubj", "expl")
+
+
+class Unchanged(Exception):
+    """A transformation found nothing to change in a claim; reason is what the Skipped record counts."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Edit:
+    """A claim as (token, whitespace) pieces; span: the changed pieces [start, end) of the claim, source_span: the
+    tokens [start, end) of the source sentence they stand for (None when nothing was changed)."""
+
+    pieces: tuple[tuple[str, str], ...]
+    span: Optional[tuple[int, int]] = None
+    source_span: Optional[tuple[int, int]] = None
+
+    @property
+    def text(self) -> str:
+        return join(self.pieces)
+
+    def char_span(self) -> Optional[list[int]]:
+        """The changed span as [start, end) characters of the claim text."""
+        return char_span(self.pieces, self.span)
+
+
+def char_span(pieces, span: Optional[tuple[int, int]]) -> Optional[list[int]]:
+    """Pieces [start, end) as [start, end) characters of their joined text (the last piece's whitespace left out)."""
+    if span is None:
+        return None
+    start = sum(len(t) + len(w) for t, w in pieces[:span[0]])
+    return [start, start + len(join(pieces[span[0]:span[1]]))]
+
+
+def sampled(sentence: Sentence) -> Edit:
+    """The sentence itself as a claim (sentence sampling: CORRECT)."""
+    return Edit(sentence.pieces)
+
+
+def eligible_sentences(sentences: Sequence[Sentence], min_tokens: int) -> list[int]:
+    """Indices of the sentences long enough to be claims (FactCC: at least 8 tokens)."""
+    return [i for i, s in enumerate(sentences) if len(s.tokens) >= min_tokens]
+
+
+def _with_case(word: str, original: str, initial: bool) -> str:
+    """word cased like the pronoun it replaces: capitalised at the start of a sentence, "I" always upper."""
+    if word == "i":
+        return "I"
+    return word.capitalize() if initial and original[:1].isupper() else word
+
+
+def pronoun_class(token: Token) -> Optional[str]:
+    """subject / object / possessive / reflexive from the word, its tag (PRP$) and its relation (nsubj)."""
+    word = token.text.lower()
+    if word in PRONOUNS["reflexive"]:
+        return "reflexive"
+    if token.tag == "PRP$" and word in PRONOUNS["possessive"]:
+        return "possessive"
+    if token.tag != "PRP" and token.pos != "PRON":
+        return None
+    if word in PRONOUNS["subject"] and (token.dep in SUBJECT_DEPS or word not in PRONOUNS["object"]):
+        return "subject"
+    if word in PRONOUNS["object"]:
+        return "object"
+    return None
+
+
+def pronoun_swap(tokens: Sequence[Token], rng) -> Edit:
+    """A pronoun replaced by a different one of its class; its case kept (sentence-initial stays capitalised)."""
+    found = [(i, c) for i, t in enumerate(tokens) if (c := pronoun_class(t))]
+    if not found:
+        raise Unchanged("NoPronoun")
+    i, cls = rng.choice(found)
+    original = tokens[i].text
+    word = rng.choice([p for p in PRONOUNS[cls] if p != original.lower()])
+    initial = all(not t.text[:1].isalnum() for t in tokens[:i])
+    pieces = list(pieces_of(tokens))
+    pieces[i] = (_with_case(word, original, initial), pieces[i][1])
+    return Edit(tuple(pieces), (i, i + 1), (i, i + 1))
+
+
+def entity_swap(group: str, sentence: Sentence, sentence_index: int, entities: Sequence[Entity], rng) -> Edit:
+    """A claim mention replaced by a different mention of the same group from the same document, never one that
+    contains or is contained in it (FactCC's entity, number and date swaps)."""
+    labels = ENTITY_GROUPS[group]
+    mentions = [e for e in entities if e.sentence == sentence_index and e.label in labels]
+    if not mentions:
+        raise Unchanged("NoMention")
+    document = sorted({e.text for e in entities if e.label in labels})
+
+    def replacements(mention: Entity) -> list[str]:
+        own = mention.text.lower()
+        return [text for text in document if own not in text.lower() and text.lower() not in own]
+
+    usable = [m for m in mentions if replacements(m)]
+    if not usable:
+        raise Unchanged("NoReplacement")
+    mention = rng.choice(usable)
+    replacement = rng.choice(replacements(mention))
+    pieces = sentence.pieces
+    new = pieces[:mention.start] + ((replacement, pieces[mention.end - 1][1]),) + pieces[mention.end:]
+    return Edit(new, (mention.start, mention.start + 1), (mention.start, mention.end))
+
+
+def _cased(word: str, like: str) -> str:
+    return word.capitalize() if like[:1].isupper() else word
+
+
+def negation(tokens: Sequence[Token]) -> Edit:
+    """On the first auxiliary or modal: remove not / n't after it if present, otherwise insert not ("can" -> "cannot",
+    "didn't" -> "did")."""
+    i = next((i for i, t in enumerate(tokens) if (t.pos == "AUX" or t.tag == "MD") and t.text.lower() not in NEGATORS),
+             None)
+    if i is None:
+        raise Unchanged("NoAuxiliary")
+    pieces = list(pieces_of(tokens))
+    word, space = pieces[i]
+    if i + 1 < len(tokens) and tokens[i + 1].text.lower() in NEGATORS:
+        restored = _cased(CONTRACTED.get(word.lower(), word), word)
+        new = pieces[:i] + [(restored, pieces[i + 1][1])] + pieces[i + 2:]
+        return Edit(tuple(new), (i, i + 1), (i, i + 2))
+    if word.lower() == "can":
+        new = pieces[:i] + [(_cased("cannot", word), space)] + pieces[i + 1:]
+        return Edit(tuple(new), (i, i + 1), (i, i + 1))
+    new = pieces[:i] + [(word, " "), ("not", space)] + pieces[i + 1:]
+    return Edit(tuple(new), (i, i + 2), (i, i + 1))
+
+
+def add_noise(edit: Edit, rng, p: float = 0.05, delete: float = 0.8) -> Edit:
+    """Each piece outside the changed span deleted (80 %) or duplicated (20 %) with probability p; label kept."""
+    span = edit.span or (len(edit.pieces), len(edit.pieces))
+    out: list[tuple[str, str]] = []
+    start = end = None
+    changed = False
+    for i, piece in enumerate(edit.pieces):
+        if i == span[0]:
+            start = len(out)
+        if i == span[1]:
+            end = len(out)
+        if span[0] <= i < span[1] or rng.random() >= p:
+            out.append(piece)
+        elif rng.random() < delete:
+            changed = True
+            if out and piece[1] and not out[-1][1]:
+                out[-1] = (out[-1][0], piece[1])
+        else:
+            changed = True
+            out.extend([(piece[0], " "), piece])
+    if end is None:
+        end = len(out)
+    if not changed:
+        raise Unchanged("NothingChanged")
+    if not out:
+        raise Unchanged("AllDeleted")
+    return Edit(tuple(out), (start, end) if edit.span else None, edit.source_span)
