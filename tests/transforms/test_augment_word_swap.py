@@ -64,7 +64,7 @@ def test_unparseable_swap_comes_back_as_its_dead_letter():
 
 def test_seed_decides_the_swap():
     x = sentence(OLD_MAN)
-    assert swap_words(x, WordSwapOptions(seed=3)) == swap_words(x, WordSwapOptions(seed=3))
+    assert swap_words(x, WordSwapOptions(seed=3)) == "The old man gave the young book a boy."
     assert len({swap_words(x, WordSwapOptions(seed=s)) for s in range(20)}) > 1
 
 
