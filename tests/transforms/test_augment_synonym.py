@@ -10,7 +10,7 @@ from apache_beam.testing.util import assert_that, equal_to
 from entailgen.schemas.ids import content_id
 from entailgen.schemas.records import ParsedSentence, Token
 from entailgen.transforms.arcs import extract_arcs
-from entailgen.transforms.augment.common import detokenize
+from entailgen.transforms.augment.common import spaced_text
 from entailgen.transforms.augment.synonym import (
     Link, SynonymOptions, SynonymPairs, SynonymSubstitution, align, is_close_paraphrase, mean_displacement,
     substitute, substitution_sites, synonym_pair_example, synonym_substitution_example)
@@ -26,7 +26,7 @@ def clause(*words, source_id="s:1") -> ParsedSentence:
     tokens = [Token(text, lemma, pos, tag, "O", head, dep,
                     space_after=k + 1 < len(words) and words[k + 1][2] != "PUNCT")
               for k, (text, lemma, pos, tag, head, dep) in enumerate(words)]
-    text = detokenize(tokens)
+    text = spaced_text(tokens)
     return ParsedSentence(content_id(text, "hand"), text, tokens, extract_arcs(tokens), "hand", "test", source_id)
 
 

@@ -19,8 +19,9 @@ GENERATOR = "augment"
 Reparse = Callable[[str, ParsedSentence, str], Union[ParsedSentence, DeadLetter]]
 
 
-def detokenize(tokens: Iterable[Token]) -> str:
-    """The text the tokens spell with each token's own trailing space, so an edit keeps the original spacing."""
+def spaced_text(tokens: Iterable[Token]) -> str:
+    """The text the tokens spell with each token's recorded trailing space, so an edit keeps the original spacing
+    (io.detokenize, for bare words without spacing, guesses it from punctuation instead)."""
     return "".join(t.text + (" " if t.space_after else "") for t in tokens).strip()
 
 
