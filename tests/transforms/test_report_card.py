@@ -243,10 +243,10 @@ def test_every_field_of_every_record_type_is_described():
 
 def test_the_card_shows_how_to_load_the_data():
     card = card_of({})
-    assert 'table = ds.dataset("train", format="parquet").to_table()' in card
-    assert 'frame = pd.read_parquet("train")' in card
-    assert 'data = load_dataset(".")' in card and 'load_dataset(".", "dead_letters")' in card
-    assert 'rows = list(read_dataset(".", "train", verify=True))' in card
+    assert 'table = ds.dataset(f"{folder}/train", format="parquet").to_table()' in card
+    assert 'frame = pd.read_parquet(f"{folder}/train")' in card
+    assert 'data = load_dataset(os.path.abspath(folder))' in card
+    assert 'rows = list(read_dataset(folder, "train", verify=True))' in card
 
 
 def test_the_card_shows_example_dead_letters_with_file_line_stage_and_message():

@@ -333,17 +333,18 @@ def loading_section(manifest: dict) -> list[str]:
     split = (split_names(manifest) or ["train"])[0]
     fmt = manifest["config"]["format"]
     arrow_format = "parquet" if fmt == "parquet" else "json"
-    pandas = (f'pd.read_parquet("{split}")' if fmt == "parquet" else
-              f'pd.concat(pd.read_json(p, lines=True) for p in sorted(glob.glob("{split}/*.jsonl")))')
-    return ["Run from this folder (or put its path in front of each name):", "", "```python",
+    pandas = (f'pd.read_parquet(f"{{folder}}/{split}")' if fmt == "parquet" else
+              f'pd.concat(pd.read_json(p, lines=True) for p in sorted(glob.glob(f"{{folder}}/{split}/*.jsonl")))')
+    return ["```python", 'folder = "."  # this dataset\'s folder (the one holding this README.md)', "",
             "import pyarrow.dataset as ds",
-            f'table = ds.dataset("{split}", format="{arrow_format}").to_table()  # one split as an Arrow table', "",
+            f'table = ds.dataset(f"{{folder}}/{split}", format="{arrow_format}").to_table()  # one split, as Arrow', "",
             *(["import glob"] if fmt != "parquet" else []),
             "import pandas as pd", f"frame = {pandas}", "",
-            "from datasets import load_dataset  # reads the configs in this card's header",
-            f'data = load_dataset(".")  # data["{split}"]; load_dataset(".", "dead_letters") for the dead letters', "",
-            "from entailgen.schemas.reader import read_dataset",
-            f'rows = list(read_dataset(".", "{split}", verify=True))  # dicts; verify checks the shards\' sha256', "```"]
+            "import os", "from datasets import load_dataset  # reads the configs in this card's header",
+            f'data = load_dataset(os.path.abspath(folder))  # data["{split}"]; pass "dead_letters" second for those',
+            "", "from entailgen.schemas.reader import read_dataset",
+            f'rows = list(read_dataset(folder, "{split}", verify=True))  # dicts; verify checks each shard\'s sha256',
+            "```"]
 
 
 def dead_examples_section(stats: dict, limit: int = 10) -> list[str]:
