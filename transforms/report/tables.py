@@ -5,7 +5,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from entailgen.transforms.audit import AUDIT_EXPLANATION
+from entailgen.transforms.audit import AUDIT_EXPLANATION, audit_findings
 
 SCALARS = (int, float, str, bool, type(None))
 # Stats keys the card explains, found by substrings of a stats key or of its members' keys; each note shown once.
@@ -76,4 +76,7 @@ def stat_notes(key: str, value: Any) -> list[str]:
     found = [pattern for pattern, _ in STAT_NOTES if any(pattern in k.lower() for k in keys)]
     if "audit" in found:  # the audit explanation already says what its majority and hypothesis-only numbers mean
         found = [p for p in found if p not in ("majority", "hypothesis_only")]
-    return [note for pattern, note in STAT_NOTES if pattern in found]
+    notes = [note for pattern, note in STAT_NOTES if pattern in found]
+    if "audit" in found and isinstance(value, dict):
+        notes += audit_findings(value)  # what this audit's own numbers say, so the text always matches them
+    return notes
