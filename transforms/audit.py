@@ -44,7 +44,8 @@ def audit_findings(result: dict) -> list[str]:
             continue
         n_test, majority, alone = r["n_test"], r.get("majority_accuracy"), r.get("hypothesis_only_accuracy")
         if not n_test or majority is None or alone is None:
-            findings.append(f"{phenomenon}: no test pairs, so neither baseline could be measured.")
+            missing = "test" if not n_test else "train"
+            findings.append(f"{phenomenon}: no {missing} pairs, so neither baseline could be measured.")
         elif n_test < MIN_TEST_PAIRS:
             findings.append(f"{phenomenon}: only {n_test} test pair{'s' if n_test != 1 else ''}, too few for "
                             f"{alone} (hypothesis only) and {majority} (majority class) to mean anything: one pair "

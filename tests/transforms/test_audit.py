@@ -134,6 +134,7 @@ def test_findings_say_what_the_numbers_show_and_warn_on_a_tiny_test_split():
         "factuality": {"n_test": 40, "majority_accuracy": 50.0, "hypothesis_only_accuracy": 70.0},
         "ner": {"n_test": 2, "majority_accuracy": 50.0, "hypothesis_only_accuracy": 100.0},
         "nli": {"n_test": 0, "majority_accuracy": None, "hypothesis_only_accuracy": None},
+        "other": {"n_train": 0, "n_test": 4, "majority_accuracy": None, "hypothesis_only_accuracy": None},
         "sentiment": {"n_test": 30, "majority_accuracy": 50.0, "hypothesis_only_accuracy": 53.33},
     }
     assert audit_findings(result) == [
@@ -142,6 +143,7 @@ def test_findings_say_what_the_numbers_show_and_warn_on_a_tiny_test_split():
         "ner: only 2 test pairs, too few for 100.0 (hypothesis only) and 50.0 (majority class) to mean anything: one "
         "pair moves them by 50.0 points. Use more input before reading this audit.",
         "nli: no test pairs, so neither baseline could be measured.",
+        "other: no train pairs, so neither baseline could be measured.",
         "sentiment: the hypothesis alone scores 53.33 against 50.0 for the majority class on 30 test pairs: no clear "
         "cue in the hypothesis words alone.",
     ]
