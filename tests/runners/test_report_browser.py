@@ -72,6 +72,7 @@ def test_sample_report_renders_plots_and_arc_drawings_without_errors(family, bro
 
     errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
     assert errors == []
+    assert browser.execute_script(INSIDE) == []  # no label sticks out of its chart
     titles = [p["title"] for p in page["plots"]]
     assert "Rows by split and source" in titles and any(t.endswith("length (words)") for t in titles)
     for plot in page["plots"]:
