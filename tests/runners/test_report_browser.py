@@ -74,6 +74,7 @@ def test_sample_report_renders_plots_and_arc_drawings_without_errors(family, bro
 
     errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
     assert errors == []
+    assert browser.execute_script(INSIDE) == []  # no label sticks out of its chart
     titles = [p["title"] for p in page["plots"]]
     assert "Rows by split and source" in titles and any(t.endswith("length (words)") for t in titles)
     for plot in page["plots"]:
@@ -97,3 +98,34 @@ def test_sample_report_renders_plots_and_arc_drawings_without_errors(family, bro
         assert labels == {"unlabelled"}  # a parse says nothing about entailment
     else:
         assert {"entailed", "not-entailed"} <= labels  # the DAE sample shows both colours of Figure 3
+
+
+INSIDE = """
+const out = [];
+for (const s of document.querySelectorAll('svg.plot')) {
+  const r = s.getBoundingClientRect();
+  for (const t of s.querySelectorAll('text')) {
+    const b = t.getBoundingClientRect();
+    if (b.left < r.left || b.right > r.right || b.top < r.top || b.bottom > r.bottom) out.push(t.textContent);
+  }
+}
+return out;
+"""
+
+
+def test_plot_labels_are_whole_and_inside_their_charts(browser, tmp_path):
+    """Long group names (dead-letter reasons, templates) and wide histogram bins, as the browser lays them out."""
+    from entailgen.transforms.report.plots import histogram, stacked_bars
+
+    reasons = {"recast_factuality:AmbiguousValue": {"skipped": 3}, "recast_ner:NoEntityMention": {"skipped": 1},
+               "factuality/did-not-happen": {"entailed": 2, "not-entailed": 1},
+               "very_long_input_file_name_2026-11-23.jsonl": {"entailed": 1}}
+    bins = [(f"{100 + 10 * i}\u2013{109 + 10 * i}", i) for i in range(24)]
+    page = tmp_path / "plots.html"
+    page.write_text("<!DOCTYPE html><html><body>" + stacked_bars("Reasons", reasons)
+                    + histogram("Premise length (words)", bins, "words") + "</body></html>", encoding="utf-8")
+    browser.get(page.as_uri())
+    assert browser.execute_script(INSIDE) == []
+    shown = browser.execute_script("return [...document.querySelectorAll('svg.plot text.axis')].map(t => "
+                                   "[...t.childNodes].filter(n => n.nodeType === 3).map(n => n.data).join(''))")
+    assert sorted(shown) == sorted(reasons)  # every name whole (up to 46 characters), none cut with an ellipsis

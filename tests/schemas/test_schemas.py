@@ -69,9 +69,9 @@ def test_dead_letter_decodes_and_truncates_raw_input():
 
 
 def test_ids_and_randomness_are_stable_and_seeded():
-    assert content_id("a", 1) == content_id("a", 1) != content_id("a", 2)
+    assert (content_id("a", 1), content_id("a", 2)) == ("839e11a421d370be", "74a9917ed5026c89")
     assert 0 <= unit_hash("x") < 1
-    assert seeded_rng(1, "r").random() == seeded_rng(1, "r").random()
+    assert seeded_rng(1, "r").random() == 0.2195912275026417
     assert seeded_rng(1, "r").random() != seeded_rng(2, "r").random()
     assert seeded_rng(1, "r").random() != seeded_rng(1, "q").random()
 

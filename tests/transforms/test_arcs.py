@@ -83,3 +83,18 @@ def test_real_parse_of_the_dae_figure3_input(parse):
     assert ("liquidation", "bluestar", "prep:of") in arc_keys(sentence.arcs)
     assert ("guarantee", "liquidation", "dobj") in arc_keys(sentence.arcs)
     assert not {rel for _, _, rel in arc_keys(sentence.arcs)} & {"det", "punct", "aux", "prep", "pobj"}
+
+
+def test_ud_passive_auxiliary_and_unspecified_dep_are_dropped():
+    # UD: "The deal was signed , well" with was aux:pass-> signed and an unclassifiable "well" dep-> signed
+    tokens = toks(("The", "the", 1, "det"), ("deal", "deal", 3, "nsubj:pass"), ("was", "be", 3, "aux:pass"),
+                  ("signed", "sign", -1, "root"), (",", ",", 5, "punct"), ("well", "well", 3, "dep"))
+    assert keys(tokens) == {("sign", "deal", "nsubj:pass")}
+
+
+def test_upper_case_prepositions_are_lower_cased_in_the_relation():
+    # A headline "Talks About Cats In Paris": spaCy-style prep About, UD-style case In
+    spacy_style = toks(("Talks", "talk", -1, "ROOT"), ("About", "about", 0, "prep"), ("Cats", "cat", 1, "pobj"))
+    assert keys(spacy_style) == {("talk", "cat", "prep:about")}
+    ud_style = toks(("Cats", "cat", -1, "root"), ("In", "in", 2, "case"), ("Paris", "Paris", 0, "nmod"))
+    assert keys(ud_style) == {("cat", "paris", "nmod:in")}

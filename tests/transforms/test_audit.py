@@ -125,3 +125,32 @@ def test_merged_partial_audits_equal_one_pass_and_keep_only_counts():
     assert fn.extract_output(merged) == audit(pairs)
     # templated hypotheses repeat: the test rows are kept as distinct (words, label) counts, far fewer than the pairs
     assert sum(len(t[s]["test"]) for t in merged.values() for s in ("given", "derived")) < len(pairs) / 4
+
+
+def test_findings_say_what_the_numbers_show_and_warn_on_a_tiny_test_split():
+    from entailgen.transforms.audit import audit_findings
+
+    result = {
+        "factuality": {"n_test": 40, "majority_accuracy": 50.0, "hypothesis_only_accuracy": 70.0},
+        "ner": {"n_test": 2, "majority_accuracy": 50.0, "hypothesis_only_accuracy": 100.0},
+        "nli": {"n_test": 0, "majority_accuracy": None, "hypothesis_only_accuracy": None},
+        "other": {"n_train": 0, "n_test": 4, "majority_accuracy": None, "hypothesis_only_accuracy": None},
+        "sentiment": {"n_test": 30, "majority_accuracy": 50.0, "hypothesis_only_accuracy": 53.33},
+    }
+    assert audit_findings(result) == [
+        "factuality: the hypothesis alone scores 70.0, 20.0 points above the majority class (50.0) on 40 test pairs: "
+        "its words give part of the label away.",
+        "ner: only 2 test pairs, too few for 100.0 (hypothesis only) and 50.0 (majority class) to mean anything: one "
+        "pair moves them by 50.0 points. Use more input before reading this audit.",
+        "nli: no test pairs, so neither baseline could be measured.",
+        "other: no train pairs, so neither baseline could be measured.",
+        "sentiment: the hypothesis alone scores 53.33 against 50.0 for the majority class on 30 test pairs: no clear "
+        "cue in the hypothesis words alone.",
+    ]
+
+
+def test_the_card_and_page_carry_the_findings_of_their_own_audit():
+    from entailgen.transforms.report.tables import stat_notes
+
+    notes = stat_notes("audit", {"ner": {"n_test": 2, "majority_accuracy": 50.0, "hypothesis_only_accuracy": 100.0}})
+    assert notes[0] == AUDIT_EXPLANATION and notes[1].startswith("ner: only 2 test pairs, too few")

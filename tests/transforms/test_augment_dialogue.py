@@ -79,18 +79,25 @@ def test_an_rte_pair_goes_in_as_is():
     rte = RtePair("r1", "P.", "The sky is blue.", NOT_ENTAILED, "sentiment", "t1", "recast", "s1")
     original, dialogue = dialogue_pairs(rte, I_THINK, seed=0)
     assert original == rte
-    assert dialogue == with_phrase(rte, I_THINK[0]) and dialogue.hypothesis == "I think the sky is blue."
+    assert dialogue == RtePair(content_id("r1", "dialogue", "I think"), "P.", "I think the sky is blue.", NOT_ENTAILED,
+                               "sentiment", "dialogue:hedging", "recast", "s1", kind="dialogue", phrase="I think")
+
+
+def test_the_dialogue_copy_keeps_each_label():
+    for label, label3 in ((ENTAILED, "entailment"), (NOT_ENTAILED, "neutral"), (NOT_ENTAILED, "contradiction")):
+        copy = with_phrase(RtePair("r", "P.", "H.", label, "nli", "original", "x", "x:1", label3), I_THINK[0])
+        assert (copy.label, copy.label3, copy.hypothesis, copy.kind) == (label, label3, "I think H.", "dialogue")
 
 
 def test_the_phrase_is_seeded_per_pair():
-    assert dialogue_pairs(CAT, PHRASES, seed=4) == dialogue_pairs(CAT, PHRASES, seed=4)
+    assert [dialogue_pairs(CAT, PHRASES, seed=s)[1].phrase for s in (4, 5)] == ["yep. Also",
+                                                                             "Sure! Here is what I know:"]
     assert len({dialogue_pairs(CAT, PHRASES, seed=s)[1].phrase for s in range(30)}) > 3
 
 
 def test_phrase_subset_is_a_seeded_ordered_sample():
     subset = phrase_subset(PHRASES, 5, seed=1)
-    assert len(subset) == 5 and list(subset) == [p for p in PHRASES if p in subset]
-    assert subset == phrase_subset(PHRASES, 5, seed=1)
+    assert subset == tuple(PHRASES[k] for k in (0, 3, 4, 5, 8))  # in the order of the phrase list
     assert len({phrase_subset(PHRASES, 5, seed=s) for s in range(10)}) > 1
     assert phrase_subset(PHRASES, 50, seed=1) == PHRASES
 
@@ -104,8 +111,10 @@ def test_phrase_file_lines_with_optional_category(tmp_path):
     path.write_text("Well,\thedging\nWow!\tsentiment\nSo\n", encoding="utf-8")
     assert read_phrase_file(str(path)) == (DialoguePhrase("Well,", "hedging"), DialoguePhrase("Wow!", "sentiment"),
                                            DialoguePhrase("So", "custom"))
-    assert resolve_phrases(DialogueOptions(phrase_file=str(path), phrase_subset=1, seed=0)) == \
-        phrase_subset(read_phrase_file(str(path)), 1, 0)
+    assert resolve_phrases(DialogueOptions(phrase_file=str(path), phrase_subset=1, seed=0)) == (
+        DialoguePhrase("Well,", "hedging"),)
+    assert resolve_phrases(DialogueOptions(phrase_file=str(path), phrase_subset=3, seed=0)) == (
+        DialoguePhrase("Well,", "hedging"), DialoguePhrase("Wow!", "sentiment"), DialoguePhrase("So", "custom"))
     assert resolve_phrases(DialogueOptions()) == PHRASES
 
 
@@ -116,6 +125,8 @@ def test_add_dialogue_phrases_transform(tmp_path):
     original = nli_to_rte(CAT)
     with TestPipeline() as p:
         out = p | beam.Create([CAT, bad]) | AddDialoguePhrases(DialogueOptions(phrase_file=str(path)))
-        assert_that(out.pairs, equal_to([original, with_phrase(original, I_THINK[0])]))
+        dialogue = RtePair(content_id(original.id, "dialogue", "I think"), CAT.premise, "I think the cat sat.",
+                           ENTAILED, "nli", "dialogue:hedging", "anli", "anli:1", "entailment", "dialogue", "I think")
+        assert_that(out.pairs, equal_to([original, dialogue]))
         assert_that(out.dead | beam.Map(lambda d: (d.source_id, d.stage, d.error_type)),
                     equal_to([("anli:2", "dialogue", "ValueError")]), label="dead")

@@ -79,6 +79,10 @@ def test_threshold_boundary_and_option():
     at_threshold = annotation("t", "They left", 1, "leave", -0.5)
     assert hypotheses(recast_factuality(at_threshold))[1] == ("The leaving did not happen", ENTAILED,
                                                                "factuality/did-not-happen")
+    at_plus_threshold = annotation("p", "They left", 1, "leave", 0.5)  # |value| == threshold is not ambiguous
+    assert hypotheses(recast_factuality(at_plus_threshold)) == [
+        ("The leaving happened", ENTAILED, "factuality/happened"),
+        ("The leaving did not happen", NOT_ENTAILED, "factuality/did-not-happen")]
     weak = annotation("w", "They left", 1, "leave", 0.3)
     assert len(recast_factuality(weak, FactualityConfig(threshold=0.0))) == 2
     assert isinstance(recast_factuality(annotation("z", "They left", 1, "leave", 0.0), FactualityConfig(0.0)), Skipped)

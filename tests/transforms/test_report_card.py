@@ -132,7 +132,7 @@ def test_how_it_was_made_comes_from_the_manifest_config():
     assert "- **k**: `10` (beam size: candidates per input)" in card
     assert '- **augment**: `["word_swap", "hallucination"]` (Goyal & Durrett 2020 §5.3' in card
     assert '- **generator**: `"apertium"` (what wrote the candidate hypotheses)' in card
-    assert "- **max_new_tokens**: `24`\n" in card  # an option the card does not know is still listed
+    assert "max_new_tokens" not in card  # an hf generator option: it does not apply to apertium
     assert "Bottom-of-beam labels are noisy" in card
 
 
@@ -193,3 +193,68 @@ def test_known_stats_keys_get_their_explanations_once():
     assert stat_notes("something_else", {"x": 1}) == []
     card = render_card(manifest(stats={"arc_labels": DAE_STATS, "audit": {"ner": {"n": 2}}}), NO_STATS)
     assert card.count("DAE Table 2: majority class 72.7") == 1 and AUDIT_EXPLANATION in card
+
+
+def card_of(family: dict, record_type="ArcExample", pipeline="dae", stats=NO_STATS) -> str:
+    m = manifest()
+    m["config"] = dict(m["config"], family=family)
+    m["record_type"], m["pipeline"] = record_type, pipeline
+    return render_card(m, dict(stats, record_type=record_type))
+
+
+def test_the_card_lists_only_the_options_that_apply_to_the_run():
+    dae = {"generator": "apertium", "model": None, "candidates": None, "k": 10, "max_new_tokens": 24,
+           "batch_tokens": 4096, "bucket_size": 64, "encoder": "default", "augment": [], "new_option": 5}
+    card = card_of(dae)
+    assert [line for line in card.splitlines() if line.startswith("- **") and line.split("**")[1] in dae] == [
+        '- **encoder**: `"default"` (what ranks round-trip candidates into a beam order)',
+        '- **generator**: `"apertium"` (what wrote the candidate hypotheses)',
+        "- **k**: `10` (beam size: candidates per input)",
+        "- **new_option**: `5`"]  # an option the card does not know is listed as it is
+    hf = [line.split("**")[1] for line in card_of(dict(dae, generator="hf", model="tiny-bart")).splitlines()
+          if line.startswith("- **") and line.split("**")[1] in dae]
+    assert hf == ["batch_tokens", "bucket_size", "generator", "k", "max_new_tokens", "model", "new_option"]
+    recast = card_of({"phenomena": ["ner"], "factuality_threshold": 0.5, "export_dnc": False}, "RtePair", "recast")
+    assert "factuality_threshold" not in recast and '- **phenomena**: `["ner"]`' in recast
+    assert "factuality_threshold" in card_of({"phenomena": ["factuality"], "factuality_threshold": 0.5}, "RtePair",
+                                             "recast")
+    dialogue = card_of({"seed": 0, "phrase_subset": None, "phrase_file": None}, "RtePair", "nli-dialogue")
+    assert "phrase_subset" not in dialogue and "phrase_file" not in dialogue and "- **seed**" not in dialogue
+
+
+def test_parser_notes_only_for_rows_with_dependency_arcs():
+    for record_type, parsed in (("ArcExample", True), ("ParsedSentence", True), ("RtePair", False)):
+        card = card_of({}, record_type, "recast" if record_type == "RtePair" else "dae")
+        assert ("- **Parser**: spacy" in card, "Dependency parses come from a statistical parser" in card) == (
+            parsed, parsed), record_type
+
+
+def test_every_field_of_every_record_type_is_described():
+    from entailgen.transforms.report.card import field_note, field_paths
+
+    from entailgen.schemas.records import RECORD_TYPES
+
+    for record_type in RECORD_TYPES:
+        assert [p for p, _ in field_paths(record_type) if not field_note(record_type, p)] == [], record_type
+    card = card_of({})
+    assert ("| `arcs[].entailed` | int64 | 1 entailed by the premise, 0 not entailed, null unlabelled (found only in "
+            "the top-1 output, so the paper leaves it out of the loss) |") in card
+    assert "| `hypothesis_tokens` | list of string | the hypothesis's tokens;" in card
+    assert "Each dead letter (`DeadLetter`):" in card and "| `stage` | string | the stage that could not use" in card
+
+
+def test_the_card_shows_how_to_load_the_data():
+    card = card_of({})
+    assert 'table = ds.dataset(f"{folder}/train", format="parquet").to_table()' in card
+    assert 'frame = pd.read_parquet(f"{folder}/train")' in card
+    assert 'data = load_dataset(os.path.abspath(folder))' in card
+    assert 'rows = list(read_dataset(folder, "train", verify=True))' in card
+
+
+def test_the_card_shows_example_dead_letters_with_file_line_stage_and_message():
+    dead = [{"id": "d1", "source": "pairs.tsv", "source_id": "pairs.tsv:5", "stage": "read",
+             "error_type": "WrongColumnCount", "message": "1 column, want x<TAB>h*", "raw": "no tab on this line"}]
+    card = card_of({}, stats=dict(NO_STATS, dead_examples=dead))
+    assert ("Example dead letters (a few per reason):\n\n| where (file:line or id) | stage:error | message | input |\n"
+            "|---|---|---|---|\n| pairs.tsv:5 | read:WrongColumnCount | 1 column, want x<TAB>h* | no tab on this line |"
+            ) in card

@@ -119,3 +119,40 @@ def test_hugging_face_datasets_loads_the_splits_the_card_declares(tmp_path, monk
                                              "child_lemma": "old", "entailed": 1}
     dead = datasets.load_dataset(str(root), "dead_letters", cache_dir=str(tmp_path / "cache"))
     assert dead["train"][0]["error_type"] == "UnicodeDecodeError"
+
+
+def test_report_shows_example_dead_letters_and_the_gold_paraphrase_beside_x(tmp_path):
+    write_report(str(tmp_path), build_dataset(tmp_path))
+    page = (tmp_path / REPORT).read_text()
+    assert ('<tr class="dead-letter"><td>text.txt:3</td><td>read:UnicodeDecodeError</td><td>bad bytes</td>'
+            in page)
+    word_swap = re.search(r'<article class="example arc-example" data-kind="word_swap">.*?</article>', page).group()
+    assert f'<p><b>Premise</b> {PREMISE}</p><p class="reference"><b>Gold h*</b> {PREMISE}</p>' in word_swap
+    gold = re.search(r'<article class="example arc-example" data-kind="gold">.*?</article>', page).group()
+    bottom = re.search(r'<article class="example arc-example" data-kind="bottom">.*?</article>', page).group()
+    assert "Gold h*" not in gold and "Gold h*" not in bottom  # text.txt:2 has no gold row
+    card = (tmp_path / CARD).read_text()
+    assert "| text.txt:3 | read:UnicodeDecodeError | bad bytes |" in card
+
+
+def test_no_relation_section_for_rows_without_arcs():
+    from entailgen.transforms.report.html import relations_section
+
+    assert relations_section({"labels": {"split": {"train": {"entailed": 1}}}}, 25) == ""
+    assert 'id="relations"' in relations_section({"labels": {"relation": {"nsubj": {"entailed": 1}}}}, 25)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "jsonl"])
+def test_the_cards_loading_code_runs_in_the_dataset_folder(fmt, tmp_path, monkeypatch):
+    pytest.importorskip("datasets")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_CACHE", str(tmp_path / "cache"))
+    root = tmp_path / "dataset"
+    write_report(str(root), build_dataset(root, fmt=fmt))
+    code = re.search(r"## How to load it\n.*?```python\n(.*?)```", (root / CARD).read_text(), re.S).group(1)
+    monkeypatch.chdir(root)
+    scope = {}
+    exec(code, scope)  # the card's own snippet, as a reader would paste it
+    assert (scope["table"].num_rows, len(scope["frame"]), scope["data"]["train"].num_rows, len(scope["rows"])) == (
+        2, 2, 2, 2)

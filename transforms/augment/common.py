@@ -10,6 +10,7 @@ from apache_beam import pvalue
 from entailgen.schemas.ids import content_id
 from entailgen.schemas.records import ArcExample, DeadLetter, LabelledArc, ParsedSentence, Token, dead_letter
 from entailgen.schemas.sources import SourceText
+from entailgen.transforms.retry import isolate_failures
 
 DEAD = "dead"
 GENERATOR = "augment"
@@ -18,8 +19,9 @@ GENERATOR = "augment"
 Reparse = Callable[[str, ParsedSentence, str], Union[ParsedSentence, DeadLetter]]
 
 
-def detokenize(tokens: Iterable[Token]) -> str:
-    """The text the tokens spell with each token's own trailing space, so an edit keeps the original spacing."""
+def spaced_text(tokens: Iterable[Token]) -> str:
+    """The text the tokens spell with each token's recorded trailing space, so an edit keeps the original spacing
+    (io.detokenize, for bare words without spacing, guesses it from punctuation instead)."""
     return "".join(t.text + (" " if t.space_after else "") for t in tokens).strip()
 
 
@@ -104,17 +106,15 @@ class ReparseBatches(beam.DoFn):
     def _parse_and_label(self, edited: list[tuple[ParsedSentence, SourceText]]):
         from entailgen.transforms.parse import parse_units
 
-        try:
-            parses = list(parse_units(self.parser, [unit for _, unit in edited]))
-        except Exception as exc:  # the parser failed on the batch: one by one, to isolate the culprit
-            if len(edited) == 1:
-                yield self._dead(edited[0][0], exc)
-            else:
-                for pair in edited:
-                    yield from self._parse_and_label([pair])
-            return
-        for (sentence, _), parsed in zip(edited, parses):
-            if isinstance(parsed, DeadLetter):
+        def parse(pairs):
+            return zip([sentence for sentence, _ in pairs], parse_units(self.parser, [unit for _, unit in pairs]))
+
+        parses = isolate_failures(edited, parse, lambda pair, exc: (pair[0], exc),
+                                  what=f"{self.augmentation.kind} re-parse batch")
+        for sentence, parsed in parses:
+            if isinstance(parsed, Exception):  # the parser failed on this edit alone
+                yield self._dead(sentence, parsed)
+            elif isinstance(parsed, DeadLetter):
                 self.dead.inc()
                 yield pvalue.TaggedOutput(DEAD, parsed)
             else:

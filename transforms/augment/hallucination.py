@@ -18,7 +18,7 @@ from entailgen.schemas.ids import seeded_rng
 from entailgen.schemas.records import ArcExample, DeadLetter, ParsedSentence
 from entailgen.transforms.arcs import arc_keys
 from entailgen.transforms.augment.common import (
-    EditAndLabel, Reparse, ReparsingAugment, arc_example, detokenize, label_by_membership)
+    EditAndLabel, Reparse, ReparsingAugment, arc_example, label_by_membership, spaced_text)
 from entailgen.transforms.parse import ParserConfig
 
 KIND = "hallucination"
@@ -49,7 +49,7 @@ def deletable_spans(sentence: ParsedSentence, max_span: int = 4) -> list[tuple[i
 def delete_span(sentence: ParsedSentence, start: int, end: int) -> str:
     """The text of x without tokens [start, end); a sentence that lost its first word gets a capital again."""
     kept = sentence.tokens[:start] + sentence.tokens[end:]
-    text = detokenize(kept)
+    text = spaced_text(kept)
     return text[:1].upper() + text[1:] if start == 0 and sentence.text[:1].isupper() else text
 
 

@@ -17,7 +17,7 @@ from apache_beam import pvalue
 from entailgen.schemas.ids import content_id, seeded_rng
 from entailgen.schemas.records import ArcExample, LabelledArc, ParsedSentence, Token, dead_letter
 from entailgen.transforms.arcs import extract_arcs
-from entailgen.transforms.augment.common import DEAD, arc_example, detokenize
+from entailgen.transforms.augment.common import DEAD, arc_example, spaced_text
 from entailgen.transforms.augment.wordnet import Synonyms, UPOS_TO_WORDNET, WordNetLexicon
 
 KIND = "synonym"
@@ -130,7 +130,7 @@ def substitute(x: ParsedSentence, i: int, word: str) -> ParsedSentence:
         article = _article_for(word)
         cased = article.capitalize() if tokens[i - 1].text[0].isupper() else article
         tokens[i - 1] = dataclasses.replace(tokens[i - 1], text=cased, lemma=article)
-    new_text = detokenize(tokens)
+    new_text = spaced_text(tokens)
     return ParsedSentence(id=content_id(new_text, x.parser), text=new_text, tokens=tokens, arcs=extract_arcs(tokens),
                           parser=x.parser, source=x.source, source_id=x.source_id, role=KIND)
 

@@ -17,7 +17,7 @@ from entailgen.schemas.ids import seeded_rng
 from entailgen.schemas.records import ArcExample, DeadLetter, ParsedSentence, Token
 from entailgen.transforms.arcs import arc_keys
 from entailgen.transforms.augment.common import (
-    EditAndLabel, Reparse, ReparsingAugment, arc_example, detokenize, label_by_membership)
+    EditAndLabel, Reparse, ReparsingAugment, arc_example, label_by_membership, spaced_text)
 from entailgen.transforms.parse import ParserConfig
 
 KIND = "word_swap"
@@ -66,7 +66,7 @@ def swap_words(sentence: ParsedSentence, options: WordSwapOptions = WordSwapOpti
     if not pairs:
         return None
     i, j = seeded_rng(options.seed, sentence.id, KIND).choice(pairs)
-    return detokenize(swap_tokens(sentence.tokens, i, j))
+    return spaced_text(swap_tokens(sentence.tokens, i, j))
 
 
 def label_word_swap(premise: ParsedSentence, swapped: ParsedSentence) -> ArcExample:

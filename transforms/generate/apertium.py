@@ -7,7 +7,6 @@ apertium-en-gl (optional extra routes: apertium-spa-cat, apertium-es-gl).
 """
 from __future__ import annotations
 
-import logging
 import re
 import subprocess
 from dataclasses import dataclass
@@ -17,12 +16,11 @@ import apache_beam as beam
 from apache_beam import pvalue
 
 from entailgen.schemas.ids import unit_hash
-from entailgen.schemas.records import dead_letter
+from entailgen.schemas.records import DeadLetter, dead_letter
 from entailgen.schemas.sources import SourceText
 from entailgen.transforms.generate import Candidate
 from entailgen.transforms.generate.rank import load_similarity, normalise, rank_candidates
-
-log = logging.getLogger(__name__)
+from entailgen.transforms.retry import isolate_failures
 
 DEAD = "dead"
 INSTALL_HINT = "apt-get install -y apertium apertium-eng-spa apertium-eng-cat apertium-en-gl"
@@ -168,20 +166,17 @@ class _RoundTripBatches(beam.DoFn):
         return translate(lines, mode, self.options.binary, self.options.timeout_s)
 
     def process(self, batch: list[SourceText]) -> Iterable:
-        try:
-            beams = roundtrip_candidates(batch, self.routes, self.translate, self.similarity, self.options.k)
-        except (ApertiumFailed, subprocess.TimeoutExpired, UnicodeError) as exc:
-            if len(batch) > 1:  # isolate the sentence Apertium chokes on
-                log.warning("apertium batch of %d failed (%s); retrying one by one", len(batch), exc)
-                for unit in batch:
-                    yield from self.process([unit])
-                return
-            self.dead.inc()
-            unit = batch[0]
-            yield pvalue.TaggedOutput(DEAD, dead_letter(unit.source, unit.source_id, "generate",
-                                                        type(exc).__name__, str(exc), unit.text))
-            return
+        beams = isolate_failures(  # isolate the sentence Apertium chokes on
+            batch, lambda units: roundtrip_candidates(units, self.routes, self.translate, self.similarity,
+                                                      self.options.k),
+            lambda unit, exc: dead_letter(unit.source, unit.source_id, "generate", type(exc).__name__, str(exc),
+                                          unit.text),
+            errors=(ApertiumFailed, subprocess.TimeoutExpired, UnicodeError), what="apertium batch")
         for candidates in beams:
+            if isinstance(candidates, DeadLetter):
+                self.dead.inc()
+                yield pvalue.TaggedOutput(DEAD, candidates)
+                continue
             self.generated.inc(len(candidates))
             if not candidates:
                 self.no_candidates.inc()

@@ -9,6 +9,7 @@ import yaml
 
 from entailgen.schemas.arrow import arrow_schema
 from entailgen.schemas.records import RECORD_TYPES
+from entailgen.transforms.report.plots import clip
 from entailgen.transforms.report.stats import label_totals
 from entailgen.transforms.report.tables import share, stat_blocks, stat_notes
 
@@ -46,6 +47,98 @@ OPTION_NOTES = {
     "granularity": "how the premise document is split into blocks (SummaC, Laban et al. 2022 §3)",
     "transformations": "FactCC's transformations applied to the sampled sentences (Kryściński et al. 2020 §3.2)",
     "pairs": "documents: one row per claim; blocks: also one (block, claim) row per premise block",
+}
+# When a family option means something for this run (an option not named here applies whenever it is set).
+OPTION_APPLIES = {
+    "model": lambda family: family.get("generator") == "hf",
+    "max_new_tokens": lambda family: family.get("generator") == "hf",
+    "batch_tokens": lambda family: family.get("generator") == "hf",
+    "bucket_size": lambda family: family.get("generator") == "hf",
+    "candidates": lambda family: family.get("generator") == "candidates",
+    "encoder": lambda family: family.get("generator") == "apertium",
+    "factuality_threshold": lambda family: "factuality" in family.get("phenomena", ()),
+    "seed": lambda family: False,  # the run's --seed is used (listed above); a family's own default is not
+}
+# What each field of a record type holds, by its path in the Arrow schema (arcs[].entailed is a field of each arc);
+# FIELD_NOTES_BY_TYPE says it where one name means different things in different record types.
+FIELD_NOTES = {
+    "id": "content hash of the row: the same row always has the same id",
+    "premise": "the text the hypothesis is judged against",
+    "hypothesis": "the text whose entailment by the premise is labelled",
+    "source": "name of the input file the row comes from",
+    "source_id": "the input unit it comes from, as file:line (or the record's own id in the input)",
+    "split": "train / dev / test, by a hash of the source context (one context never spans two splits)",
+    "kind": "how the row was made",
+    "head": "token index of the arc's head (governor)",
+    "child": "token index of the arc's dependent",
+    "rel": "dependency relation; a collapsed preposition is part of it (prep:of, nmod:about)",
+    "head_lemma": "lemma of the head, lower-cased: with child_lemma and rel, the arc's identity across sentences",
+    "child_lemma": "lemma of the dependent, lower-cased",
+}
+FIELD_NOTES_BY_TYPE = {
+    "ArcExample": {
+        "premise": "x, the input sentence (x' with words deleted, for kind hallucination; the other sentence, for "
+                   "kind overlap)",
+        "hypothesis": "the generated or gold sentence h whose arcs are labelled",
+        "hypothesis_tokens": "the hypothesis's tokens; arc head and child index into this list",
+        "arcs": "the hypothesis's content arcs (function relations such as det, punct, case, aux left out)",
+        "arcs[].entailed": "1 entailed by the premise, 0 not entailed, null unlabelled (found only in the top-1 "
+                           "output, so the paper leaves it out of the loss)",
+        "kind": "gold (h*), top1 (h1), bottom (bottom of the beam), identity (x, x), or the augmentation: "
+                "word_swap, synonym, hallucination, overlap",
+        "generator": "what wrote the hypothesis (apertium round trip + ranker, hf model id, candidates file, augment)",
+        "beam_rank": "the hypothesis's rank in the beam, 1 best; null for gold and augmented rows",
+        "beam_score": "the generator's score for the hypothesis; null when it has none",
+        "label": "sentence-level variant only: 1 entailed, 0 not entailed; null at the arc level",
+    },
+    "RtePair": {
+        "label": "entailed or not-entailed",
+        "label3": "entailment / neutral / contradiction when the source has a 3-way label, else null",
+        "phenomenon": "what was recast: ner, factuality, sentiment, or nli (an NLI pair)",
+        "template": "the hypothesis template that made the pair (dialogue:<category> for a dialogue copy)",
+        "kind": "original, or dialogue: a copy with a dialogue phrase prepended (label kept)",
+        "phrase": "the dialogue phrase prepended, for kind dialogue; else null",
+        "provenance": "relation recast only: JSON with label_made (kb, kb_negative, no_relation, dnc), the KB triple "
+                      "and the mention spans [start, end, type] in premise characters; else null",
+    },
+    "ClaimExample": {
+        "document_id": "content hash of the document the claim is checked against (it also assigns the split)",
+        "premise": "the whole document, or one block of it for a block row (block_index set)",
+        "blocks": "the document split at the run's granularity (SummaC §3), in order",
+        "granularity": "document, paragraph, 2sents or sentence: how blocks were cut",
+        "claim": "the claim to check against the document",
+        "label": "FactCC's label: CORRECT (consistent with the document) or INCORRECT",
+        "entailment": "the same label as entailed / not-entailed",
+        "transformation": "how the claim was made: sentence_sampling, backtranslation, pronoun_swap, entity_swap, "
+                          "number_swap, date_swap, negation, summary, or annotated (a labelled set passed through)",
+        "source_sentence": "the document sentence the claim came from",
+        "backtranslation": "whether the claim is a round-trip translation",
+        "noise": "whether tokens outside the changed span were deleted or duplicated (label kept)",
+        "claim_span": "[start, end) characters of the changed span in the claim; null when nothing changed",
+        "source_span": "[start, end) characters of the changed span in source_sentence",
+        "extraction_span": "[start, end) characters of source_sentence in the document",
+        "generator": "the back-translator (apertium route or hf model) for back-translated claims; else null",
+        "dataset_id": "the id the input gave the document, when it had one",
+        "block_index": "for a block row, which block is the premise; null for a document row",
+    },
+    "ParsedSentence": {
+        "text": "the sentence as parsed",
+        "tokens": "its tokens in order",
+        "tokens[].text": "the token as written", "tokens[].lemma": "its lemma", "tokens[].pos": "universal POS tag",
+        "tokens[].tag": "fine-grained (treebank) POS tag", "tokens[].ner": "entity type, or O",
+        "tokens[].head": "index of its head token, -1 for the root", "tokens[].dep": "its basic dependency relation",
+        "tokens[].space_after": "whether a space follows it in the text",
+        "arcs": "enhanced-style content arcs: prepositions collapsed, conjuncts propagated, function relations left out",
+        "parser": "which parser and model made the parse",
+        "role": "what the text was in its input (text, source x, gold h*...)",
+    },
+    "DeadLetter": {
+        "id": "content hash of the dead letter",
+        "stage": "the stage that could not use the input (read, parse, label, recast_ner...)",
+        "error_type": "what went wrong, as a short name (TooLong, MalformedJson...)",
+        "message": "what went wrong, in a sentence",
+        "raw": "the input as read (truncated), to find and fix it",
+    },
 }
 CITATIONS = (
     "Tanya Goyal and Greg Durrett. 2020. Evaluating Factuality in Generation with Dependency-level Entailment. "
@@ -93,8 +186,9 @@ RELATION_LIMITS = (
     "KBs are incomplete: a not-entailed relation pair (kb_negative, no_relation in each row's provenance) is only a "
     "relation the KB does not hold, so some not-entailed labels are wrong.",
 )
+PARSER_LIMIT = ("Dependency parses come from a statistical parser (see Parser above); arcs and their labels inherit "
+                "its errors.")
 COMMON_LIMITS = (
-    "Dependency parses come from a statistical parser (see Parser above); arcs and their labels inherit its errors.",
     "Splits are assigned by a hash of the source context, so related examples stay together; they are not "
     "stratified by label.",
 )
@@ -218,6 +312,18 @@ def render_stat(value: Any) -> str:
     return "\n\n".join(parts)
 
 
+def has_arcs(record_type: str) -> bool:
+    """Whether rows of this type carry dependency arcs, so a parser made them and arc sections apply."""
+    cls = RECORD_TYPES.get(record_type)
+    return cls is not None and "arcs" in arrow_schema(cls).names
+
+
+def applied_options(family: dict) -> dict:
+    """The family options that mean something for this run: set (not null or empty) and used by its choices."""
+    return {key: value for key, value in sorted(family.items())
+            if value not in (None, [], "") and OPTION_APPLIES.get(key, lambda _: True)(family)}
+
+
 def _how_made(manifest: dict) -> list[str]:
     config = manifest["config"]
     splits = ", ".join(f"{name} {ratio:g}" for name, ratio in config["splits"]["ratios"])
@@ -226,14 +332,76 @@ def _how_made(manifest: dict) -> list[str]:
              f"- **Record type**: `{manifest['record_type']}` (`entailgen schema {manifest['record_type']}` prints "
              "its JSON Schema)",
              f"- **entailgen version**: {manifest['entailgen_version']}",
-             f"- **Parser**: {parser.get('backend')}" + (f" ({parser['model']})" if parser.get("model") else ""),
+             *([f"- **Parser**: {parser.get('backend')}" + (f" ({parser['model']})" if parser.get("model") else "")]
+               if has_arcs(manifest["record_type"]) else []),
              f"- **Seed**: {config['seed']} (mixed with each record id for every random choice)",
              f"- **Splits**: {splits}, by a hash of the source context",
              f"- **Shards**: {config['format']}, {config['num_shards']} per split"]
-    for key, value in sorted((config.get("family") or {}).items()):
+    for key, value in applied_options(config.get("family") or {}).items():
         note = OPTION_NOTES.get(key)
         lines.append(f"- **{key}**: `{json.dumps(value, ensure_ascii=False)}`" + (f" ({note})" if note else ""))
     return lines
+
+
+def field_paths(record_type: str) -> list[tuple[str, str]]:
+    """(path, type) of every field of a record type's Arrow schema, a list of structs' fields as list[].field."""
+    def walk(name: str, dtype: pa.DataType):
+        if pa.types.is_list(dtype) and pa.types.is_struct(dtype.value_type):
+            yield name, "list"
+            for f in dtype.value_type:
+                yield from walk(f"{name}[].{f.name}", f.type)
+        elif pa.types.is_list(dtype):
+            yield name, f"list of {HF_DTYPES.get(str(dtype.value_type), dtype.value_type)}"
+        else:
+            yield name, HF_DTYPES.get(str(dtype), str(dtype))
+    return [p for f in arrow_schema(RECORD_TYPES[record_type]) for p in walk(f.name, f.type)]
+
+
+def field_note(record_type: str, path: str) -> str:
+    """What a field holds: its record type's own note, else the shared one."""
+    return FIELD_NOTES_BY_TYPE.get(record_type, {}).get(path) or FIELD_NOTES.get(path.rsplit("].", 1)[-1], "")
+
+
+def fields_section(record_type: str) -> list[str]:
+    """A table of every field, with its type and meaning (the dead letters' fields too)."""
+    out = []
+    for what, rt in (("Each row", record_type), ("Each dead letter", "DeadLetter")):
+        if rt not in RECORD_TYPES:
+            continue
+        out += [f"{what} (`{rt}`):", "", md_table(["field", "type", "meaning"],
+                                                  [[f"`{p}`", t, field_note(rt, p) or "see `entailgen schema`"]
+                                                   for p, t in field_paths(rt)]), ""]
+    return out
+
+
+def loading_section(manifest: dict) -> list[str]:
+    """How to read the data: pyarrow, pandas, Hugging Face datasets, entailgen's own reader."""
+    split = (split_names(manifest) or ["train"])[0]
+    fmt = manifest["config"]["format"]
+    arrow_format = "parquet" if fmt == "parquet" else "json"
+    pandas = (f'pd.read_parquet(f"{{folder}}/{split}")' if fmt == "parquet" else
+              f'pd.concat(pd.read_json(p, lines=True) for p in sorted(glob.glob(f"{{folder}}/{split}/*.jsonl")))')
+    return ["```python", 'folder = "."  # this dataset\'s folder (the one holding this README.md)', "",
+            "import pyarrow.dataset as ds",
+            f'table = ds.dataset(f"{{folder}}/{split}", format="{arrow_format}").to_table()  # one split, as Arrow', "",
+            *(["import glob"] if fmt != "parquet" else []),
+            "import pandas as pd", f"frame = {pandas}", "",
+            "import os", "from datasets import load_dataset  # reads the configs in this card's header",
+            f'data = load_dataset(os.path.abspath(folder))  # data["{split}"]; pass "dead_letters" second for those',
+            "", "from entailgen.schemas.reader import read_dataset",
+            f'rows = list(read_dataset(folder, "{split}", verify=True))  # dicts; verify checks each shard\'s sha256',
+            "```"]
+
+
+def dead_examples_section(stats: dict, limit: int = 10) -> list[str]:
+    """A few dead letters as a table (where in which file, stage, message), so a reader sees what failed."""
+    examples = stats.get("dead_examples") or []
+    if not examples:
+        return []
+    rows = [[d["source_id"], f"{d['stage']}:{d['error_type']}", clip(" ".join(d["message"].split()), 120),
+             clip(" ".join(d["raw"].split()), 60)] for d in examples[:limit]]
+    return ["", "Example dead letters (a few per reason):", "",
+            md_table(["where (file:line or id)", "stage:error", "message", "input"], rows)]
 
 
 PER_SOURCE = (("read", "units read"), ("records_by_source", "rows written"), ("dead_by_source", "dead letters"),
@@ -257,6 +425,7 @@ def _counts(manifest: dict, stats: dict, licences: dict[str, str]) -> list[str]:
         if key not in handled and table:
             out += ["", COUNT_TITLES.get(key, key.replace("_", " ").capitalize()) + ":", "",
                     md_table(["key", "count"], [[k, v] for k, v in table.items()])]
+    out += dead_examples_section(stats)
     facet = "split" if "split" in stats["labels"] else None
     totals = label_totals(stats, facet) if facet else {}
     if totals:
@@ -277,7 +446,8 @@ def _stats(manifest: dict) -> list[str]:
 
 def _limits(manifest: dict, sample_digests: frozenset, licences: dict[str, str]) -> list[str]:
     relation = "relation" in ((manifest.get("config") or {}).get("family") or {}).get("phenomena", ())
-    limits = [*LIMITS.get(manifest["pipeline"], ()), *(RELATION_LIMITS if relation else ()), *COMMON_LIMITS]
+    parser = [PARSER_LIMIT] if has_arcs(manifest["record_type"]) else []
+    limits = [*LIMITS.get(manifest["pipeline"], ()), *(RELATION_LIMITS if relation else ()), *parser, *COMMON_LIMITS]
     if any(i["sha256"] in sample_digests for i in manifest["inputs"]):
         limits.append(SAMPLE_LIMIT)
     if "unknown" in licences.values():
@@ -298,6 +468,8 @@ def render_card(manifest: dict, stats: dict, description: str = "", sample_diges
              "for plots and drawn examples; `manifest.json` lists every shard with its checksum.", "",
              "## How it was made", "", *_how_made(manifest), "",
              "## Counts", "", *_counts(manifest, stats, licences), "",
+             "## Fields", "", *fields_section(manifest["record_type"]),
+             "## How to load it", "", *loading_section(manifest), "",
              "## Statistics", "", *_stats(manifest),
              "## Known limits", "", *_limits(manifest, sample_digests, licences), "",
              "## Files", "",

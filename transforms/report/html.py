@@ -6,7 +6,7 @@ from html import escape
 from entailgen.schemas.records import ENTAILED, NOT_ENTAILED
 from entailgen.transforms.report.arc_view import arc_svg, drawable
 from entailgen.transforms.report.card import plural, split_names
-from entailgen.transforms.report.plots import LABEL_COLOURS, histogram, length_bins, stacked_bars
+from entailgen.transforms.report.plots import LABEL_COLOURS, clip, histogram, length_bins, stacked_bars
 from entailgen.transforms.report.stats import UNLABELLED
 from entailgen.transforms.report.tables import stat_blocks, stat_notes
 
@@ -83,10 +83,11 @@ def lengths_section(stats: dict, max_bins: int) -> str:
 
 
 def relations_section(stats: dict, max_bars: int) -> str:
-    """Arc labels by dependency relation: which relations the negatives come from."""
+    """Arc labels by dependency relation: which relations the negatives come from (left out for rows without arcs)."""
     relations = stats["labels"].get("relation")
-    body = (f"<figure>{stacked_bars('Arc labels by dependency relation', relations, max_bars)}</figure>" if relations
-            else '<p class="empty">These rows have no dependency arcs.</p>')
+    if not relations:
+        return ""
+    body = f"<figure>{stacked_bars('Arc labels by dependency relation', relations, max_bars)}</figure>"
     return f'<section id="relations"><h2>Arcs by dependency relation</h2>{body}</section>'
 
 
@@ -99,7 +100,18 @@ def dead_section(stats: dict, manifest: dict, max_bars: int) -> str:
     body = "".join(f"<figure>{c}</figure>" for c in charts)
     if not dead:
         body = '<p class="empty">No dead letters: every input unit was used or skipped on purpose.</p>' + body
-    return f'<section id="dead"><h2>Dead letters</h2>{body}</section>'
+    return f'<section id="dead"><h2>Dead letters</h2>{body}{dead_examples_html(stats.get("dead_examples") or [])}</section>'
+
+
+def dead_examples_html(rows: list[dict]) -> str:
+    """A few dead letters per reason: where (file:line), which stage and error, the message and the input."""
+    if not rows:
+        return ""
+    head = "".join(f"<th>{h}</th>" for h in ("where (file:line or id)", "stage:error", "message", "input"))
+    body = "".join(f'<tr class="dead-letter"><td>{escape(d["source_id"])}</td>'
+                   f'<td>{escape(d["stage"])}:{escape(d["error_type"])}</td><td>{escape(clip(d["message"], 200))}</td>'
+                   f'<td>{escape(clip(d["raw"], 120))}</td></tr>' for d in rows)
+    return f'<h3>Example dead letters</h3><table class="dead-letters"><tr>{head}</tr>{body}</table>'
 
 
 def stat_html(value) -> str:
@@ -130,6 +142,13 @@ def _not_drawn(arcs: list[dict], n_tokens: int) -> str:
     return f'<p class="meta">{missing} arc(s) with out-of-range tokens not drawn.</p>' if missing else ""
 
 
+def _reference(row: dict) -> str:
+    """The gold paraphrase h* of the example's source x, shown beside x (not for the gold row itself)."""
+    if not row.get("reference") or row["kind"] == "gold":
+        return ""
+    return f'<p class="reference"><b>Gold h*</b> {escape(row["reference"])}</p>'
+
+
 def arc_example_html(row: dict) -> str:
     """A DAE example: premise, then the hypothesis with its arcs coloured by label."""
     rank = "" if row.get("beam_rank") is None else f", beam rank {row['beam_rank']}"
@@ -138,7 +157,7 @@ def arc_example_html(row: dict) -> str:
     return (f'<article class="example arc-example" data-kind="{escape(row["kind"])}">'
             f'<p class="meta">{escape(row["kind"])}{rank}{score}{label} · generator {escape(row["generator"])} · '
             f'{escape(row["split"] or "")} · {escape(row["source_id"])} · id {escape(row["id"])}</p>'
-            f'<p><b>Premise</b> {escape(row["premise"])}</p><p><b>Hypothesis</b></p>'
+            f'<p><b>Premise</b> {escape(row["premise"])}</p>{_reference(row)}<p><b>Hypothesis</b></p>'
             f'<div class="drawing">{arc_svg(row["hypothesis_tokens"], row["arcs"])}</div>'
             f'{_not_drawn(row["arcs"], len(row["hypothesis_tokens"]))}</article>')
 
@@ -212,4 +231,4 @@ def render_report(manifest: dict, stats: dict, examples: list[dict], description
             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
             f'<meta name="viewport" content="width=device-width,initial-scale=1">'
             f"<title>{escape(title)}</title><style>{STYLE}</style></head>\n<body><h1>{escape(title)}</h1>\n"
-            + "\n".join(sections) + "\n</body></html>\n")
+            + "\n".join(s for s in sections if s) + "\n</body></html>\n")

@@ -16,6 +16,7 @@ PALETTE = ("#0969da", "#bf8700", "#8250df", "#1b7c83", "#bc4c00", "#57606a", "#4
 BAR_COLOUR = "#0969da"
 WIDTH = 720
 FONT = "font-family:sans-serif;font-size:12px"
+CHAR_W = 7.5  # px per character at 12px sans-serif, generous so an estimated width is never short of the real one
 
 
 def num(x: float) -> str:
@@ -79,7 +80,9 @@ def stacked_bars(title: str, groups: dict[str, dict[str, int]], limit: int = 25)
     rows = top_groups(groups, limit)
     categories = category_order(groups)
     colours = colours_for(categories)
-    label_w, bar_w, row_h = 170, WIDTH - 170 - 70, 20
+    longest = max((len(group) for group, _ in rows), default=0)
+    label_w = min(max(170, math.ceil(CHAR_W * longest) + 12), WIDTH // 2)  # as wide as the longest group name
+    bar_w, row_h = WIDTH - label_w - 70, 20
     biggest = max((sum(c.values()) for _, c in rows), default=0) or 1
     key, key_h = legend(categories, colours, label_w, 19)
     body = [f'<text x="0" y="14" style="font-weight:bold">{escape(title)}</text>'] + key
@@ -87,7 +90,7 @@ def stacked_bars(title: str, groups: dict[str, dict[str, int]], limit: int = 25)
     for i, (group, counts) in enumerate(rows):
         y, x, total = top + 6 + i * row_h, float(label_w), sum(counts.values())
         body.append(f'<text class="axis" x="{label_w - 6}" y="{num(y + 13)}" text-anchor="end">'
-                    f'<title>{escape(group)}</title>{escape(clip(group, 24))}</text>')
+                    f'<title>{escape(group)}</title>{escape(clip(group, int((label_w - 12) // CHAR_W)))}</text>')
         for c in categories:
             n = counts.get(c, 0)
             if not n:
@@ -124,7 +127,8 @@ def histogram(title: str, bins: list[tuple[str, int]], x_label: str) -> str:
             'stroke="#57606a"/>',
             f'<text x="{left - 4}" y="{top + 8}" text-anchor="end">{biggest}</text>',
             f'<text x="{left - 4}" y="{top + plot_h}" text-anchor="end">0</text>']
-    every = max(1, math.ceil(len(bins) * 40 / (WIDTH - left)))  # keep tick labels from overlapping
+    widest = max((CHAR_W * len(label) + 8 for label, _ in bins), default=40)
+    every = max(1, math.ceil(len(bins) * max(40, widest) / (WIDTH - left)))  # keep tick labels from overlapping
     for i, (label, n) in enumerate(bins):
         h = plot_h * n / biggest
         x = left + i * step

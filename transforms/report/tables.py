@@ -5,7 +5,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from entailgen.transforms.audit import AUDIT_EXPLANATION
+from entailgen.transforms.audit import AUDIT_EXPLANATION, audit_findings
 from entailgen.transforms.claims.audit import CLAIMS_AUDIT_EXPLANATION
 
 SCALARS = (int, float, str, bool, type(None))
@@ -80,4 +80,7 @@ def stat_notes(key: str, value: Any) -> list[str]:
         found = [p for p in found if p not in ("majority", "hypothesis_only")]
     if "claim_only" in found:  # the claims audit has its own explanation, which covers both baselines
         found = [p for p in found if p not in ("audit", "majority", "hypothesis_only")]
-    return [note for pattern, note in STAT_NOTES if pattern in found]
+    notes = [note for pattern, note in STAT_NOTES if pattern in found]
+    if "audit" in found and isinstance(value, dict):
+        notes += audit_findings(value)  # what this audit's own numbers say, so the text always matches them
+    return notes

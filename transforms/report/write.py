@@ -12,7 +12,7 @@ from entailgen.transforms.report.card import CARD, render_card
 from entailgen.transforms.report.html import REPORT, render_report
 from entailgen.transforms.report.read import dataset_rows, dead_letter_rows
 from entailgen.transforms.report.sample import example_group, sample_rows
-from entailgen.transforms.report.stats import DatasetStats
+from entailgen.transforms.report.stats import DatasetStats, dead_reason
 from entailgen.transforms.shard import join_path, write_atomically
 
 SAMPLES = Path(entailgen.__file__).parent / "samples"
@@ -42,11 +42,32 @@ def collect(output: str, manifest: dict, config: ReportConfig) -> tuple[dict, li
             stats.add(row)
             yield row
 
-    examples = sample_rows(counted(dataset_rows(output, manifest)), manifest["config"]["seed"],
-                           config.examples_per_group, example_group(record_type))
-    for row in dead_letter_rows(output, manifest):
+    seed = manifest["config"]["seed"]
+    examples = sample_rows(counted(dataset_rows(output, manifest)), seed, config.examples_per_group,
+                           example_group(record_type))
+    dead = sample_rows(counted_dead(dead_letter_rows(output, manifest), stats), seed, config.examples_per_group,
+                       dead_reason)
+    return dict(stats.as_dict(), dead_examples=dead), with_references(examples, output, manifest)
+
+
+def counted_dead(rows, stats: DatasetStats):
+    """The dead letters, each counted into stats as it passes."""
+    for row in rows:
         stats.add_dead(row)
-    return stats.as_dict(), examples
+        yield row
+
+
+def with_references(examples: list[dict], output: str, manifest: dict) -> list[dict]:
+    """DAE examples with their gold paraphrase h* (field 'reference'), found in a second pass over the shards for
+    the sampled sources only, so a reader can compare x, h* and the hypothesis side by side."""
+    if not any("kind" in row and "hypothesis_tokens" in row for row in examples):
+        return examples
+    wanted = {row["source_id"] for row in examples}
+    gold = {}
+    for row in dataset_rows(output, manifest):
+        if row.get("kind") == "gold" and row["source_id"] in wanted:
+            gold.setdefault(row["source_id"], row["hypothesis"])
+    return [dict(row, reference=gold.get(row["source_id"])) for row in examples]
 
 
 def write_report(output: str, manifest: dict, config: ReportConfig = ReportConfig(),
