@@ -78,6 +78,7 @@ class Family:
     add_arguments: Callable[[Any], None] = lambda group: None
     options: Callable[[Any], Any] = lambda args: None
     gpu: Callable[[Any], bool] = lambda options: False  # does a run with these family options generate on GPU?
+    parses: bool = False  # does it run the dependency parser (else --parser flags are refused)?
 
 
 def select(sources: beam.PCollection, record_type: type, family: str):
