@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import sys
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -31,7 +32,8 @@ class _HelpFormatter(argparse.HelpFormatter):
 
     def _get_help_string(self, action):
         text = action.help or ""
-        if action.option_strings and action.default not in (None, False, argparse.SUPPRESS) and "%(default)" not in text:
+        none = action.default is None or action.default is False or action.default in ("", argparse.SUPPRESS)
+        if action.option_strings and not none and "%(default)" not in text:
             text += " (default: %(default)s)"
         return text
 
@@ -214,11 +216,12 @@ def _run(args) -> int:
         names = ", ".join(os.path.basename(path.rstrip("/")) for path in config.inputs)
         print(f"entailgen {config.pipeline}: building from {names} into {config.output} ...", file=sys.stderr,
               flush=True)
+    started = time.monotonic()
     manifest = run_job(config, args.beam_args, overwrite=args.overwrite, progress=not args.quiet)
     if manifest is None:
         print(f"dry run: {config.pipeline} job translated (and staged for Dataflow); nothing submitted or written")
         return 0
-    print(config.output if args.quiet else summary_text(config.output, manifest))
+    print(config.output if args.quiet else summary_text(config.output, manifest, time.monotonic() - started))
     return 0
 
 

@@ -6,8 +6,10 @@ import dataclasses
 import os
 import platform
 import shutil
+import signal
 import sys
 import tempfile
+import threading
 import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -276,6 +278,35 @@ def private_tempdir():
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@contextmanager
+def interruptible():
+    """Ctrl-C (or SIGTERM) during a run surfaces as KeyboardInterrupt, however Beam wraps it ('RuntimeError:
+    KeyboardInterrupt [while running ...]'), so the caller cleans up and says one line."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    hit = []
+
+    def stop(signum, frame):
+        hit.append(signum)
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    thread_hook = threading.excepthook  # Beam's worker threads report the workers' deaths after a Ctrl-C: not news
+    threading.excepthook = lambda args: None if hit else thread_hook(args)
+    try:
+        yield
+    except Exception:
+        if hit:
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if not hit:  # after a Ctrl-C the workers' threads die later still
+            threading.excepthook = thread_hook
+
+
 def run_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = False,
             progress: bool = False) -> Optional[dict]:
     """Run the job to completion and write run.json then manifest.json; returns the manifest.
@@ -297,7 +328,7 @@ def run_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = 
     start_build(config.output)
     started = time.time()
     try:
-        with private_tempdir(), (Progress(live) if progress else contextlib.nullcontext()):
+        with private_tempdir(), interruptible(), (Progress(live) if progress else contextlib.nullcontext()):
             result = p.run()
             result.wait_until_finish()
         staged = read_json(building.output, STAGING)

@@ -97,6 +97,15 @@ def check_parser(config: ParserConfig) -> None:
     for name in names:
         if os.path.sep in name or name.startswith(".") or os.path.exists(name):
             if os.path.isfile(os.path.join(name, "config.cfg")):
+                from spacy.util import load_config
+
+                try:
+                    load_config(os.path.join(name, "config.cfg"))
+                except Exception as e:  # any reason spaCy would give: the config is the pipeline's definition
+                    reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                    raise ValueError(f"cannot load spaCy model {name}: bad config.cfg ({reason})")
+                if not os.path.isfile(os.path.join(name, "meta.json")):
+                    raise ValueError(f"cannot load spaCy model {name}: no meta.json in it")
                 return
             why = "no such directory" if not os.path.exists(name) else "not a spaCy pipeline (no config.cfg)"
             raise ValueError(f"cannot load spaCy model {name}: {why}")
