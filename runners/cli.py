@@ -217,7 +217,8 @@ def _run(args) -> int:
         print(f"entailgen {config.pipeline}: building from {names} into {config.output} ...", file=sys.stderr,
               flush=True)
     started = time.monotonic()
-    manifest = run_job(config, args.beam_args, overwrite=args.overwrite, progress=not args.quiet)
+    every = None if args.quiet else (0.5 if sys.stderr.isatty() else 5.0)  # a live line on a terminal
+    manifest = run_job(config, args.beam_args, overwrite=args.overwrite, progress_every=every)
     if manifest is None:
         print(f"dry run: {config.pipeline} job translated (and staged for Dataflow); nothing submitted or written")
         return 0

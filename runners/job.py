@@ -308,13 +308,13 @@ def interruptible():
 
 
 def run_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = False,
-            progress: bool = False) -> Optional[dict]:
+            progress_every: Optional[float] = None) -> Optional[dict]:
     """Run the job to completion and write run.json then manifest.json; returns the manifest.
 
     The job builds in a sibling folder marked as entailgen's and is swapped in only once complete, so a failed or
     interrupted run leaves what was at --output as it was (and its own folder removed, or marked for the next run).
     With --dry_run=True the job is only translated (and for Dataflow staged): nothing runs or is written, None returns.
-    With progress, counters and elapsed time go to stderr while it runs.
+    With progress_every (seconds), counters and elapsed time go to stderr while it runs.
     """
     family = get_family(config.pipeline)
     check_job(config, pipeline_args, overwrite)
@@ -328,7 +328,8 @@ def run_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = 
     start_build(config.output)
     started = time.time()
     try:
-        with private_tempdir(), interruptible(), (Progress(live) if progress else contextlib.nullcontext()):
+        with private_tempdir(), interruptible(), (
+                Progress(live, every=progress_every) if progress_every else contextlib.nullcontext()):
             result = p.run()
             result.wait_until_finish()
         staged = read_json(building.output, STAGING)

@@ -69,7 +69,7 @@ class Progress:
     def __init__(self, live: dict, stream: Optional[TextIO] = None, every: Optional[float] = None):
         self.live, self.stream = live, stream or sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.every = every if every is not None else (0.5 if self.tty else 5.0)
+        self.every = every or (0.5 if self.tty else 5.0)
         self.started = time.monotonic()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="entailgen-progress", daemon=True)
