@@ -81,12 +81,13 @@ class Family:
     gpu: Callable[[Any], bool] = lambda options: False  # does a run with these family options generate on GPU?
     # the source record types build uses with these family options (others are NotUsed skips); () = any
     accepts: Callable[[Any], tuple[type, ...]] = lambda options: ()
+    input_format: Optional[str] = None  # the format its inputs are read in when --input-format is not given
+    parses: bool = False  # does it run the dependency parser (else --parser flags are refused)?
 
     def formats(self, options: Any = None) -> tuple[str, ...]:
         """The input formats whose records this family uses: a file in another format cannot give it a record."""
         accepted = self.accepts(options)
         return tuple(fmt for fmt, record in FORMAT_RECORDS.items() if not accepted or record in accepted)
-    input_format: Optional[str] = None  # the format its inputs are read in when --input-format is not given
 
 
 def select(sources: beam.PCollection, record_type: type, family: str):

@@ -1,6 +1,7 @@
 """The dae family (Goyal & Durrett 2020): paraphrase pairs (x, h*) -> k beam candidates -> per-arc entailment labels."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Optional
 
@@ -38,9 +39,11 @@ class DaeOptions:
 
 
 def add_arguments(group) -> None:
-    group.add_argument("--generator", default="apertium", choices=GENERATORS, help="where the k candidates come from")
+    group.add_argument("--generator", choices=GENERATORS,
+                       help="where the k candidates come from (default: candidates with --candidates, else apertium)")
     group.add_argument("--model", help="hf generator: model hub id, local dir or gs:// dir (safetensors)")
-    group.add_argument("--candidates", metavar="FILE", help="candidates generator: JSONL of ranked hypotheses")
+    group.add_argument("--candidates", metavar="FILE",
+                       help="JSONL of ranked hypotheses per source; selects the candidates generator")
     group.add_argument("--k", type=int, default=10, help="beam size / candidates per source")
     group.add_argument("--bottom", type=int, default=3, help="bottom-of-beam candidates to label")
     group.add_argument("--level", default="arc", choices=("arc", "sentence"), help="arc labels or sentence variant")
@@ -53,10 +56,32 @@ def add_arguments(group) -> None:
     group.add_argument("--augment", default="", help=f"comma list of {','.join(AUGMENTATIONS)}")
 
 
+def check_model_dir(model: str) -> None:
+    """A local model given as a path must be a directory holding a config.json (hub ids and gs:// are checked where
+    they load): ValueError naming the path and the reason."""
+    if "://" in model or not (os.path.isabs(model) or model.startswith((".", "~")) or os.path.exists(model)):
+        return
+    path = os.path.expanduser(model)
+    if not os.path.isdir(path):
+        raise ValueError(f"cannot load model {model}: no such directory")
+    if not os.path.isfile(os.path.join(path, "config.json")):
+        raise ValueError(f"cannot load model {model}: no config.json in it (not a saved transformers model)")
+
+
 def options(args) -> DaeOptions:
-    if args.generator == "hf" and not args.model:
-        raise ValueError("--generator hf needs --model (hub id, local dir or gs:// dir)")
-    if args.generator == "candidates":
+    """The dae options; a flag the chosen generator would ignore is refused rather than recorded in the card."""
+    generator = args.generator or ("candidates" if args.candidates else "apertium")
+    if args.candidates and generator != "candidates":
+        raise ValueError(f"--candidates is for the candidates generator, not --generator {generator}")
+    if args.model and generator != "hf":
+        raise ValueError(f"--model is for --generator hf; the {generator} generator takes no model")
+    if args.lexical_ranking and generator != "apertium":
+        raise ValueError(f"--lexical-ranking ranks apertium's candidates; the {generator} generator ranks its own")
+    if generator == "hf":
+        if not args.model:
+            raise ValueError("--generator hf needs --model (hub id, local dir or gs:// dir)")
+        check_model_dir(args.model)
+    if generator == "candidates":
         if not args.candidates:
             raise ValueError("--generator candidates needs --candidates FILE")
         if not FileSystems.exists(args.candidates):
@@ -66,7 +91,7 @@ def options(args) -> DaeOptions:
     augment = tuple(a.strip() for a in args.augment.split(",") if a.strip())
     if set(augment) - set(AUGMENTATIONS):
         raise ValueError(f"--augment takes {','.join(AUGMENTATIONS)}; got {args.augment!r}")
-    return DaeOptions(args.generator, args.model, args.candidates, args.k, args.bottom, args.level,
+    return DaeOptions(generator, args.model, args.candidates, args.k, args.bottom, args.level,
                       args.max_new_tokens, args.batch_tokens, args.bucket_size,
                       None if args.lexical_ranking else "default",
                       tuple(a for a in AUGMENTATIONS if a in augment))
@@ -162,4 +187,5 @@ FAMILY = Family(
     options=options,
     gpu=lambda opts: opts is not None and opts.generator == "hf",
     accepts=lambda opts: (ParaphrasePair,),
+    parses=True,
 )

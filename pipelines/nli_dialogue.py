@@ -10,7 +10,7 @@ from entailgen.pipelines.base import Family, FamilyOutput, RunConfig, select
 from entailgen.schemas.records import RtePair
 from entailgen.schemas.sources import NliPair
 from entailgen.transforms.audit import AuditFn
-from entailgen.transforms.augment.dialogue import AddDialoguePhrases, DialogueOptions
+from entailgen.transforms.augment.dialogue import PHRASES, AddDialoguePhrases, DialogueOptions, read_phrase_file
 
 
 def add_arguments(group) -> None:
@@ -24,6 +24,10 @@ def options(args) -> DialogueOptions:
         raise ValueError(f"--phrase-subset must be at least 1, got {subset}")
     if args.phrase_file and not FileSystems.exists(args.phrase_file):
         raise ValueError(f"phrase file not found: {args.phrase_file}")
+    if subset is not None:
+        phrases = read_phrase_file(args.phrase_file) if args.phrase_file else PHRASES
+        if subset > len(phrases):
+            raise ValueError(f"--phrase-subset {subset} is more than the {len(phrases)} phrases there are")
     return DialogueOptions(phrase_subset=subset, phrase_file=args.phrase_file)
 
 

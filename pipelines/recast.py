@@ -83,6 +83,8 @@ def options(args) -> RecastOptions:
     unknown = sorted(set(phenomena) - set(PHENOMENA))
     if unknown or not phenomena:
         raise ValueError(f"--phenomena takes {', '.join(PHENOMENA)}; got {args.phenomena!r}")
+    if args.factuality_threshold < 0:
+        raise ValueError(f"--factuality-threshold must be 0 or more, got {args.factuality_threshold}")
     chosen = RecastOptions(phenomena, args.factuality_threshold, args.export == "dnc")
     if "relation" in phenomena:
         return dataclasses.replace(chosen, **_relation_options(args, kb))

@@ -5,26 +5,20 @@ import argparse
 import importlib
 import json
 import logging
+import os
 import sys
+import time
 from pathlib import Path
-from typing import Optional
-
-from apache_beam.io.filesystems import FileSystems
+from typing import TYPE_CHECKING, Optional
 
 import entailgen
-from entailgen.pipelines import available, get_family
-from entailgen.pipelines.base import RunConfig
-from entailgen.runners.beam_flags import check_beam_flags
-from entailgen.runners.inputs import check_inputs, unused_inputs, usable_samples
-from entailgen.runners.summary import summary_text
-from entailgen.schemas.arrow import json_schema
-from entailgen.schemas.records import RECORD_TYPES
-from entailgen.transforms.io import FORMATS, ReaderConfig
-from entailgen.transforms.parse import ParserConfig
-from entailgen.transforms.shard import FORMATS as OUTPUT_FORMATS
-from entailgen.transforms.split import SplitConfig
+from entailgen.schemas.records import RECORD_TYPES  # dataclasses only: `entailgen --help` stays fast
+
+if TYPE_CHECKING:
+    from entailgen.pipelines.base import RunConfig
 
 SAMPLES = Path(entailgen.__file__).parent / "samples"
+OUTPUT_FORMATS = ("parquet", "jsonl")  # transforms.shard.FORMATS, unimported: `entailgen --help` stays fast
 # Further subcommands: each module's register(commands) adds a parser whose defaults set handler=fn(args) -> int.
 COMMAND_MODULES: tuple[str, ...] = ("entailgen.runners.report", "entailgen.runners.refresh")
 
@@ -33,10 +27,22 @@ class UsageError(Exception):
     """A bad flag or input: reported as one line, exit code 2."""
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Help that shows each flag's default, except where there is none to show (None, False)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        none = action.default is None or action.default is False or action.default in ("", argparse.SUPPRESS)
+        if action.option_strings and not none and "%(default)" not in text:
+            text += " (default: %(default)s)"
+        return text
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse that reports errors as one line (no usage dump) and exits 2; no abbreviations (Beam flags share prefixes)."""
 
     def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", _HelpFormatter)
         super().__init__(*args, allow_abbrev=False, **kwargs)
 
     def error(self, message):
@@ -44,6 +50,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _add_run_arguments(run: argparse.ArgumentParser) -> None:
+    from entailgen.transforms.io import FORMATS, ReaderConfig
+
     source = run.add_mutually_exclusive_group(required=True)
     source.add_argument("--input", action="append", metavar="PATH", help="input file or glob (repeatable; gs:// ok)")
     source.add_argument("--sample", action="store_true", help="use the embedded sample corpora")
@@ -52,45 +60,98 @@ def _add_run_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument("--format", default="parquet", choices=OUTPUT_FORMATS, help="shard format")
     run.add_argument("--num-shards", type=int, default=1, metavar="N", help="shards per split")
     run.add_argument("--seed", type=int, default=0, help="seed mixed with each record id for all randomness")
-    run.add_argument("--splits", default="train=0.9,dev=0.05,test=0.05", help="split ratios by source context")
-    run.add_argument("--parser", default="spacy", choices=("spacy", "stanza"), help="dependency parser backend")
-    run.add_argument("--parser-model", metavar="NAME_OR_DIR", help="spaCy model name/path or Stanza model dir")
+    run.add_argument("--splits", default="train=0.9,dev=0.05,test=0.05",
+                     help="split ratios by source context; they sum to 1")
+    run.add_argument("--parser", choices=("spacy", "stanza"),
+                     help="dependency parser backend (default: spacy; only for pipelines that parse)")
+    run.add_argument("--parser-model", metavar="NAME_OR_DIR",
+                     help="spaCy model name/path or Stanza model dir (default: the installed English spaCy model)")
     run.add_argument("--max-chars", type=int, default=ReaderConfig().max_chars, help="longer input texts are dead letters")
-    run.add_argument("--overwrite", action="store_true", help="replace what is in a non-empty --output")
-    run.add_argument("--quiet", action="store_true", help="no summary, only the dataset path")
+    run.add_argument("--overwrite", action="store_true",
+                     help="replace an existing entailgen dataset at --output (only once the new one is complete)")
+    run.add_argument("--quiet", action="store_true", help="no progress and no summary, only the dataset path")
 
 
-def make_parser() -> argparse.ArgumentParser:
-    """The CLI's argument parser: `run PIPELINE` has the shared flags plus that family's own."""
-    parser = _Parser(prog="entailgen", description=entailgen.__doc__)
-    parser.add_argument("--version", action="version", version=f"entailgen {entailgen.__version__}")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    run = commands.add_parser("run", help="build a dataset; other --flags go to Apache Beam (e.g. --runner)")
+def _run_parser_families(run, names: list[str]) -> None:
+    from entailgen.pipelines import get_family
+
     pipelines = run.add_subparsers(dest="pipeline", required=True, metavar="PIPELINE", parser_class=_Parser)
-    for name in available():
+    for name in names:
         family = get_family(name)
         sub = pipelines.add_parser(name, help=family.summary, description=family.summary)
         _add_run_arguments(sub)
         family.add_arguments(sub.add_argument_group(f"{name} options"))
         sub.set_defaults(handler=_run)
+
+
+def _schema(args) -> int:
+    from entailgen.schemas.arrow import json_schema
+
+    print(json.dumps(json_schema(args.name), indent=2))
+    return 0
+
+
+def _formats(args) -> int:
+    from entailgen.runners.formats import formats_text
+
+    print(formats_text())
+    return 0
+
+
+def make_parser(command: Optional[str] = "run") -> argparse.ArgumentParser:
+    """The CLI's argument parser: `run PIPELINE` has the shared flags plus that family's own.
+
+    Only the parts the given command needs are built (importing the families pulls in Apache Beam, seconds): `formats`,
+    `schema` and `--help` stay fast.
+    """
+    parser = _Parser(prog="entailgen", description=entailgen.__doc__)
+    parser.add_argument("--version", action="version", version=f"entailgen {entailgen.__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    run = commands.add_parser("run", help="build a dataset; other --flags go to Apache Beam (e.g. --runner)")
+    if command == "run":
+        from entailgen.pipelines import available
+
+        _run_parser_families(run, available())
     schema = commands.add_parser("schema", help="print a record type's JSON Schema")
     schema.add_argument("name", choices=sorted(RECORD_TYPES))
-    schema.set_defaults(handler=lambda args: print(json.dumps(json_schema(args.name), indent=2)) or 0)
-    commands.add_parser("formats", help="list input formats").set_defaults(
-        handler=lambda args: print("\n".join(sorted(FORMATS))) or 0)
+    schema.set_defaults(handler=_schema)
+    commands.add_parser("formats", help="list input formats: layout and the pipelines that take each").set_defaults(
+        handler=_formats)
     for module in COMMAND_MODULES:
-        importlib.import_module(module).register(commands)
+        name = module.rsplit(".", 1)[1]
+        if command == name:
+            importlib.import_module(module).register(commands)
+        else:  # listed in --help without importing it
+            commands.add_parser(name, help=f"see entailgen {name} --help", add_help=False)
     return parser
 
 
+def _local(path: str) -> bool:
+    return "://" not in path
+
+
 def expand_inputs(patterns: list[str]) -> list[str]:
-    """Expand files and globs (local or gs://) in order; a pattern matching nothing is an error."""
+    """Expand files and globs (local or gs://) in order; a pattern matching nothing, a directory or an unreadable
+    file is an error."""
+    from apache_beam.io.filesystems import FileSystems
+
     paths: list[str] = []
     for pattern in patterns:
+        if _local(pattern) and os.path.isdir(pattern):
+            raise UsageError(f"input is a directory: {pattern} (give files or a glob, e.g. {os.path.join(pattern, '*')})")
         matches = sorted(m.path for r in FileSystems.match([pattern]) for m in r.metadata_list)
         if not matches:
             raise UsageError(f"input not found: {pattern}")
         paths.extend(matches)
+    for path in paths:
+        if _local(path):
+            if os.path.isdir(path):
+                raise UsageError(f"input is a directory: {path} (give files or a glob)")
+            try:
+                with open(path, "rb") as f:
+                    f.read(1)
+            except OSError as e:
+                raise UsageError(f"cannot read input {path}: {e.strerror or e}")
     names = [FileSystems.split(p)[1] for p in paths]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
@@ -98,8 +159,28 @@ def expand_inputs(patterns: list[str]) -> list[str]:
     return paths
 
 
+def _parser_config(args, family):
+    """The parser settings, refused on a family that never parses (they would be ignored yet recorded)."""
+    from entailgen.transforms.parse import ParserConfig, check_parser
+
+    given = [flag for flag, value in (("--parser", args.parser), ("--parser-model", args.parser_model)) if value]
+    if not family.parses:
+        if given:
+            raise UsageError(f"{' and '.join(given)}: the {family.name} pipeline does not parse")
+        return ParserConfig()
+    config = ParserConfig(backend=args.parser or "spacy", model=args.parser_model)
+    check_parser(config)
+    return config
+
+
 def run_config(args) -> RunConfig:
     """Typed run configuration from parsed arguments; bad values become UsageError."""
+    from entailgen.pipelines import get_family
+    from entailgen.pipelines.base import RunConfig
+    from entailgen.runners.inputs import check_inputs, usable_samples
+    from entailgen.transforms.io import ReaderConfig
+    from entailgen.transforms.split import SplitConfig
+
     family = get_family(args.pipeline)
     if args.sample:
         inputs = [str(SAMPLES / name) for name in family.samples]
@@ -107,57 +188,98 @@ def run_config(args) -> RunConfig:
     else:
         inputs, input_format = expand_inputs(args.input), args.input_format or family.input_format
     try:
+        if args.max_chars < 1:
+            raise ValueError(f"--max-chars must be at least 1, got {args.max_chars}")
         options = family.options(args)
         if args.sample:
             inputs = usable_samples(family, options, inputs)
         check_inputs(family, options, inputs, input_format)  # empty, unknown or unusable formats: before the job
-        return RunConfig(pipeline=family.name, inputs=tuple(inputs), output=args.output, input_format=input_format,
-                         format=args.format, num_shards=args.num_shards, seed=args.seed,
-                         splits=SplitConfig.parse(args.splits, args.seed),
-                         parser=ParserConfig(backend=args.parser, model=args.parser_model),
-                         reader=ReaderConfig(max_chars=args.max_chars), family=options)
+        config = RunConfig(pipeline=family.name, inputs=tuple(inputs), output=args.output, input_format=input_format,
+                           format=args.format, num_shards=args.num_shards, seed=args.seed,
+                           splits=SplitConfig.parse(args.splits, args.seed), parser=_parser_config(args, family),
+                           reader=ReaderConfig(max_chars=args.max_chars), family=options)
+        config.shards  # checks --num-shards
+        return config
     except ValueError as e:
         raise UsageError(str(e))
 
 
 def _run(args) -> int:
-    from entailgen.runners.job import run_job
+    from entailgen.pipelines import get_family
+    from entailgen.runners.inputs import unused_inputs
+    from entailgen.runners.job import check_job, run_job
+    from entailgen.runners.summary import summary_text
 
     config = run_config(args)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        check_job(config, args.beam_args, overwrite=args.overwrite)
+    except ValueError as e:
+        raise UsageError(str(e))
+    quiet_beam_logs()
     if not args.quiet:
-        names = ", ".join(FileSystems.split(path)[1] for path in config.inputs)
+        names = ", ".join(os.path.basename(path.rstrip("/")) for path in config.inputs)
         print(f"entailgen {config.pipeline}: building from {names} into {config.output} ...", file=sys.stderr,
               flush=True)
-    try:
-        manifest = run_job(config, args.beam_args, overwrite=args.overwrite)
-    except FileExistsError as e:
-        raise UsageError(str(e))
+    started = time.monotonic()
+    every = None if args.quiet else (0.5 if sys.stderr.isatty() else 5.0)  # a live line on a terminal
+    manifest = run_job(config, args.beam_args, overwrite=args.overwrite, progress_every=every)
     if manifest is None:
         print(f"dry run: {config.pipeline} job translated (and staged for Dataflow); nothing submitted or written")
         return 0
-    print(config.output if args.quiet else summary_text(config.output, manifest))
+    print(config.output if args.quiet else summary_text(config.output, manifest, time.monotonic() - started))
     unused = unused_inputs(get_family(config.pipeline), config, manifest)
     if unused:  # every unit of a file was a dead letter or skipped: an empty contribution is an error, not exit 0
         raise UsageError(unused)
     return 0
 
 
+class _HideBeamNoise(logging.Filter):
+    """Beam's internal warnings that mean nothing to a user of this CLI."""
+
+    NOISE = ("semi_persistent_directory", "Discarding unparseable args", "Discarding invalid overrides")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not any(text in record.getMessage() for text in self.NOISE)
+
+
+def quiet_beam_logs() -> None:
+    """Warnings and errors only, in one line each, without Beam's noise."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(_HideBeamNoise())
+
+
+def _command(argv: list[str]) -> Optional[str]:
+    """The subcommand named in argv (the first word that is not a flag), or None."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
 def main(argv: Optional[list[str]] = None) -> int:
-    """Entry point of the `entailgen` console script."""
+    """Entry point of the `entailgen` console script: one line and exit 2 for a usage error, 130 for Ctrl-C."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args, rest = make_parser().parse_known_args(sys.argv[1:] if argv is None else argv)
+        args, rest = make_parser(_command(argv)).parse_known_args(argv)
         if rest and args.command != "run":
             raise UsageError(f"unrecognized arguments: {' '.join(rest)}")
-        try:
-            check_beam_flags(rest)  # what run does not know goes to Beam, if Beam knows it
-        except ValueError as e:
-            raise UsageError(str(e))
+        if rest:
+            from entailgen.runners.beam_flags import check_beam_flags
+
+            try:
+                check_beam_flags(rest)  # what run does not know goes to Beam, if Beam knows it
+            except ValueError as e:
+                raise UsageError(str(e))
         args.beam_args = rest
         return args.handler(args)
     except UsageError as e:
         print(f"entailgen: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("entailgen: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `entailgen schema X | head`: the reader left; say nothing more
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's final flush does not fail again
+        return 0
 
 
 if __name__ == "__main__":

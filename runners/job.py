@@ -1,8 +1,17 @@
 """Run one family end to end: read -> family build -> split -> shard -> manifest (written last, by the driver)."""
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import os
 import platform
+import shutil
+import signal
+import sys
+import tempfile
+import threading
 import time
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Optional
 
@@ -14,6 +23,7 @@ import entailgen
 from entailgen.pipelines import get_family
 from entailgen.pipelines.base import RunConfig
 from entailgen.runners.dataflow import check_cloud_paths, dataflow_args, dry_run, is_dry_run, needs_gpu
+from entailgen.runners.progress import Progress
 from entailgen.transforms.branches import CombineBranches, EachBranch
 from entailgen.transforms.io import ReadInputs
 from entailgen.transforms.io.paths import option_paths
@@ -79,58 +89,275 @@ def build_job(p: beam.Pipeline, config: RunConfig) -> None:
     } | "Stage" >> StageSummary(config.output)
 
 
-def job_pipeline(config: RunConfig, pipeline_args: list[str] = ()) -> beam.Pipeline:
-    """The job wired into a pipeline whose options carry the runner's defaults (Dataflow: staging, GPU workers)."""
+MARKER = ".entailgen-run"  # written first into every folder a run builds: entailgen's, even before its manifest exists
+PARTIAL = ".entailgen-partial"  # suffix of the sibling folder a run builds in, swapped in once complete
+OLD = ".entailgen-old"  # suffix of the replaced dataset between the swap's two renames
+
+
+def is_direct(options: PipelineOptions) -> bool:
+    """Whether the options name the (switching) DirectRunner, or no runner at all (Beam's default is the DirectRunner)."""
+    runner = options.view_as(StandardOptions).runner
+    return runner is None or (isinstance(runner, str) and runner.lower().removesuffix("runner") == "direct")
+
+
+def runner_name(options: PipelineOptions) -> str:
+    """The runner as run.json records it: 'DirectRunner (in_memory, 1 worker)', 'DataflowRunner', ..."""
+    if is_direct(options):
+        direct = options.view_as(DirectOptions)
+        workers = direct.direct_num_workers or os.cpu_count()
+        return f"DirectRunner ({direct.direct_running_mode}, {workers} worker{'s' if workers != 1 else ''})"
+    runner = options.view_as(StandardOptions).runner
+    return runner if isinstance(runner, str) else type(runner).__name__
+
+
+def direct_runner(options: PipelineOptions, live: dict):
+    """The FnApiRunner the DirectRunner would pick for a batch job, chosen here: the DirectRunner first tries Prism,
+    which downloads a binary from GitHub at run time (no network here: it fails, after leaving three folders in /tmp),
+    and its FnApiRunner reports counters only at the end; this one counts bundle by bundle into `live`."""
+    from apache_beam.portability.api import beam_provision_api_pb2
+    from apache_beam.runners.portability.fn_api_runner.fn_runner import ExtendedProvisionInfo
+    from apache_beam.runners.portability.portable_runner import JobServiceHandle
+
+    from entailgen.runners.progress import CountingFnApiRunner
+
+    encoded = JobServiceHandle.encode_pipeline_options(options.get_all_options())
+    return CountingFnApiRunner(live, provision_info=ExtendedProvisionInfo(
+        beam_provision_api_pb2.ProvisionInfo(pipeline_options=encoded)))
+
+
+def job_pipeline(config: RunConfig, pipeline_args: list[str] = (), live: Optional[dict] = None) -> beam.Pipeline:
+    """The job wired into a pipeline whose options carry the runner's defaults (Dataflow: staging, GPU workers); a
+    local job runs on the FnApiRunner directly, its counters collected into `live` as bundles finish."""
     options = PipelineOptions(dataflow_args(config.pipeline, pipeline_args, needs_gpu(config)), save_main_session=False)
     check_cloud_paths(config, options)
-    p = beam.Pipeline(options=options)
+    runner = direct_runner(options, {} if live is None else live) if is_direct(options) else None
+    p = beam.Pipeline(runner=runner, options=options)
     build_job(p, config)
     return p
 
 
-def prepare_output(output: str, overwrite: bool) -> None:
-    """Never mix two runs in one directory: a non-empty output is refused, or cleared first with overwrite."""
-    existing = [m.path for r in FileSystems.match([join_path(output, "**")]) for m in r.metadata_list]
-    if existing and not overwrite:
-        raise FileExistsError(f"output directory is not empty: {output} (pass --overwrite to replace it)")
-    if existing:
-        FileSystems.delete([output])
+def _sibling(output: str, suffix: str) -> str:
+    """A hidden folder beside output: /data/out -> /data/.out<suffix> (local or gs://)."""
+    parent, name = FileSystems.split(output.rstrip("/"))
+    return FileSystems.join(parent, f".{name}{suffix}")
 
 
-def run_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = False) -> Optional[dict]:
+def _files(folder: str) -> list[str]:
+    """Every file under folder (local or object store), sorted."""
+    return sorted(m.path for r in FileSystems.match([join_path(folder, "**")]) for m in r.metadata_list)
+
+
+def _is_file(path: str) -> bool:
+    if "://" not in path:
+        return os.path.isfile(path)
+    return any(m.path == path for r in FileSystems.match([path]) for m in r.metadata_list)
+
+
+def _inside(path: str, folder: str) -> bool:
+    if "://" not in path and "://" not in folder:
+        path, folder = os.path.realpath(path), os.path.realpath(folder)
+        return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+    return path.startswith(folder.rstrip("/") + "/")
+
+
+def output_state(output: str) -> str:
+    """What is at --output: 'missing', 'empty', 'file', 'dataset' (has manifest.json), 'interrupted' (entailgen's
+    marker, no manifest) or 'foreign' (anything else: a user's files, never deleted)."""
+    if _is_file(output):
+        return "file"
+    if not FileSystems.exists(output):
+        return "missing"
+    names = {FileSystems.split(path)[1] for path in _files(output)}
+    if not names:
+        return "empty"
+    if FileSystems.exists(join_path(output, MANIFEST)):
+        return "dataset"
+    return "interrupted" if FileSystems.exists(join_path(output, MARKER)) else "foreign"
+
+
+def check_output(config: RunConfig, overwrite: bool) -> None:
+    """Refuse (ValueError) an output the run must not write: a file, a folder of someone else's files, a dataset
+    without --overwrite, or a folder holding one of the run's inputs."""
+    output = config.output
+    state = output_state(output)
+    if state == "file":
+        raise ValueError(f"--output is a file, not a directory: {output}")
+    inside = [path for path in config.inputs if _inside(path, output) or _inside(path, _sibling(output, PARTIAL))]
+    if inside and state != "missing":
+        raise ValueError(f"input {inside[0]} is inside --output {output}; write the dataset somewhere else")
+    if state == "foreign":
+        raise ValueError(f"output directory is not empty and holds no entailgen dataset: {output} (entailgen only "
+                         "replaces its own datasets; choose another --output)")
+    if state in ("dataset", "interrupted") and not overwrite:
+        what = "an entailgen dataset" if state == "dataset" else "an interrupted entailgen run"
+        raise ValueError(f"output directory holds {what}: {output} (pass --overwrite to replace it)")
+    partial = _sibling(output, PARTIAL)
+    if FileSystems.exists(partial) and not FileSystems.exists(join_path(partial, MARKER)):
+        raise ValueError(f"{partial} is in the way of the build folder and is not entailgen's; move it")
+
+
+def check_runner(options: PipelineOptions) -> None:
+    """An unknown --runner is a ValueError naming it, not Beam's traceback."""
+    from apache_beam.runners.runner import create_runner
+
+    runner = options.view_as(StandardOptions).runner
+    if isinstance(runner, str) and not is_direct(options):
+        try:
+            create_runner(runner)
+        except (ValueError, ImportError) as e:
+            raise ValueError(f"unknown --runner {runner}" + (f" ({e})" if isinstance(e, ImportError) else ""))
+
+
+def check_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = False) -> None:
+    """Everything about a run that can be checked before it starts, as a ValueError with one line: the runner and its
+    flags, Dataflow's paths, and the output."""
+    options = PipelineOptions(dataflow_args(config.pipeline, pipeline_args, needs_gpu(config)))
+    check_runner(options)
+    check_cloud_paths(config, options)
+    if not is_dry_run(options):
+        check_output(config, overwrite)
+
+
+def start_build(output: str) -> str:
+    """The empty sibling folder the run builds in, marked as entailgen's first; a leftover of an interrupted run is
+    said and replaced."""
+    partial = _sibling(output, PARTIAL)
+    if FileSystems.exists(partial):
+        print(f"entailgen: a previous run into {output} was interrupted; starting over", file=sys.stderr)
+        FileSystems.delete([partial])
+    FileSystems.mkdirs(partial)
+    write_json(partial, MARKER, {"entailgen_version": entailgen.__version__, "output": output})
+    return partial
+
+
+def swap_in(partial: str, output: str) -> None:
+    """Make the complete dataset in `partial` the one at `output`, replacing the old one only now.
+
+    Local: two renames (old dataset aside, new one in), then the old one is deleted; a reader sees the old dataset or
+    the new one. gs:// and other object stores have no folder rename: the old manifest goes first (the old dataset
+    then reads as incomplete), then its other files, then FileSystems.rename (copy + delete) moves the new files in
+    with the manifest last; the best an object store allows, not atomic.
+    """
+    if "://" not in output:
+        if os.path.isdir(output):
+            old = _sibling(output, OLD)
+            if os.path.exists(old):
+                shutil.rmtree(old)
+            os.rename(output, old)
+            os.rename(partial, output)
+            shutil.rmtree(old)
+        else:
+            os.rename(partial, output)
+        return
+    old = _files(output)
+    manifest = [p for p in old if FileSystems.split(p)[1] == MANIFEST]
+    if old:
+        FileSystems.delete(manifest + [p for p in old if p not in manifest])
+    new = _files(partial)
+    new.sort(key=lambda p: FileSystems.split(p)[1] == MANIFEST)  # the manifest last
+    FileSystems.rename(new, [join_path(output, p[len(partial.rstrip("/")) + 1:]) for p in new])
+    remaining = _files(partial)
+    if remaining:
+        FileSystems.delete(remaining)
+
+
+@contextmanager
+def private_tempdir():
+    """Point Python's and the workers' temp folder at a folder of this run's own, removed afterwards: Beam leaves
+    folders in /tmp (staging, worker environments) that nothing else removes."""
+    folder = tempfile.mkdtemp(prefix="entailgen-")
+    saved, saved_env = tempfile.tempdir, os.environ.get("TMPDIR")
+    tempfile.tempdir, os.environ["TMPDIR"] = folder, folder
+    try:
+        yield folder
+    finally:
+        tempfile.tempdir = saved
+        if saved_env is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = saved_env
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextmanager
+def interruptible():
+    """Ctrl-C (or SIGTERM) during a run surfaces as KeyboardInterrupt, however Beam wraps it ('RuntimeError:
+    KeyboardInterrupt [while running ...]'), so the caller cleans up and says one line."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    hit = []
+
+    def stop(signum, frame):
+        hit.append(signum)
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    thread_hook = threading.excepthook  # Beam's worker threads report the workers' deaths after a Ctrl-C: not news
+    threading.excepthook = lambda args: None if hit else thread_hook(args)
+    try:
+        yield
+    except Exception:
+        if hit:
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if not hit:  # after a Ctrl-C the workers' threads die later still
+            threading.excepthook = thread_hook
+
+
+def run_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = False,
+            progress_every: Optional[float] = None) -> Optional[dict]:
     """Run the job to completion and write run.json then manifest.json; returns the manifest.
 
+    The job builds in a sibling folder marked as entailgen's and is swapped in only once complete, so a failed or
+    interrupted run leaves what was at --output as it was (and its own folder removed, or marked for the next run).
     With --dry_run=True the job is only translated (and for Dataflow staged): nothing runs or is written, None returns.
+    With progress_every (seconds), counters and elapsed time go to stderr while it runs.
     """
     family = get_family(config.pipeline)
-    p = job_pipeline(config, pipeline_args)
+    check_job(config, pipeline_args, overwrite)
+    building = dataclasses.replace(config, output=_sibling(config.output, PARTIAL))
+    live: dict = {}
+    p = job_pipeline(building, pipeline_args, live)
     if is_dry_run(p.options):
         dry_run(p)
         return None
-    prepare_output(config.output, overwrite)
     inputs = [fingerprint(path) for path in config.inputs]
     option_files = option_fingerprints(option_paths(config))  # hashed before the run, like the inputs
+    start_build(config.output)
     started = time.time()
-    result = p.run()
-    result.wait_until_finish()
-    staged = read_json(config.output, STAGING)
-    manifest = build_manifest(version=entailgen.__version__, pipeline=family.name,
-                              record_type=family.record_type.__name__, config=config.manifest_config(),
-                              inputs=inputs, staged=staged, metrics=metric_counters(result), option_files=option_files)
-    write_json(config.output, RUN_INFO, {
-        "started": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="seconds"),
-        "seconds": round(time.time() - started, 3),
-        "inputs": list(config.inputs),
-        "output": config.output,
-        "pipeline_args": list(pipeline_args),
-        "runner": type(result).__name__,
-        "host": platform.node(),
-        "python": platform.python_version(),
-        "beam": beam.__version__,
-    })
-    FileSystems.delete([join_path(config.output, STAGING)])
-    remove_runs(config.output)
-    write_report(config.output, manifest, description=family.summary)  # card + report.html; the manifest stays last
-    write_json(config.output, MANIFEST, manifest)
+    try:
+        with private_tempdir(), interruptible(), (
+                Progress(live, every=progress_every) if progress_every else contextlib.nullcontext()):
+            result = p.run()
+            result.wait_until_finish()
+        staged = read_json(building.output, STAGING)
+        manifest = build_manifest(version=entailgen.__version__, pipeline=family.name,
+                                  record_type=family.record_type.__name__, config=config.manifest_config(),
+                                  inputs=inputs, staged=staged, metrics=metric_counters(result),
+                                  option_files=option_files)
+        write_json(building.output, RUN_INFO, {
+            "started": datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="seconds"),
+            "seconds": round(time.time() - started, 3),
+            "inputs": list(config.inputs),
+            "output": config.output,
+            "pipeline_args": list(pipeline_args),
+            "runner": runner_name(p.options),
+            "host": platform.node(),
+            "python": platform.python_version(),
+            "beam": beam.__version__,
+        })
+        FileSystems.delete([join_path(building.output, STAGING)])
+        remove_runs(building.output)
+        write_report(building.output, manifest, description=family.summary)  # card + report.html; manifest last
+        write_json(building.output, MANIFEST, manifest)
+        FileSystems.delete([join_path(building.output, MARKER)])
+        swap_in(building.output, config.output)
+    except BaseException:
+        if FileSystems.exists(building.output):
+            FileSystems.delete([building.output])  # ours alone: the old dataset at --output was not touched
+        raise
     return manifest
-

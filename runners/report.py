@@ -19,7 +19,16 @@ def report(dataset: str, config: ReportConfig = ReportConfig()) -> list[str]:
     """Write the card and report of a dataset directory from its manifest and shards; returns the paths written."""
     if not FileSystems.exists(join_path(dataset, MANIFEST)):
         raise UsageError(f"no {MANIFEST} in {dataset}: not a dataset, or its run did not finish")
-    manifest = read_json(dataset, MANIFEST)
+    try:
+        manifest = read_json(dataset, MANIFEST)
+    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError
+        raise UsageError(f"corrupt {MANIFEST} in {dataset}: {e}")
+    if not isinstance(manifest, dict) or not {"pipeline", "shards", "dead_letters"} <= set(manifest):
+        raise UsageError(f"corrupt {MANIFEST} in {dataset}: not an entailgen manifest")
+    listed = [s["path"] for s in manifest["shards"]] + [manifest["dead_letters"]["path"]]
+    missing = [path for path in listed if not FileSystems.exists(join_path(dataset, path))]
+    if missing:
+        raise UsageError(f"{dataset} is missing {len(missing)} shard(s) its manifest lists, e.g. {missing[0]}")
     names = write_report(dataset, manifest, config, family_description(manifest["pipeline"]))
     return [join_path(dataset, name) for name in names]
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from typing import Optional
 
 
 def _pairs(counts: dict) -> str:
@@ -25,8 +26,8 @@ def _stat_text(name: str, value) -> str:
     return text if len(text) < 300 else text[:297] + "..."
 
 
-def summary_text(output: str, manifest: dict) -> str:
-    """Counts per source, split and dead-letter reason, plus the family's stats, in a few lines."""
+def summary_text(output: str, manifest: dict, seconds: Optional[float] = None) -> str:
+    """Counts per source, split and dead-letter reason, plus the family's stats (and the run's time), in a few lines."""
     counts, total = manifest["counts"], manifest["counts"]["total"]
     config = manifest["config"]
     lines = [
@@ -43,4 +44,6 @@ def summary_text(output: str, manifest: dict) -> str:
     for name, value in manifest["stats"].items():
         lines.append(f"  {name:<11} {_stat_text(name, value)}")
     lines.append(f"  manifest    {output.rstrip('/')}/manifest.json")
+    if seconds is not None:
+        lines.append(f"  elapsed     {seconds:.1f} s")
     return "\n".join(lines)

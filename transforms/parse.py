@@ -78,6 +78,46 @@ def load_stanza(model_dir: str, lang: str = "en"):
                            download_method=None, logging_level="WARN")
 
 
+def check_parser(config: ParserConfig) -> None:
+    """Fail before a job starts, cheaply (no model loaded), when the parser cannot load: ValueError naming the model
+    and the reason."""
+    import importlib.util
+    import os
+
+    if config.backend == "stanza":
+        if not config.model:
+            raise ValueError("--parser stanza needs --parser-model DIR (a local Stanza model directory)")
+        if "://" not in config.model and not os.path.isdir(config.model):
+            raise ValueError(f"cannot load Stanza model {config.model}: no such directory")
+        return
+    if config.backend != "spacy":
+        raise ValueError(f"unknown parser backend {config.backend!r} (spacy, stanza)")
+    names = [config.model] if config.model else list(SPACY_MODELS)
+    for name in names:
+        if os.path.sep in name or name.startswith(".") or os.path.exists(name):
+            if os.path.isfile(os.path.join(name, "config.cfg")):
+                from spacy.util import load_config
+
+                try:
+                    load_config(os.path.join(name, "config.cfg"))
+                except Exception as e:  # any reason spaCy would give: the config is the pipeline's definition
+                    reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                    raise ValueError(f"cannot load spaCy model {name}: bad config.cfg ({reason})")
+                if not os.path.isfile(os.path.join(name, "meta.json")):
+                    raise ValueError(f"cannot load spaCy model {name}: no meta.json in it")
+                return
+            why = "no such directory" if not os.path.exists(name) else "not a spaCy pipeline (no config.cfg)"
+            raise ValueError(f"cannot load spaCy model {name}: {why}")
+        try:
+            if importlib.util.find_spec(name) is not None:
+                return
+        except (ImportError, ValueError):
+            pass
+    if config.model:
+        raise ValueError(f"cannot load spaCy model {config.model}: no installed package or directory of that name")
+    raise ValueError(f"no spaCy English model found; install one of {', '.join(SPACY_MODELS)}")
+
+
 class Parser:
     """A loaded parser that turns texts into token lists; one per worker."""
 

@@ -37,6 +37,8 @@ class SplitConfig:
                            (part.split("=", 1) for part in spec.split(",") if part.strip()))
         except ValueError:
             raise ValueError(f"--splits wants name=ratio,... (e.g. train=0.9,dev=0.05,test=0.05), got {spec!r}")
+        if ratios and abs(sum(r for _, r in ratios) - 1) > 1e-6:
+            raise ValueError(f"--splits ratios must sum to 1, got {sum(r for _, r in ratios):g} in {spec!r}")
         return cls(ratios, seed)
 
 

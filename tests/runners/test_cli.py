@@ -97,15 +97,15 @@ def test_console_script_runs(tmp_path):
     assert json.loads(result.stdout)["title"] == "DeadLetter"
 
 
-def test_non_empty_output_is_refused_unless_overwrite_which_clears_it(tmp_path, capsys):
+def test_a_dataset_is_refused_unless_overwrite_which_replaces_it(tmp_path, capsys):
     corpus = tmp_path / "c.txt"
     corpus.write_text("The cat sat on the mat.\n")
     out = tmp_path / "out"
-    out.mkdir()
-    (out / "stale.parquet").write_bytes(b"old run")
     args = ["run", "parse", "--input", str(corpus), "--output", str(out), "--quiet"]
+    assert main(args) == 0
+    (out / "train" / "stale.parquet").write_bytes(b"old run")
     assert main(args) == 2
-    assert capsys.readouterr().err.strip() == (f"entailgen: error: output directory is not empty: {out} "
+    assert capsys.readouterr().err.strip() == (f"entailgen: error: output directory holds an entailgen dataset: {out} "
                                                "(pass --overwrite to replace it)")
     assert main(args + ["--overwrite"]) == 0
-    assert not (out / "stale.parquet").exists() and (out / "manifest.json").exists()
+    assert not (out / "train" / "stale.parquet").exists() and (out / "manifest.json").exists()

@@ -150,16 +150,18 @@ def test_a_killed_refresh_leaves_latest_and_the_previous_version_intact(tmp_path
     finally:
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
-    (new,) = [p for p in home.iterdir() if p.is_dir() and p.name != previous]
-    assert list(new.rglob("*.parquet")) and not (new / "manifest.json").exists()
+    (partial,) = [p for p in home.iterdir() if p.is_dir() and p.name != previous]  # the build folder, beside
+    new = home / partial.name.removeprefix(".").removesuffix(".entailgen-partial")
+    assert partial.name.startswith(".") and not new.exists()
+    assert list(partial.rglob("*.parquet")) and not (partial / "manifest.json").exists()
     after = snapshot(home)
     assert {k: after.get(k) for k in before} == before  # LATEST and every file of the previous version untouched
     with pytest.raises(IncompleteDataset):
-        next(read_dataset(str(new), "train"))
-    (new / ".tmp-manifest.json").write_text("{")  # what a kill in the middle of a write leaves
+        next(read_dataset(str(partial), "train"))
+    (partial / ".tmp-manifest.json").write_text("{")  # what a kill in the middle of a write leaves
 
     assert main(["refresh", config]) == 0  # the next scheduled run rebuilds the dead version from scratch
-    assert (home / LATEST).read_text().strip() == new.name
+    assert (home / LATEST).read_text().strip() == new.name and not partial.exists()
     assert len(list(read_dataset(str(new), "train", verify=True))) == 6
     assert not [p for p in home.rglob(".*") if p.is_file()]  # no temp or staging files left behind
     assert {k: v for k, v in snapshot(home).items() if k.startswith(previous)} == \

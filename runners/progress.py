@@ -1,0 +1,96 @@
+"""Progress on stderr while a local job runs: the 'entailgen' counters (units read, parsed, generated, ...) with
+rates and elapsed time; a live line on a terminal, a line every few seconds otherwise.
+
+The DirectRunner's FnApiRunner runs a pipeline to the end inside run() and only then hands back its metrics, so the
+counters are collected bundle by bundle from the runner itself (in_memory and multi_processing alike: the workers'
+bundle responses come back through it). Where that hook is missing (another Beam version, another runner) the line
+shows the elapsed time only.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections import defaultdict
+from typing import Optional, TextIO
+
+from apache_beam.runners.portability.fn_api_runner.fn_runner import FnApiRunner
+
+NAMESPACE = "entailgen"
+SHOWN_FIRST = ("read", "parsed", "generated", "labelled")  # the stages in the order data flows
+RATE_OF = "read"
+
+
+def user_counters(monitoring_infos) -> dict[str, int]:
+    """The 'entailgen' user counters in one bundle's monitoring infos, by name."""
+    from apache_beam.metrics import monitoring_infos as mi
+
+    counters: dict[str, int] = defaultdict(int)
+    for info in monitoring_infos:
+        if info.urn == mi.USER_COUNTER_URN and info.labels.get(mi.NAMESPACE_LABEL) == NAMESPACE:
+            counters[info.labels[mi.NAME_LABEL]] += mi.extract_counter_value(info)
+    return counters
+
+
+class CountingFnApiRunner(FnApiRunner):
+    """The DirectRunner's FnApiRunner, adding each finished bundle's 'entailgen' counters to `live` as it goes."""
+
+    def __init__(self, live: dict, **kwargs):
+        super().__init__(**kwargs)
+        self.live = live
+
+    def _execute_bundle(self, *args, **kwargs):
+        response = super()._execute_bundle(*args, **kwargs)
+        try:
+            for name, value in user_counters(response.process_bundle.monitoring_infos).items():
+                self.live[name] = self.live.get(name, 0) + value
+        except AttributeError:  # a Beam whose bundle response looks different: elapsed time only
+            pass
+        return response
+
+
+def progress_line(counters: dict, seconds: float) -> str:
+    """'12.3s  read 200 (16.3/s)  parsed 400  ...  dead 2': the stages first, then the rest, dead letters summed."""
+    names = [n for n in SHOWN_FIRST if n in counters]
+    names += sorted(n for n in counters if n not in SHOWN_FIRST and not n.endswith("_dead"))
+    parts = [f"{seconds:.1f}s"]
+    for name in names:
+        rate = f" ({counters[name] / seconds:.1f}/s)" if name == RATE_OF and seconds > 0 else ""
+        parts.append(f"{name} {counters[name]}{rate}")
+    dead = sum(v for n, v in counters.items() if n.endswith("_dead"))
+    if dead:
+        parts.append(f"dead {dead}")
+    return "  ".join(parts)
+
+
+class Progress:
+    """A thread that writes progress_line every `every` seconds until stopped; `\\r`-rewritten on a terminal."""
+
+    def __init__(self, live: dict, stream: Optional[TextIO] = None, every: Optional[float] = None):
+        self.live, self.stream = live, stream or sys.stderr
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.every = every or (0.5 if self.tty else 5.0)
+        self.started = time.monotonic()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="entailgen-progress", daemon=True)
+
+    def __enter__(self) -> "Progress":
+        self.started = time.monotonic()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()
+
+    def _write(self) -> None:
+        line = "  " + progress_line(dict(self.live), time.monotonic() - self.started)
+        self.stream.write(f"\r{line}\033[K" if self.tty else line + "\n")
+        self.stream.flush()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self.every):
+            self._write()
