@@ -161,8 +161,8 @@ def train(dataset: str, output: str, options: TrainOptions = TrainOptions()) -> 
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), options.grad_clip)
             optimizer.step()
-            losses.append(round(float(loss), 4))
-            bar.set_postfix(epoch=epoch + 1, loss=f"{float(loss):.4f}")
+            losses.append(round(loss.item(), 4))
+            bar.set_postfix(epoch=epoch + 1, loss=f"{losses[-1]:.4f}")
         counts = epoch_counts  # every epoch sees the same rows; the last epoch's counts stand for all
         dev_acc = accuracy(model, task, dev, options.batch_size, pad_id, device) if dev else None
         dev_curve.append(dev_acc)
