@@ -25,7 +25,8 @@ from entailgen.transforms.split import SplitConfig
 
 SAMPLES = Path(entailgen.__file__).parent / "samples"
 # Further subcommands: each module's register(commands) adds a parser whose defaults set handler=fn(args) -> int.
-COMMAND_MODULES: tuple[str, ...] = ("entailgen.runners.report", "entailgen.runners.refresh")
+COMMAND_MODULES: tuple[str, ...] = ("entailgen.runners.report", "entailgen.runners.refresh",
+                                    "entailgen.runners.train")
 
 
 class UsageError(Exception):
