@@ -11,8 +11,8 @@ EVAL_DIR = "eval"
 def metrics_table(result: dict) -> str:
     """The headline rows of one evaluation as a markdown table: model next to its baselines."""
     rows = ["| set | n | model | majority | lexical match / hypothesis-only | F1 (not entailed) |", "|---|---|---|---|---|---|"]
-    for name, m in [("all", result["overall"])] + sorted(result.get("per_kind", {}).items()) + \
-            sorted(result.get("per_phenomenon", {}).items()):
+    groups = [("all", result["overall"])] + ([("§4 kinds (Table 2)", result["table_2"])] if "table_2" in result else [])
+    for name, m in groups + sorted(result.get("per_kind", {}).items()) + sorted(result.get("per_phenomenon", {}).items()):
         rows.append(f"| {name} | {m['n']} | {m['accuracy']} | {m['majority_accuracy']} | "
                     f"{m.get('lexical_match_accuracy', m.get('hypothesis_only_accuracy'))} | {m.get('f1', '')} |")
     return "\n".join(rows)

@@ -22,6 +22,7 @@ class Features:
     head: list[int] = field(default_factory=list)
     relation: list[int] = field(default_factory=list)
     labels: list[int] = field(default_factory=list)
+    arcs: list[int] = field(default_factory=list)  # index in the example's arcs of each arc kept
     label: int = IGNORE
 
 
@@ -51,16 +52,16 @@ def arc_features(tokenizer, example, relations: dict[str, int], max_length: int 
     if len(encoding["input_ids"]) > max_length:
         return TOO_LONG
     last = last_subword_positions(encoding, len(example.hypothesis_tokens))
-    arcs = [a for a in example.arcs if 0 <= a.child < len(last) and 0 <= a.head < len(last)
-            and last[a.child] is not None and last[a.head] is not None]
-    if max_arcs is not None:
-        arcs = arcs[:max_arcs]
-    if not arcs:
+    kept = [i for i, a in enumerate(example.arcs) if 0 <= a.child < len(last) and 0 <= a.head < len(last)
+            and last[a.child] is not None and last[a.head] is not None][:max_arcs]
+    if not kept:
         return NO_ARCS
-    return Features(list(encoding["input_ids"]), list(encoding.get("token_type_ids") or [0] * len(encoding["input_ids"])),
+    arcs = [example.arcs[i] for i in kept]
+    ids = list(encoding["input_ids"])
+    return Features(ids, list(encoding.get("token_type_ids") or [0] * len(ids)),
                     child=[last[a.child] for a in arcs], head=[last[a.head] for a in arcs],
                     relation=[relation_id(relations, a.rel) for a in arcs],
-                    labels=[IGNORE if a.entailed is None else int(a.entailed) for a in arcs])
+                    labels=[IGNORE if a.entailed is None else int(a.entailed) for a in arcs], arcs=kept)
 
 
 def pair_features(tokenizer, premise: str, hypothesis: str, label: int, max_length: int = 128) -> Features | str:
