@@ -27,7 +27,8 @@ class DaeArcModel(nn.Module):
 
 
 class PairClassifier(nn.Module):
-    """[CLS] state of [CLS] premise [SEP] hypothesis [SEP] -> linear -> 2 or 3 classes."""
+    """Mean of the token states of [CLS] premise [SEP] hypothesis [SEP] -> linear -> 2 or 3 classes (mean pooling:
+    what sentence encoders such as the default MiniLM are trained for)."""
 
     def __init__(self, encoder, n_labels: int):
         super().__init__()
@@ -38,7 +39,8 @@ class PairClassifier(nn.Module):
         """Pair logits [batch, labels]."""
         states = self.encoder(input_ids=input_ids, attention_mask=attention_mask,
                               token_type_ids=token_type_ids).last_hidden_state
-        return self.classifier(states[:, 0])
+        mask = attention_mask.unsqueeze(-1).to(states.dtype)
+        return self.classifier((states * mask).sum(1) / mask.sum(1))
 
 
 def loss_of(task: str, logits, labels):

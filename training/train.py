@@ -166,7 +166,7 @@ def train(dataset: str, output: str, options: TrainOptions = TrainOptions()) -> 
         counts = epoch_counts  # every epoch sees the same rows; the last epoch's counts stand for all
         dev_acc = accuracy(model, task, dev, options.batch_size, pad_id, device) if dev else None
         dev_curve.append(dev_acc)
-        if best[2] is None or (dev_acc is not None and dev_acc > best[1]):
+        if dev_acc is None or best[2] is None or dev_acc > best[1]:  # no dev accuracy: the last epoch is kept
             best = (epoch + 1, dev_acc if dev_acc is not None else -1.0,
                     {k: v.detach().clone() for k, v in model.state_dict().items()})
     bar.close()
