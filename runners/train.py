@@ -55,8 +55,36 @@ def _evaluate(args) -> int:
     return 0
 
 
+def _score(args) -> int:
+    from apache_beam.io.filesystems import FileSystems
+
+    from entailgen.runners.job import prepare_output
+    from entailgen.training.checkpoint import load_meta
+    from entailgen.training.encoder import EncoderError
+    from entailgen.training.score import run_scoring
+    from entailgen.transforms.parse import ParserConfig
+
+    try:
+        if load_meta(args.model)["task"] != "dae":
+            raise UsageError(f"{args.model} is not a dae model; `entailgen score` scores dependency arcs")
+    except EncoderError as e:
+        raise UsageError(str(e))
+    if not FileSystems.exists(args.input):
+        raise UsageError(f"input not found: {args.input}")
+    try:
+        prepare_output(args.output, args.overwrite)
+    except FileExistsError as e:
+        raise UsageError(str(e))
+    manifest = run_scoring(args.model, args.input, args.output, args.format, args.num_shards,
+                           ParserConfig(model=args.parser_model), args.device, args.beam_args)
+    total = manifest["counts"]["total"]
+    print(f"scored {total['written']} of {total['read']} pairs into {args.output}; "
+          f"{total['dead_letters']} dead letters")
+    return 0
+
+
 def register(commands) -> None:
-    """Add `train` and `evaluate` to the CLI."""
+    """Add `train`, `evaluate` and `score` to the CLI."""
     train = commands.add_parser("train", help="train the DAE arc model (dae) or a pair classifier (recast, nli-dialogue)")
     train.add_argument("dataset", metavar="DATASET", help="a finished entailgen dataset (with manifest.json)")
     train.add_argument("--output", required=True, metavar="MODEL_DIR", help="where the model is written")
@@ -79,3 +107,13 @@ def register(commands) -> None:
     evaluate.add_argument("--split", default="test", help="split to evaluate, or 'all' (default test)")
     evaluate.add_argument("--device", default="auto", help="auto, cpu or cuda")
     evaluate.set_defaults(handler=_evaluate)
+    score = commands.add_parser("score", help="score (premise, hypothesis) pairs with a dae model, through Beam")
+    score.add_argument("model", metavar="MODEL_DIR", help="a dae model dir written by `entailgen train`")
+    score.add_argument("--input", required=True, metavar="PAIRS_JSONL", help="JSON Lines with premise, hypothesis, id")
+    score.add_argument("--output", required=True, metavar="DIR", help="where shards and the manifest go")
+    score.add_argument("--format", default="parquet", choices=("parquet", "jsonl"), help="shard format")
+    score.add_argument("--num-shards", type=int, default=1, metavar="N", help="shards (default 1)")
+    score.add_argument("--parser-model", metavar="NAME_OR_DIR", help="spaCy model for the hypotheses")
+    score.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
+    score.add_argument("--overwrite", action="store_true", help="replace what is in a non-empty --output")
+    score.set_defaults(handler=_score)

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from entailgen.schemas.arrow import json_line
+from entailgen.schemas.records import ArcExample, LabelledArc
 
 WORDS = ("can you people guarantee the liquidation of blue ##sta ##r ? dis ##posal ' s death dog cat sees "
          "chases likes man woman a park in").split()
@@ -45,3 +46,16 @@ def write_dataset(directory: Path, record_type: str, splits: dict, pipeline: str
                 "shards": shards, "stats": {}}
     (directory / "manifest.json").write_text(json.dumps(manifest))
     return directory
+
+
+NOUNS = ["dog", "cat", "man", "woman"]
+VERBS = ["sees", "chases", "likes"]
+
+
+def toy_example(i: int) -> ArcExample:
+    """'A V B' with the premise 'A V B' too (lexical match says every arc is entailed), but nsubj is labelled
+    entailed and dobj not: only the relation predicts the label."""
+    a, v, b = NOUNS[i % 4], VERBS[i % 3], NOUNS[(i // 4) % 4]
+    words = [a, v, b]
+    arcs = [LabelledArc(1, 0, "nsubj", v, a, 1), LabelledArc(1, 2, "dobj", v, b, 0)]
+    return ArcExample(f"toy{i}", " ".join(words), " ".join(words), words, arcs, "bottom", "toy", "toy", f"toy:{i}")

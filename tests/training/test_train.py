@@ -6,25 +6,11 @@ import torch
 
 torch.set_num_threads(1)  # tiny models: threads only contend on a shared machine
 
-from entailgen.schemas.records import ArcExample, LabelledArc, RtePair
 from entailgen.training.checkpoint import load_trained
 from entailgen.training.features import IGNORE
 from entailgen.training.models import loss_of
 from entailgen.training.train import TrainOptions, train
-from trainer_fixtures import tiny_encoder, write_dataset  # noqa: F401
-
-NOUNS = ["dog", "cat", "man", "woman"]
-VERBS = ["sees", "chases", "likes"]
-
-
-def toy_example(i: int) -> ArcExample:
-    """'A V B' with the premise 'A V B' too (lexical match says every arc is entailed), but nsubj is labelled
-    entailed and dobj not: only the relation predicts the label."""
-    a, v, b = NOUNS[i % 4], VERBS[i % 3], NOUNS[(i // 4) % 4]
-    words = [a, v, b]
-    arcs = [LabelledArc(1, 0, "nsubj", v, a, 1), LabelledArc(1, 2, "dobj", v, b, 0)]
-    return ArcExample(f"toy{i}", " ".join(words), " ".join(words), words, arcs, "bottom", "toy", "toy", f"toy:{i}")
-
+from trainer_fixtures import tiny_encoder, toy_example, write_dataset  # noqa: F401
 
 @pytest.fixture(scope="module")
 def toy_dataset(tmp_path_factory):
