@@ -51,10 +51,12 @@ def test_pair_classifier_learns_and_reports_the_audit_baselines(pairs_dataset, p
     assert json.loads((pair_model / "config.json").read_text())["entailgen"]["labels"] == ["entailed", "not-entailed"]
 
 
-def test_three_way_rows_give_a_three_way_classifier(tiny_encoder, tmp_path):  # noqa: F811
+def test_three_way_rows_give_a_three_way_classifier_through_the_cli(tiny_encoder, tmp_path, capsys):  # noqa: F811
     data = write_dataset(tmp_path / "d3", "RtePair", {"train": [pair(i, True) for i in range(8)]}, pipeline="recast")
-    summary = train(str(data), str(tmp_path / "m3"), TrainOptions(encoder=str(tiny_encoder), epochs=1,
-                                                                  progress=False))
+    assert main(["train", str(data), "--output", str(tmp_path / "m3"), "--encoder", str(tiny_encoder), "--epochs", "1",
+                 "--quiet"]) == 0
+    assert capsys.readouterr().out.strip() == str(tmp_path / "m3")
+    summary = json.loads((tmp_path / "m3" / "train.json").read_text())
     assert summary["counts"]["train"] == {"read": 8, "used": 8} and summary["best_epoch"] == 1
     assert json.loads((tmp_path / "m3" / "config.json").read_text())["entailgen"]["labels"] == [
         "entailment", "neutral", "contradiction"]
