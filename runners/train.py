@@ -1,4 +1,4 @@
-"""`entailgen train DATASET --output MODEL_DIR`, `entailgen evaluate MODEL_DIR DATASET` and `entailgen score MODEL_DIR`."""
+"""`entailgen train DATASET --output MODEL_DIR`, `entailgen evaluate MODEL_DIR DATASET`, `entailgen score MODEL_DIR`."""
 from __future__ import annotations
 
 import os
@@ -85,7 +85,7 @@ def _score(args) -> int:
 
 def register(commands) -> None:
     """Add `train`, `evaluate` and `score` to the CLI."""
-    train = commands.add_parser("train", help="train the DAE arc model (dae) or a pair classifier (recast, nli-dialogue)")
+    train = commands.add_parser("train", help="train the DAE arc model (dae) or a pair classifier (recast, dialogue)")
     train.add_argument("dataset", metavar="DATASET", help="a finished entailgen dataset (with manifest.json)")
     train.add_argument("--output", required=True, metavar="MODEL_DIR", help="where the model is written")
     train.add_argument("--encoder", default="default",
@@ -93,7 +93,7 @@ def register(commands) -> None:
     train.add_argument("--epochs", type=int, default=3, help="passes over the train split (default 3)")
     train.add_argument("--batch-size", type=int, default=32, help="examples per step (default 32)")
     train.add_argument("--lr", type=float, default=2e-5, help="AdamW learning rate (default 2e-5)")
-    train.add_argument("--max-length", type=int, default=128, help="longer pairs are counted and left out (default 128)")
+    train.add_argument("--max-length", type=int, default=128, help="longer pairs are counted, left out (default 128)")
     train.add_argument("--max-arcs", type=int, default=20, help="arcs per example used in training (default 20)")
     train.add_argument("--max-examples", type=int, metavar="N", help="read only the first N training rows")
     train.add_argument("--seed", type=int, default=0, help="seed of initialisation, dropout and shuffling (default 0)")

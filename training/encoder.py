@@ -1,4 +1,4 @@
-"""Load a pre-trained encoder and its tokenizer from a hub id, a local dir or a gs:// dir: safetensors only, no remote code."""
+"""Load a pre-trained encoder and its tokenizer from a hub id, local dir or gs:// dir: safetensors, no remote code."""
 from __future__ import annotations
 
 import glob

@@ -96,7 +96,8 @@ def evaluate_dae(scored) -> dict:
             if arc.entailed is None:
                 continue
             predicted = int(p >= 0.5)
-            groups = [overall, per_kind.setdefault(record.kind, ArcTally()), per_relation.setdefault(arc.rel, ArcTally())]
+            groups = [overall, per_kind.setdefault(record.kind, ArcTally()),
+                      per_relation.setdefault(arc.rel, ArcTally())]
             if record.kind in TABLE_2_KINDS:
                 groups.append(table_2)
             for group in groups:

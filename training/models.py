@@ -9,7 +9,7 @@ PAIR = "pair"
 
 
 class DaeArcModel(nn.Module):
-    """Each arc is [child's last sub-word state; head's last sub-word state; relation embedding] -> linear -> 2 classes."""
+    """An arc is [child last sub-word state; head last sub-word state; relation embedding] -> linear -> 2 classes."""
 
     def __init__(self, encoder, n_relations: int):
         super().__init__()

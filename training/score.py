@@ -111,7 +111,8 @@ class DaeScorer:
                 arcs = [{"head": example.arcs[k].head, "child": example.arcs[k].child, "rel": example.arcs[k].rel,
                          "head_word": words[example.arcs[k].head], "child_word": words[example.arcs[k].child],
                          "entailed_probability": round(q, 6)} for k, q in zip(features.arcs, entailed)]
-                results[i] = {"hypothesis_tokens": words, "arcs": arcs, "score": round(sum(entailed) / len(entailed), 6)}
+                results[i] = {"hypothesis_tokens": words, "arcs": arcs,
+                              "score": round(sum(entailed) / len(entailed), 6)}
         return results
 
 
@@ -173,7 +174,7 @@ def _route(record):
 
 
 class ScorePairs(beam.PTransform):
-    """Text lines of pairs -> ScoredPair 'scored' and DeadLetter 'dead' (bad lines, unscorable pairs, failed batches)."""
+    """Lines of pairs -> ScoredPair 'scored' and DeadLetter 'dead' (bad lines, unscorable pairs, failed batches)."""
 
     def __init__(self, model_dir: str, source: str, parser: ParserConfig = ParserConfig(), device: str = "cpu"):
         super().__init__()

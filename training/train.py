@@ -1,4 +1,4 @@
-"""`entailgen train`: fine-tune the DAE arc model (dae datasets) or a sentence-pair classifier (recast, nli-dialogue)."""
+"""`entailgen train`: fine-tune the DAE arc model (dae data) or a sentence-pair classifier (recast, nli-dialogue)."""
 from __future__ import annotations
 
 import dataclasses
@@ -108,7 +108,7 @@ def accuracy(model, task: str, feats: list, batch_size: int, pad_id: int, device
 
 
 def train(dataset: str, output: str, options: TrainOptions = TrainOptions()) -> dict:
-    """Train on the dataset's train split, keep the best epoch by dev accuracy, write the model dir; returns train.json."""
+    """Train on the train split, keep the best epoch by dev accuracy, write the model dir; returns train.json."""
     import torch
 
     from entailgen.training.card import write_card

@@ -1,4 +1,4 @@
-"""Training the DAE arc model on a toy dataset: the loss ignores unlabelled arcs, accuracy rises, runs repeat exactly."""
+"""The DAE arc model on a toy dataset: the loss ignores unlabelled arcs, accuracy rises, runs repeat exactly."""
 import json
 
 import pytest
