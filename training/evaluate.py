@@ -42,7 +42,8 @@ class ArcTally:
         c = self.c
         precision, recall = _pct(c["tp"], c["tp"] + c["fp"]), _pct(c["tp"], c["tp"] + c["fn"])
         f1 = round(2 * precision * recall / (precision + recall), 2) if precision and recall else 0.0
-        return {"n": c["n"], "accuracy": _pct(c["correct"], c["n"]), "f1": f1 if c["n"] else None,
+        return {"n": c["n"], "accuracy": _pct(c["correct"], c["n"]),
+                "f1": f1 if c["tp"] + c["fn"] else None,  # None: no not-entailed arc in the group
                 "majority_accuracy": _pct(max(c["entailed"], c["n"] - c["entailed"]), c["n"]),
                 "lexical_match_accuracy": _pct(c["lexical_correct"], c["n"]) if c["lexical_n"] == c["n"] else None,
                 "lexical_match_n": c["lexical_n"]}
