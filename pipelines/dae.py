@@ -14,7 +14,7 @@ from entailgen.schemas.sources import ParaphrasePair, SourceText
 from entailgen.transforms.generate import as_unit
 from entailgen.transforms.generate.hf import HfGenerateOptions
 from entailgen.transforms.io.paths import path_option
-from entailgen.transforms.label import ArcLabelStats, LabelArcs, LabelConfig
+from entailgen.transforms.label import ArcLabelStats, LabelArcs, LabelConfig, arc_tally
 from entailgen.transforms.parse import Parse
 
 GENERATORS = ("apertium", "hf", "candidates")
@@ -149,6 +149,13 @@ def augment(parsed: beam.PCollection, kinds: tuple[str, ...], config: RunConfig)
     return examples, [o.dead for o in outs]
 
 
+def tally_every_kind(tallies: beam.PCollection, augmented: list) -> beam.PCollection:
+    """stats.arc_labels over the §4 examples' tallies and every augmented example (issue 12 item 7)."""
+    augmented_tallies = [examples | f"Tally{i}" >> beam.Map(arc_tally) for i, examples in enumerate(augmented)]
+    return ([tallies, *augmented_tallies] | "Tallies" >> beam.Flatten()
+            | "ArcLabelStats" >> beam.CombineGlobally(ArcLabelStats()))
+
+
 def source_context(example: ArcExample) -> str:
     """The source sentence x an example comes from: its premise, except hallucination's (x' premise, x hypothesis)."""
     return example.hypothesis if example.kind == "hallucination" else example.premise
@@ -173,7 +180,7 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
         dead=[generated.dead, parsed.dead, labelled.dead, *augment_dead] | "Dead" >> beam.Flatten(),
         context=source_context,
         skipped=(not_pairs, labelled.skipped) | "Skipped" >> beam.Flatten(),
-        stats={"arc_labels": labelled.tallies | "ArcLabelStats" >> beam.CombineGlobally(ArcLabelStats())},
+        stats={"arc_labels": tally_every_kind(labelled.tallies, augmented)},
     )
 
 

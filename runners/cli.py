@@ -20,7 +20,10 @@ if TYPE_CHECKING:
 SAMPLES = Path(entailgen.__file__).parent / "samples"
 OUTPUT_FORMATS = ("parquet", "jsonl")  # transforms.shard.FORMATS, unimported: `entailgen --help` stays fast
 # Further subcommands: each module's register(commands) adds a parser whose defaults set handler=fn(args) -> int.
-COMMAND_MODULES: tuple[str, ...] = ("entailgen.runners.report", "entailgen.runners.refresh")
+COMMAND_MODULES: dict[str, str] = {
+    "report": "entailgen.runners.report", "refresh": "entailgen.runners.refresh",
+    "train": "entailgen.runners.train", "evaluate": "entailgen.runners.train", "score": "entailgen.runners.train",
+}
 
 
 class UsageError(Exception):
@@ -117,11 +120,11 @@ def make_parser(command: Optional[str] = "run") -> argparse.ArgumentParser:
     schema.set_defaults(handler=_schema)
     commands.add_parser("formats", help="list input formats: layout and the pipelines that take each").set_defaults(
         handler=_formats)
-    for module in COMMAND_MODULES:
-        name = module.rsplit(".", 1)[1]
-        if command == name:
-            importlib.import_module(module).register(commands)
-        else:  # listed in --help without importing it
+    wanted = COMMAND_MODULES.get(command)
+    if wanted:
+        importlib.import_module(wanted).register(commands)
+    for name, module in COMMAND_MODULES.items():
+        if module != wanted:  # listed in --help without importing it
             commands.add_parser(name, help=f"see entailgen {name} --help", add_help=False)
     return parser
 

@@ -13,7 +13,7 @@ import threading
 import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from typing import Optional
+from typing import Optional, Sequence
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
@@ -175,14 +175,13 @@ def output_state(output: str) -> str:
     return "interrupted" if FileSystems.exists(join_path(output, MARKER)) else "foreign"
 
 
-def check_output(config: RunConfig, overwrite: bool) -> None:
+def check_output(output: str, inputs: Sequence[str], overwrite: bool) -> None:
     """Refuse (ValueError) an output the run must not write: a file, a folder of someone else's files, a dataset
     without --overwrite, or a folder holding one of the run's inputs."""
-    output = config.output
     state = output_state(output)
     if state == "file":
         raise ValueError(f"--output is a file, not a directory: {output}")
-    inside = [path for path in config.inputs if _inside(path, output) or _inside(path, _sibling(output, PARTIAL))]
+    inside = [path for path in inputs if _inside(path, output) or _inside(path, _sibling(output, PARTIAL))]
     if inside and state != "missing":
         raise ValueError(f"input {inside[0]} is inside --output {output}; write the dataset somewhere else")
     if state == "foreign":
@@ -215,7 +214,7 @@ def check_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool 
     check_runner(options)
     check_cloud_paths(config, options)
     if not is_dry_run(options):
-        check_output(config, overwrite)
+        check_output(config.output, config.inputs, overwrite)
 
 
 def start_build(output: str) -> str:
@@ -259,6 +258,21 @@ def swap_in(partial: str, output: str) -> None:
     remaining = _files(partial)
     if remaining:
         FileSystems.delete(remaining)
+
+
+@contextmanager
+def built_then_swapped(output: str):
+    """The marked sibling folder a run writes into, swapped in for output once the block completes; on any failure
+    (or Ctrl-C) it is deleted and what was at output stays as it was."""
+    partial = start_build(output)
+    try:
+        yield partial
+        FileSystems.delete([join_path(partial, MARKER)])
+        swap_in(partial, output)
+    except BaseException:
+        if FileSystems.exists(partial):
+            FileSystems.delete([partial])  # ours alone: the old dataset at output was not touched
+        raise
 
 
 @contextmanager
@@ -327,9 +341,8 @@ def run_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = 
         return None
     inputs = [fingerprint(path) for path in config.inputs]
     option_files = option_fingerprints(option_paths(config))  # hashed before the run, like the inputs
-    start_build(config.output)
     started = time.time()
-    try:
+    with built_then_swapped(config.output):
         with private_tempdir(), interruptible(), (
                 Progress(live, every=progress_every) if progress_every else contextlib.nullcontext()):
             result = p.run()
@@ -354,10 +367,4 @@ def run_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = 
         remove_runs(building.output)
         write_report(building.output, manifest, description=family.summary)  # card + report.html; manifest last
         write_json(building.output, MANIFEST, manifest)
-        FileSystems.delete([join_path(building.output, MARKER)])
-        swap_in(building.output, config.output)
-    except BaseException:
-        if FileSystems.exists(building.output):
-            FileSystems.delete([building.output])  # ours alone: the old dataset at --output was not touched
-        raise
     return manifest

@@ -48,7 +48,8 @@ class Arc:
 
 @dataclass(frozen=True)
 class LabelledArc:
-    """An arc of a hypothesis with its entailment label: 1, 0 or None (unlabelled)."""
+    """An arc of a hypothesis with its entailment label: 1, 0 or None (unlabelled), and whether the premise's parse
+    has the arc (the lexical-match prediction of DAE Table 2; None where the premise parse was not at hand)."""
 
     head: int
     child: int
@@ -56,11 +57,12 @@ class LabelledArc:
     head_lemma: str
     child_lemma: str
     entailed: Optional[int]
+    in_premise: Optional[bool] = None
 
     @classmethod
-    def of(cls, arc: Arc, entailed: Optional[int]) -> "LabelledArc":
-        """Attach a label to an arc."""
-        return cls(arc.head, arc.child, arc.rel, arc.head_lemma, arc.child_lemma, entailed)
+    def of(cls, arc: Arc, entailed: Optional[int], in_premise: Optional[bool] = None) -> "LabelledArc":
+        """Attach a label (and the lexical-match prediction) to an arc."""
+        return cls(arc.head, arc.child, arc.rel, arc.head_lemma, arc.child_lemma, entailed, in_premise)
 
     @property
     def key(self) -> tuple[str, str, str]:

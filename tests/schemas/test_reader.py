@@ -136,7 +136,7 @@ def test_hugging_face_datasets_and_pandas_read_the_parquet_shards(tmp_path):
     assert by_id(loaded["train"].to_list()) == by_id(read_dataset(str(root), "train"))
     assert by_id(loaded["dev"].to_list())[0]["arcs"][2] == {"head": 3, "child": 6, "rel": "prep:of",
                                                             "head_lemma": "liquidation", "child_lemma": "factory0",
-                                                            "entailed": 0}
+                                                            "entailed": 0, "in_premise": None}
     frame = pd.concat(pd.read_parquet(f) for f in files["dev"])
     assert sorted(frame["id"]) == sorted(r.id for r in RECORDS if r.split == "dev")
     assert list(frame.columns) == loaded["dev"].column_names

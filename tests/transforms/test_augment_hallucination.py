@@ -76,7 +76,8 @@ def test_hallucinate_transform(parse):
     (arc,) = x.arcs
     expected = ArcExample(id=content_id("augment:hallucination", "Sing.", "Birds sing."), premise="Sing.",
                           hypothesis="Birds sing.", hypothesis_tokens=["Birds", "sing", "."],
-                          arcs=[LabelledArc.of(arc, 0)], kind="hallucination", generator="augment:hallucination",
+                          arcs=[LabelledArc.of(arc, 0, in_premise=False)], kind="hallucination",
+                          generator="augment:hallucination",
                           source="test", source_id="t:1")
     assert arc.key == ("sing", "bird", "nsubj")
     with TestPipeline() as p:

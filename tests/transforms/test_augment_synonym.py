@@ -77,6 +77,7 @@ def test_close_gold_pair_has_all_arcs_entailed():
     assert (example.premise, example.hypothesis) == ("The boy bought a car.", "The kid purchased a car.")
     assert [(a.key, a.entailed) for a in example.arcs] == [(("purchase", "kid", "nsubj"), 1),
                                                             (("purchase", "car", "dobj"), 1)]
+    assert [a.in_premise for a in example.arcs] == [False, False]  # x has buy->boy, buy->car: lexical match says 0
     assert (example.kind, example.generator) == ("synonym", "augment:synonym:gold_pair")
     assert synonym_pair_example(YESTERDAY_FIRST, YESTERDAY_LAST, SYNONYMS) is None
 

@@ -42,6 +42,8 @@ def test_label_word_swap_keeps_shared_arcs_and_breaks_swapped_ones():
     assert (example.premise, example.hypothesis) == ("The old man gave the young boy a book.",
                                                      "The young man gave the old boy a book.")
     assert labels(example) == SWAP_LABELS
+    # labelled by membership in d(x), so the stored lexical-match prediction agrees with every label
+    assert {a.key: a.in_premise for a in example.arcs} == {key: label == 1 for key, label in SWAP_LABELS.items()}
     assert (example.kind, example.generator, example.source_id) == ("word_swap", "augment:word_swap", "s:1")
     assert example.hypothesis_tokens == swapped.words
 

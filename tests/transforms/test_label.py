@@ -10,7 +10,7 @@ from entailgen.schemas.ids import content_id
 from entailgen.schemas.records import DeadLetter, ParsedSentence, Skipped, Token
 from entailgen.transforms.arcs import extract_arcs
 from entailgen.transforms.generate import ROLE_CANDIDATE, Candidate
-from entailgen.transforms.label import (ArcLabelStats, LabelArcs, LabelConfig, ParsedCandidate, arc_tally,
+from entailgen.transforms.label import (ArcLabelStats, ArcTally, LabelArcs, LabelConfig, ParsedCandidate, arc_tally,
                                         label_arcs, label_sentences, unpack_group)
 
 
@@ -171,6 +171,7 @@ FIG3_STATS = {
              "top1": {"entailed": 2, "not_entailed": 0, "unlabelled": 0}},
     "sentence_labels": {},
     "labelled_arcs": 15, "entailed_arc_pct": 80.0,
+    "table_2_kinds": ["gold", "identity", "top1", "bottom"], "table_2_labelled_arcs": 15,
     "majority_accuracy": 80.0,  # 12 of 15 labelled arcs are entailed
     # arc in d(x) predicts entailed: gold 0/3, top1 1/2, h8 2/3, h9 3/3, h10 3/4
     "lexical_match_accuracy": 60.0,
@@ -181,11 +182,33 @@ FIG3_STATS = {
 def test_figure3_stats(figure3):
     x = figure3[0]
     combine = ArcLabelStats()
-    tallies = [arc_tally(e, x) for e in label_arcs(*figure3)]
+    tallies = [arc_tally(e) for e in label_arcs(*figure3)]
     halves = [combine.create_accumulator(), combine.create_accumulator()]
     for i, t in enumerate(tallies):
         combine.add_input(halves[i % 2], t)
     assert combine.extract_output(combine.merge_accumulators(halves)) == FIG3_STATS
+
+
+def test_figure3_arcs_store_the_lexical_match_prediction(figure3):
+    bottom = [e for e in label_arcs(*figure3) if e.kind == "bottom"][-1]  # h10: x has none of its arcs
+    assert {(a.head_lemma, a.child_lemma, a.rel): a.in_premise for a in bottom.arcs} == {
+        ("guarantee", "you", "nsubj"): False, ("bluestar", "liquidation", "compound"): False,
+        ("death", "bluestar", "poss"): False, ("guarantee", "death", "dobj"): False}
+
+
+def test_stats_count_augmented_kinds_but_compare_table_2_on_section_4_kinds(figure3):
+    """Issue 12 item 7: augmented arcs are counted; majority and lexical match stay on the §4 kinds."""
+    combine = ArcLabelStats()
+    acc = combine.create_accumulator()
+    augmented = [ArcTally("word_swap", (1, 0, 0), (True, False, True)), ArcTally("overlap", (0, 0), (None, None))]
+    for t in [arc_tally(e) for e in label_arcs(*figure3)] + augmented:
+        combine.add_input(acc, t)
+    out = combine.extract_output(acc)
+    assert out["examples"] == {"bottom": 3, "gold": 1, "overlap": 1, "top1": 1, "word_swap": 1}
+    assert out["arcs"]["word_swap"] == {"entailed": 1, "not_entailed": 2, "unlabelled": 0}
+    assert out["arcs"]["overlap"] == {"entailed": 0, "not_entailed": 2, "unlabelled": 0}
+    assert (out["labelled_arcs"], out["entailed_arc_pct"]) == (20, 65.0)  # 13 of 20 entailed
+    assert (out["table_2_labelled_arcs"], out["majority_accuracy"], out["lexical_match_accuracy"]) == (15, 80.0, 60.0)
 
 
 def test_stats_of_nothing_have_no_accuracy():
@@ -197,7 +220,7 @@ def test_sentence_level_stats_count_labels():
     combine = ArcLabelStats()
     acc = combine.create_accumulator()
     for e in label_sentences(X, GOLD, [cand(svo("Alice", "bought", "pears"), 1), cand(svo("Bob", "sold", "x"), 2)]):
-        combine.add_input(acc, arc_tally(e, X))
+        combine.add_input(acc, arc_tally(e))
     out = combine.extract_output(acc)
     assert out["sentence_labels"] == {"entailed": 2, "not_entailed": 1}
     assert out["labelled_arcs"] == 0

@@ -116,7 +116,7 @@ def test_hugging_face_datasets_loads_the_splits_the_card_declares(tmp_path, monk
     assert {name: split.num_rows for name, split in loaded.items()} == {"train": 2, "test": 1}  # dev is empty
     assert loaded["train"].features._to_yaml_list() == hf_features("ArcExample")
     assert loaded["train"][0]["arcs"][1] == {"head": 2, "child": 1, "rel": "amod", "head_lemma": "man",
-                                             "child_lemma": "old", "entailed": 1}
+                                             "child_lemma": "old", "entailed": 1, "in_premise": None}
     dead = datasets.load_dataset(str(root), "dead_letters", cache_dir=str(tmp_path / "cache"))
     assert dead["train"][0]["error_type"] == "UnicodeDecodeError"
 

@@ -34,9 +34,9 @@ def arc_example(premise: str, hypothesis: ParsedSentence, arcs: list[LabelledArc
                       source=source, source_id=source_id)
 
 
-def label_by_membership(hypothesis: ParsedSentence, entailed_keys: frozenset) -> list[LabelledArc]:
-    """Each hypothesis arc labelled 1 if its key is in the given arc set d(.), else 0."""
-    return [LabelledArc.of(a, 1 if a.key in entailed_keys else 0) for a in hypothesis.arcs]
+def label_by_membership(hypothesis: ParsedSentence, premise_keys: frozenset) -> list[LabelledArc]:
+    """Each hypothesis arc labelled 1 if its key is in the premise's arc set d(.), else 0 (lexical match agrees)."""
+    return [LabelledArc.of(a, 1 if a.key in premise_keys else 0, a.key in premise_keys) for a in hypothesis.arcs]
 
 
 def parser_reparse(parser) -> Reparse:

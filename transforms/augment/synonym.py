@@ -16,7 +16,7 @@ from apache_beam import pvalue
 
 from entailgen.schemas.ids import content_id, seeded_rng
 from entailgen.schemas.records import ArcExample, LabelledArc, ParsedSentence, Token, dead_letter
-from entailgen.transforms.arcs import extract_arcs
+from entailgen.transforms.arcs import arc_keys, extract_arcs
 from entailgen.transforms.augment.common import DEAD, arc_example, spaced_text
 from entailgen.transforms.augment.wordnet import Synonyms, UPOS_TO_WORDNET, WordNetLexicon
 
@@ -92,9 +92,10 @@ def is_close_paraphrase(x: ParsedSentence, h: ParsedSentence, synonyms: Synonyms
     return mean_displacement(links) <= options.max_displacement
 
 
-def _entailed(hypothesis: ParsedSentence) -> list[LabelledArc]:
-    """Every arc of the hypothesis labelled 1."""
-    return [LabelledArc.of(a, 1) for a in hypothesis.arcs]
+def _entailed(hypothesis: ParsedSentence, premise: ParsedSentence) -> list[LabelledArc]:
+    """Every arc of the hypothesis labelled 1, with whether the premise has it (the lexical-match prediction)."""
+    d_x = arc_keys(premise.arcs)
+    return [LabelledArc.of(a, 1, a.key in d_x) for a in hypothesis.arcs]
 
 
 def synonym_pair_example(x: ParsedSentence, h: ParsedSentence, synonyms: Synonyms,
@@ -102,7 +103,7 @@ def synonym_pair_example(x: ParsedSentence, h: ParsedSentence, synonyms: Synonym
     """The example (x, h*) with all arcs 1 when h* is a close paraphrase of x, else None."""
     if not is_close_paraphrase(x, h, synonyms, options):
         return None
-    return arc_example(x.text, h, _entailed(h), KIND, x.source, x.source_id, variant="gold_pair")
+    return arc_example(x.text, h, _entailed(h, x), KIND, x.source, x.source_id, variant="gold_pair")
 
 
 def substitution_sites(x: ParsedSentence, synonyms: Synonyms) -> list[tuple[int, str]]:
@@ -143,7 +144,7 @@ def synonym_substitution_example(x: ParsedSentence, synonyms: Synonyms,
         return None
     i, word = seeded_rng(options.seed, x.id, KIND).choice(sites)
     h = substitute(x, i, word)
-    return arc_example(x.text, h, _entailed(h), KIND, x.source, x.source_id, variant="wordnet")
+    return arc_example(x.text, h, _entailed(h, x), KIND, x.source, x.source_id, variant="wordnet")
 
 
 class _WithSynonyms(beam.DoFn):

@@ -11,11 +11,12 @@ from entailgen.transforms.claims.audit import CLAIMS_AUDIT_EXPLANATION
 SCALARS = (int, float, str, bool, type(None))
 # Stats keys the card explains, found by substrings of a stats key or of its members' keys; each note shown once.
 STAT_NOTES = (
-    ("arc_label", "Arc labels over all hypotheses (1 entailed, 0 not entailed, null unlabelled). The DAE paper's set "
-                  "is about 70:30 entailed:not-entailed (Goyal & Durrett 2020)."),
+    ("arc_label", "Arc labels over all hypotheses of every kind, augmentations included (1 entailed, 0 not entailed, "
+                  "null unlabelled). The DAE paper's set is about 70:30 entailed:not-entailed (Goyal & Durrett 2020)."),
     ("lexical", "Lexical-match baseline on the arc labels: an arc is called entailed when it occurs in the premise's "
-                "parse. DAE Table 2: majority class 72.7, lexical match 74.2 accuracy; far higher here means the "
-                "labels are guessable from word overlap."),
+                "parse. Like the majority class beside it, it is computed on the labelled arcs of the §4 kinds (gold, "
+                "identity, top1, bottom; table_2_labelled_arcs), as in DAE Table 2: majority class 72.7, lexical "
+                "match 74.2 accuracy; far higher here means the labels are guessable from word overlap."),
     ("hypothesis_only", "Hypothesis-only audit (Poliak 2020, ch. 5): a classifier that never sees the premise. "
                         "Accuracy well above the majority class means the hypotheses alone give the label away."),
     ("audit", AUDIT_EXPLANATION),

@@ -1,0 +1,120 @@
+"""`entailgen train DATASET --output MODEL_DIR`, `entailgen evaluate MODEL_DIR DATASET`, `entailgen score MODEL_DIR`."""
+from __future__ import annotations
+
+import os
+import shutil
+
+from entailgen.runners.cli import UsageError
+
+def _model_output(path: str, overwrite: bool) -> None:
+    """Refuse a non-empty --output unless --overwrite and it is a model dir `entailgen train` wrote (has train.json)."""
+    if os.path.isfile(path):
+        raise UsageError(f"--output {path} is a file")
+    if os.path.isdir(path) and os.listdir(path):
+        if not overwrite:
+            raise UsageError(f"--output {path} is not empty (use --overwrite to replace a model dir)")
+        if not os.path.isfile(os.path.join(path, "train.json")):
+            raise UsageError(f"--overwrite replaces only a model dir written by `entailgen train`; {path} is not one")
+        shutil.rmtree(path)
+
+
+def _train(args) -> int:
+    from entailgen.training.data import DatasetError
+    from entailgen.training.encoder import EncoderError
+    from entailgen.training.train import TrainOptions, train
+
+    options = TrainOptions(encoder=args.encoder, epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
+                           max_length=args.max_length, max_arcs=args.max_arcs, seed=args.seed, device=args.device,
+                           max_examples=args.max_examples, progress=not args.quiet)
+    try:
+        options.check()
+        _model_output(args.output, args.overwrite)
+        summary = train(args.dataset, args.output, options)
+    except (DatasetError, EncoderError, ValueError) as e:
+        raise UsageError(str(e))
+    if not args.quiet:
+        counts = summary["counts"]["train"]
+        left_out = ", ".join(f"{k} {v}" for k, v in counts.items() if k not in ("read", "used")) or "none"
+        print(f"trained {summary['task']} model on {counts['read']} rows ({counts['used']} used; left out: {left_out}) "
+              f"in {summary['elapsed_s']} s on {summary['device']}; dev accuracy by epoch {summary['dev_accuracy']}, "
+              f"kept epoch {summary['best_epoch']}")
+    print(args.output)
+    return 0
+
+
+def _evaluate(args) -> int:
+    from entailgen.training.data import DatasetError
+    from entailgen.training.encoder import EncoderError
+    from entailgen.training.evaluate import evaluate, result_table
+
+    try:
+        result = evaluate(args.model, args.dataset, args.split, device=args.device)
+    except (DatasetError, EncoderError, ValueError, KeyError) as e:
+        raise UsageError(str(e).strip("'\""))
+    print(result_table(result))
+    return 0
+
+
+def _score(args) -> int:
+    from apache_beam.io.filesystems import FileSystems
+
+    from entailgen.runners.job import built_then_swapped, check_output, interruptible, private_tempdir
+    from entailgen.training.checkpoint import load_meta
+    from entailgen.training.encoder import EncoderError
+    from entailgen.training.score import run_scoring
+    from entailgen.transforms.parse import ParserConfig
+
+    try:
+        if load_meta(args.model)["task"] != "dae":
+            raise UsageError(f"{args.model} is not a dae model; `entailgen score` scores dependency arcs")
+    except EncoderError as e:
+        raise UsageError(str(e))
+    if not FileSystems.exists(args.input):
+        raise UsageError(f"input not found: {args.input}")
+    try:
+        check_output(args.output, [args.input], args.overwrite)
+    except ValueError as e:
+        raise UsageError(str(e))
+    with built_then_swapped(args.output) as building, private_tempdir(), interruptible():
+        manifest = run_scoring(args.model, args.input, building, args.format, args.num_shards,
+                               ParserConfig(model=args.parser_model), args.device, args.beam_args)
+    total = manifest["counts"]["total"]
+    print(f"scored {total['written']} of {total['read']} pairs into {args.output}; "
+          f"{total['dead_letters']} dead letters")
+    return 0
+
+
+def register(commands) -> None:
+    """Add `train`, `evaluate` and `score` to the CLI."""
+    train = commands.add_parser("train", help="train the DAE arc model (dae) or a pair classifier (recast, dialogue)")
+    train.add_argument("dataset", metavar="DATASET", help="a finished entailgen dataset (with manifest.json)")
+    train.add_argument("--output", required=True, metavar="MODEL_DIR", help="where the model is written")
+    train.add_argument("--encoder", default="default",
+                       help="hub id, local dir or gs:// dir (safetensors); default: the packaged all-MiniLM-L6-v2")
+    train.add_argument("--epochs", type=int, default=3, help="passes over the train split (default 3)")
+    train.add_argument("--batch-size", type=int, default=32, help="examples per step (default 32)")
+    train.add_argument("--lr", type=float, default=2e-5, help="AdamW learning rate (default 2e-5)")
+    train.add_argument("--max-length", type=int, default=128, help="longer pairs are counted, left out (default 128)")
+    train.add_argument("--max-arcs", type=int, default=20, help="arcs per example used in training (default 20)")
+    train.add_argument("--max-examples", type=int, metavar="N", help="read only the first N training rows")
+    train.add_argument("--seed", type=int, default=0, help="seed of initialisation, dropout and shuffling (default 0)")
+    train.add_argument("--device", default="auto", help="auto (cuda with bf16 when present, else cpu), cpu or cuda")
+    train.add_argument("--overwrite", action="store_true", help="replace a model dir written by an earlier train")
+    train.add_argument("--quiet", action="store_true", help="no progress bar or summary, only the model dir")
+    train.set_defaults(handler=_train)
+    evaluate = commands.add_parser("evaluate", help="a trained model's accuracy next to the dataset's baselines")
+    evaluate.add_argument("model", metavar="MODEL_DIR", help="a model dir written by `entailgen train`")
+    evaluate.add_argument("dataset", metavar="DATASET", help="a finished entailgen dataset")
+    evaluate.add_argument("--split", default="test", help="split to evaluate, or 'all' (default test)")
+    evaluate.add_argument("--device", default="auto", help="auto, cpu or cuda")
+    evaluate.set_defaults(handler=_evaluate)
+    score = commands.add_parser("score", help="score (premise, hypothesis) pairs with a dae model, through Beam")
+    score.add_argument("model", metavar="MODEL_DIR", help="a dae model dir written by `entailgen train`")
+    score.add_argument("--input", required=True, metavar="PAIRS_JSONL", help="JSON Lines with premise, hypothesis, id")
+    score.add_argument("--output", required=True, metavar="DIR", help="where shards and the manifest go")
+    score.add_argument("--format", default="parquet", choices=("parquet", "jsonl"), help="shard format")
+    score.add_argument("--num-shards", type=int, default=1, metavar="N", help="shards (default 1)")
+    score.add_argument("--parser-model", metavar="NAME_OR_DIR", help="spaCy model for the hypotheses")
+    score.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
+    score.add_argument("--overwrite", action="store_true", help="replace an earlier scores dataset at --output")
+    score.set_defaults(handler=_score)

@@ -1,0 +1,61 @@
+"""Tiny offline encoders and hand-written datasets for the trainer tests (tests/training)."""
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from entailgen.schemas.arrow import json_line
+from entailgen.schemas.records import ArcExample, LabelledArc
+
+WORDS = ("can you people guarantee the liquidation of blue ##sta ##r ? dis ##posal ' s death dog cat sees "
+         "chases likes man woman a park in").split()
+
+
+def save_tiny_encoder(directory: Path, words=WORDS) -> Path:
+    """A 2-layer BERT (hidden 32, 2 heads) with a WordPiece vocab of the given words, saved as safetensors."""
+    import torch
+    from transformers import BertConfig, BertModel, BertTokenizerFast
+
+    directory.mkdir(parents=True, exist_ok=True)
+    vocab = {w: i for i, w in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words])}
+    tokenizer = BertTokenizerFast(vocab=vocab, do_lower_case=True)
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=37, max_position_embeddings=64)
+    BertModel(config).save_pretrained(directory, safe_serialization=True)
+    tokenizer.save_pretrained(directory)
+    return directory
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder(tmp_path_factory) -> Path:
+    return save_tiny_encoder(tmp_path_factory.mktemp("encoder"))
+
+
+def write_dataset(directory: Path, record_type: str, splits: dict, pipeline: str = "dae") -> Path:
+    """A finished dataset as the reader sees it: one JSON Lines shard per split and a manifest with their sha256."""
+    directory.mkdir(parents=True, exist_ok=True)
+    shards = []
+    for split, records in splits.items():
+        data = "".join(json_line(r) + "\n" for r in records).encode()
+        path = f"{split}-00000-of-00001.jsonl"
+        (directory / path).write_bytes(data)
+        shards.append({"path": path, "split": split, "rows": len(records), "sha256": hashlib.sha256(data).hexdigest()})
+    manifest = {"pipeline": pipeline, "record_type": record_type, "splits": {s: len(r) for s, r in splits.items()},
+                "shards": shards, "stats": {}}
+    (directory / "manifest.json").write_text(json.dumps(manifest))
+    return directory
+
+
+NOUNS = ["dog", "cat", "man", "woman"]
+VERBS = ["sees", "chases", "likes"]
+
+
+def toy_example(i: int) -> ArcExample:
+    """'A V B' with the premise 'A V B' too (lexical match says every arc is entailed), but nsubj is labelled
+    entailed and dobj not: only the relation predicts the label."""
+    a, v, b = NOUNS[i % 4], VERBS[i % 3], NOUNS[(i // 4) % 4]
+    words = [a, v, b]
+    arcs = [LabelledArc(1, 0, "nsubj", v, a, 1), LabelledArc(1, 2, "dobj", v, b, 0)]
+    return ArcExample(f"toy{i}", " ".join(words), " ".join(words), words, arcs, "bottom", "toy", "toy", f"toy:{i}")

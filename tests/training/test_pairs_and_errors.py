@@ -1,0 +1,106 @@
+"""The sentence-pair classifier on recast-style rows, and the trainer CLI's one-line errors."""
+import json
+
+import pytest
+import torch
+
+from entailgen.runners.cli import main
+from entailgen.schemas.records import RtePair
+from entailgen.training.evaluate import evaluate
+from entailgen.training.train import TrainOptions, train
+from trainer_fixtures import tiny_encoder, write_dataset  # noqa: F401
+
+torch.set_num_threads(1)
+NOUNS = ["dog", "cat", "man", "woman"]
+
+
+def pair(i: int, three_way: bool = False) -> RtePair:
+    """'the N sees a park': entailed when the hypothesis names a dog, whatever the premise says."""
+    noun = NOUNS[i % 4]
+    label = "entailed" if noun == "dog" else "not-entailed"
+    label3 = ("entailment" if noun == "dog" else "contradiction" if noun == "cat" else "neutral") if three_way else None
+    return RtePair(f"p{i}", f"the {NOUNS[(i // 4) % 4]} sees a park", f"a {noun} sees", label, "toy", "t", "toy",
+                   f"toy:{i}", label3=label3)
+
+
+@pytest.fixture(scope="module")
+def pairs_dataset(tmp_path_factory):
+    root = tmp_path_factory.mktemp("pairs") / "data"
+    write_dataset(root, "RtePair", {"train": [pair(i) for i in range(32)], "test": [pair(i) for i in range(32, 48)]},
+                  pipeline="recast")
+    manifest = json.loads((root / "manifest.json").read_text())
+    manifest["stats"] = {"audit": {"toy": {"n": 48, "n_test": 16, "majority_accuracy": 75.0,
+                                           "hypothesis_only_accuracy": 100.0}}}
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    return root
+
+
+@pytest.fixture(scope="module")
+def pair_model(pairs_dataset, tiny_encoder, tmp_path_factory):  # noqa: F811
+    out = tmp_path_factory.mktemp("pm") / "m"
+    train(str(pairs_dataset), str(out), TrainOptions(encoder=str(tiny_encoder), epochs=8, batch_size=8, lr=3e-3,
+                                                     progress=False))
+    return out
+
+
+def test_pair_classifier_learns_and_reports_the_audit_baselines(pairs_dataset, pair_model):
+    result = evaluate(str(pair_model), str(pairs_dataset), "test", device="cpu")
+    assert result["overall"]["n"] == 16 and result["overall"]["accuracy"] == 100.0
+    assert result["per_phenomenon"]["toy"] == {"n": 16, "accuracy": 100.0, "majority_accuracy": 75.0,
+                                               "hypothesis_only_accuracy": 100.0, "baseline_n_test": 16}
+    assert json.loads((pair_model / "config.json").read_text())["entailgen"]["labels"] == ["entailed", "not-entailed"]
+
+
+def test_three_way_rows_give_a_three_way_classifier_through_the_cli(tiny_encoder, tmp_path, capsys):  # noqa: F811
+    data = write_dataset(tmp_path / "d3", "RtePair", {"train": [pair(i, True) for i in range(8)]}, pipeline="recast")
+    assert main(["train", str(data), "--output", str(tmp_path / "m3"), "--encoder", str(tiny_encoder), "--epochs", "1",
+                 "--quiet"]) == 0
+    assert capsys.readouterr().out.strip() == str(tmp_path / "m3")
+    summary = json.loads((tmp_path / "m3" / "train.json").read_text())
+    assert summary["counts"]["train"] == {"read": 8, "used": 8} and summary["best_epoch"] == 1
+    assert json.loads((tmp_path / "m3" / "config.json").read_text())["entailgen"]["labels"] == [
+        "entailment", "neutral", "contradiction"]
+
+
+def one_line_error(capsys, argv) -> str:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    return err.strip()
+
+
+def test_dataset_without_manifest_is_refused(tmp_path, capsys):
+    (tmp_path / "half").mkdir()
+    assert one_line_error(capsys, ["train", str(tmp_path / "half"), "--output", str(tmp_path / "m")]) == (
+        f"entailgen: error: {tmp_path / 'half'} has no manifest.json: not an entailgen dataset, or its run did not "
+        "finish")
+
+
+def test_recast_dataset_given_to_a_dae_model_is_refused(pairs_dataset, pair_model, tmp_path, capsys):
+    meta = json.loads((pair_model / "config.json").read_text())
+    meta["entailgen"].update(task="dae", record_type="ArcExample", relations=["<unk>"])
+    dae_model = tmp_path / "dae_model"
+    dae_model.mkdir()
+    (dae_model / "config.json").write_text(json.dumps(meta))
+    assert one_line_error(capsys, ["evaluate", str(dae_model), str(pairs_dataset)]) == (
+        f"entailgen: error: {dae_model} is a dae model trained on ArcExample records; {pairs_dataset} holds RtePair "
+        "records")
+
+
+def test_encoder_dir_without_safetensors_is_refused(pairs_dataset, tmp_path, capsys):
+    encoder = tmp_path / "enc"
+    encoder.mkdir()
+    (encoder / "pytorch_model.bin").write_bytes(b"not loaded")
+    assert one_line_error(capsys, ["train", str(pairs_dataset), "--output", str(tmp_path / "m"), "--encoder",
+                                   str(encoder)]) == (
+        f"entailgen: error: encoder dir {encoder} has no *.safetensors weights (only safetensors are loaded)")
+
+
+def test_bad_options_and_outputs_are_refused(pairs_dataset, tmp_path, capsys):
+    assert one_line_error(capsys, ["train", str(pairs_dataset), "--output", str(tmp_path / "m"), "--epochs", "0"]) \
+        == "entailgen: error: --epochs must be at least 1, got 0"
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "important.txt").write_text("keep me")
+    assert one_line_error(capsys, ["train", str(pairs_dataset), "--output", str(tmp_path / "notes"),
+                                   "--overwrite"]).endswith("is not one")
+    assert (tmp_path / "notes" / "important.txt").read_text() == "keep me"

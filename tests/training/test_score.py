@@ -1,0 +1,55 @@
+"""DaeScorer and `entailgen score`: arcs with probabilities, the mean as sentence score, every input pair accounted."""
+import json
+
+import pyarrow.parquet as pq
+import pytest
+import torch
+
+from entailgen.runners.cli import main
+from entailgen.training.score import DaeScorer, Unscorable
+from entailgen.training.train import TrainOptions, train
+from trainer_fixtures import tiny_encoder, toy_example, write_dataset  # noqa: F401
+
+torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="module")
+def dae_model(tiny_encoder, tmp_path_factory):  # noqa: F811
+    root = tmp_path_factory.mktemp("score")
+    data = write_dataset(root / "data", "ArcExample", {"train": [toy_example(i) for i in range(8)]})
+    train(str(data), str(root / "model"), TrainOptions(encoder=str(tiny_encoder), epochs=1, max_length=24,
+                                                       progress=False))
+    return root / "model"
+
+
+def test_scorer_returns_each_arc_and_the_mean(dae_model):
+    scorer = DaeScorer(str(dae_model))
+    result = scorer.score("the dog sees the cat", "the dog sees the cat")
+    # det arcs are left out, as in labelling: sees -nsubj-> dog, sees -dobj-> cat
+    assert [(a["head"], a["child"], a["rel"], a["head_word"], a["child_word"]) for a in result["arcs"]] == [
+        (2, 1, "nsubj", "sees", "dog"), (2, 4, "dobj", "sees", "cat")]
+    probabilities = [a["entailed_probability"] for a in result["arcs"]]
+    assert all(0.0 < p < 1.0 for p in probabilities)
+    assert result["score"] == pytest.approx(sum(probabilities) / 2, abs=1e-6)
+    with pytest.raises(Unscorable, match="no content arc"):
+        scorer.score("the dog sees the cat", "?")
+
+
+def test_score_pipeline_accounts_for_every_pair(dae_model, tmp_path, capsys):
+    lines = [{"id": "a", "premise": "the dog sees the cat", "hypothesis": "the cat sees the dog"},
+             {"id": "b", "premise": "a man likes a park", "hypothesis": "the woman likes the park"},
+             {"id": "c", "premise": "the dog sees the cat"},
+             {"id": "d", "premise": "the dog sees the cat", "hypothesis": "?"},
+             {"id": "e", "premise": "the dog sees the cat", "hypothesis": " ".join(["the dog sees the cat"] * 6)}]
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps(line) + "\n" for line in lines) + "{not json\n\n")
+    assert main(["score", str(dae_model), "--input", str(pairs), "--output", str(tmp_path / "out")]) == 0
+    assert capsys.readouterr().out.strip() == f"scored 2 of 6 pairs into {tmp_path / 'out'}; 4 dead letters"
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    rows = [r for s in manifest["shards"] for r in pq.read_table(tmp_path / "out" / s["path"]).to_pylist()]
+    dead = pq.read_table(tmp_path / "out" / manifest["dead_letters"]["path"]).to_pylist()
+    assert sorted(r["source_id"] for r in rows) == ["a", "b"]
+    assert sorted((d["source_id"], d["error_type"]) for d in dead if d["source_id"] in "cde") == [
+        ("c", "MissingField"), ("d", "NoArcs"), ("e", "TooLong")]
+    assert [d["error_type"] for d in dead if d["source_id"] not in "cde"] == ["MalformedJson"]
+    assert manifest["counts"]["total"] == {"read": 6, "written": 2, "dead_letters": 4, "skipped": 0}

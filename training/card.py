@@ -1,0 +1,53 @@
+"""The model card (README.md of a model dir): what was trained on what, with the metrics of every evaluation."""
+from __future__ import annotations
+
+import glob
+import json
+import os
+
+EVAL_DIR = "eval"
+
+
+def metrics_table(result: dict) -> str:
+    """The headline rows of one evaluation as a markdown table: model next to its baselines."""
+    rows = ["| set | n | model | majority | lexical match / hypothesis-only | F1 (not entailed) |",
+            "|---|---|---|---|---|---|"]
+    groups = [("all", result["overall"])] + ([("§4 kinds (Table 2)", result["table_2"])] if "table_2" in result else [])
+    groups += sorted(result.get("per_kind", {}).items()) + sorted(result.get("per_phenomenon", {}).items())
+    for name, m in groups:
+        rows.append(f"| {name} | {m['n']} | {m['accuracy']} | {m['majority_accuracy']} | "
+                    f"{m.get('lexical_match_accuracy', m.get('hypothesis_only_accuracy'))} | {m.get('f1', '')} |")
+    return "\n".join(rows)
+
+
+def write_card(model_dir: str) -> str:
+    """(Re)write MODEL_DIR/README.md from train.json and eval/*.json."""
+    with open(os.path.join(model_dir, "train.json"), encoding="utf-8") as f:
+        trained = json.load(f)
+    o = trained["options"]
+    task = "DAE arc model (Goyal & Durrett 2020 §3)" if trained["task"] == "dae" else "sentence-pair classifier"
+    lines = [f"# entailgen {trained['task']} model", "",
+             f"A {task} fine-tuned from `{o['encoder']}` on `{trained['dataset']}` "
+             f"({trained['dataset_pipeline']} dataset, manifest sha256 `{trained['dataset_manifest_sha256'][:16]}…`).",
+             "", f"Options: epochs {o['epochs']}, batch {o['batch_size']}, lr {o['lr']}, max length {o['max_length']}, "
+             f"max arcs {o['max_arcs']}, seed {o['seed']}, device {trained['device']}; "
+             f"best epoch {trained['best_epoch']} "
+             f"by dev accuracy {trained['dev_accuracy']}.", "",
+             "Examples read and left out (never silently): "
+             + "; ".join(f"{split}: " + ", ".join(f"{k} {v}" for k, v in c.items())
+                         for split, c in trained["counts"].items()),
+             ""]
+    for path in sorted(glob.glob(os.path.join(model_dir, EVAL_DIR, "*.json"))):
+        with open(path, encoding="utf-8") as f:
+            result = json.load(f)
+        lines += [f"## Evaluation on {result['dataset_name']} ({result['split']} split)", "", metrics_table(result), ""]
+        if "sentence" in result:
+            s = result["sentence"]
+            lines += [f"Sentence level ({s['definition']}): accuracy {s['accuracy']} on {s['n']} hypotheses, "
+                      f"majority {s['majority_accuracy']}.", ""]
+    lines += ["Use it with `entailgen.training.DaeScorer(MODEL_DIR)` (dae) or `entailgen evaluate MODEL_DIR DATASET`.",
+              ""]
+    path = os.path.join(model_dir, "README.md")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    return path

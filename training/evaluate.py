@@ -1,0 +1,187 @@
+"""`entailgen evaluate`: a trained model's accuracy next to the baselines the dataset's manifest reports, computed on
+the same arcs (dae: majority and lexical match, DAE Table 2) or pairs (recast: majority and hypothesis-only)."""
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from typing import Optional
+
+from entailgen.training.data import DatasetError, featurizer, label_index, open_dataset, records
+from entailgen.training.features import IGNORE
+from entailgen.training.models import DAE
+
+TABLE_2_KINDS = ("gold", "identity", "top1", "bottom")  # as transforms.label.TABLE_2_KINDS (no Beam import here)
+SENTENCE_RULE = ("a row's own sentence label where it has one, else entailed when all its labelled arcs are "
+                 "entailed; predicted entailed when the mean of its arc probabilities is at least 0.5")
+
+
+def _pct(n: int, of: int) -> Optional[float]:
+    return round(100.0 * n / of, 2) if of else None
+
+
+class ArcTally:
+    """Running counts of one group of labelled arcs: model, majority and lexical-match predictions."""
+
+    def __init__(self):
+        self.c = Counter()
+
+    def add(self, label: int, predicted: int, in_premise: Optional[bool]) -> None:
+        c = self.c
+        c["n"] += 1
+        c["entailed"] += label
+        c["correct"] += predicted == label
+        c["tp"] += predicted == 0 and label == 0  # F1 of the not-entailed class: the errors a factuality model finds
+        c["fp"] += predicted == 0 and label == 1
+        c["fn"] += predicted == 1 and label == 0
+        if in_premise is not None:
+            c["lexical_n"] += 1
+            c["lexical_correct"] += in_premise == bool(label)
+
+    def result(self) -> dict:
+        c = self.c
+        precision, recall = _pct(c["tp"], c["tp"] + c["fp"]), _pct(c["tp"], c["tp"] + c["fn"])
+        f1 = round(2 * precision * recall / (precision + recall), 2) if precision and recall else 0.0
+        return {"n": c["n"], "accuracy": _pct(c["correct"], c["n"]),
+                "f1": f1 if c["tp"] + c["fn"] else None,  # None: no not-entailed arc in the group
+                "majority_accuracy": _pct(max(c["entailed"], c["n"] - c["entailed"]), c["n"]),
+                "lexical_match_accuracy": _pct(c["lexical_correct"], c["n"]) if c["lexical_n"] == c["n"] else None,
+                "lexical_match_n": c["lexical_n"]}
+
+
+def _probabilities(model, batch: list, pad_id: int, device):
+    """Softmax of the model's logits for a list of Features."""
+    import torch
+
+    from entailgen.training.features import collate
+    from entailgen.training.train import forward
+
+    with torch.no_grad():
+        return forward(model, collate(batch, pad_id), device).softmax(-1).cpu()
+
+
+def _scored(model, task: str, tokenizer, meta: dict, stream, device, counts: Counter, batch_size: int = 32):
+    """(record, features, probabilities) for every usable record; the others are counted by reason."""
+    featurize = featurizer(task, tokenizer, meta, max_arcs=None)
+    pending: list = []
+    for record in stream:
+        counts["read"] += 1
+        features = featurize(record)
+        if isinstance(features, str):
+            counts[features] += 1
+            continue
+        counts["scored"] += 1
+        pending.append((record, features))
+        if len(pending) == batch_size:
+            yield from _flush(model, pending, tokenizer, device)
+            pending = []
+    if pending:
+        yield from _flush(model, pending, tokenizer, device)
+
+
+def _flush(model, pending, tokenizer, device):
+    probs = _probabilities(model, [f for _, f in pending], tokenizer.pad_token_id or 0, device)
+    for (record, features), p in zip(pending, probs):
+        yield record, features, p
+
+
+def evaluate_dae(scored) -> dict:
+    """Arc accuracy / F1 with majority and lexical-match baselines overall, on the §4 kinds, per kind and per
+    relation; and sentence-level accuracy from mean pooling."""
+    overall, table_2, per_kind, per_relation = ArcTally(), ArcTally(), {}, {}
+    sentences = Counter()
+    for record, features, probs in scored:
+        entailed_p = probs[: len(features.arcs), 1].tolist()
+        for index, p in zip(features.arcs, entailed_p):
+            arc = record.arcs[index]
+            if arc.entailed is None:
+                continue
+            predicted = int(p >= 0.5)
+            groups = [overall, per_kind.setdefault(record.kind, ArcTally()),
+                      per_relation.setdefault(arc.rel, ArcTally())]
+            if record.kind in TABLE_2_KINDS:
+                groups.append(table_2)
+            for group in groups:
+                group.add(int(arc.entailed), predicted, arc.in_premise)
+        labelled = [int(record.arcs[i].entailed) for i in features.arcs if record.arcs[i].entailed is not None]
+        gold = record.label if record.label is not None else (int(all(labelled)) if labelled else None)
+        if gold is not None:
+            sentences["n"] += 1
+            sentences["entailed"] += gold
+            sentences["correct"] += int(sum(entailed_p) / len(entailed_p) >= 0.5) == gold
+    return {"overall": overall.result(), "table_2": table_2.result(),
+            "per_kind": {k: t.result() for k, t in sorted(per_kind.items())},
+            "per_relation": {r: t.result() for r, t in sorted(per_relation.items())},
+            "sentence": {"definition": SENTENCE_RULE, "n": sentences["n"],
+                         "accuracy": _pct(sentences["correct"], sentences["n"]),
+                         "majority_accuracy": _pct(max(sentences["entailed"], sentences["n"] - sentences["entailed"]),
+                                                   sentences["n"])}}
+
+
+def evaluate_pairs(scored, labels: list[str], audit: dict) -> dict:
+    """Pair accuracy overall and per phenomenon, next to the manifest's majority and hypothesis-only baselines."""
+    tallies: dict[str, Counter] = {}
+    for record, _, probs in scored:
+        gold = label_index(record, labels)
+        for key in ("all", record.phenomenon):
+            t = tallies.setdefault(key, Counter())
+            t["n"] += 1
+            t["correct"] += int(probs.argmax()) == gold
+    result = {}
+    for key, t in tallies.items():
+        base = audit.get(key, {})
+        result[key] = {"n": t["n"], "accuracy": _pct(t["correct"], t["n"]),
+                       "majority_accuracy": base.get("majority_accuracy"),
+                       "hypothesis_only_accuracy": base.get("hypothesis_only_accuracy"),
+                       "baseline_n_test": base.get("n_test")}
+    overall = result.pop("all", {"n": 0, "accuracy": None})
+    overall.update(majority_accuracy=None, hypothesis_only_accuracy=None)
+    return {"overall": overall, "per_phenomenon": dict(sorted(result.items())), "labels": labels}
+
+
+def evaluate(model_dir: str, dataset: str, split: str = "test", device: str = "auto", write: bool = True) -> dict:
+    """Evaluate a model dir on a dataset split ('all' for every split); writes MODEL_DIR/eval/<dataset>.json."""
+    from entailgen.training.card import EVAL_DIR, write_card
+    from entailgen.training.checkpoint import load_meta, load_trained
+    from entailgen.training.train import pick_device
+
+    meta = load_meta(model_dir)
+    manifest, task = open_dataset(dataset)
+    if task != meta["task"]:
+        raise DatasetError(f"{model_dir} is a {meta['task']} model trained on {meta['record_type']} records; "
+                           f"{dataset} holds {manifest['record_type']} records")
+    if split != "all" and split not in manifest["splits"]:
+        raise DatasetError(f"{dataset} has no {split!r} split (splits: {', '.join(sorted(manifest['splits']))}, all)")
+    device = pick_device(device)
+    model, tokenizer, meta = load_trained(model_dir, str(device))
+    counts: Counter = Counter()
+    scored = _scored(model, task, tokenizer, meta, records(dataset, split), device, counts)
+    if task == DAE:
+        result = evaluate_dae(scored)
+    else:
+        result = evaluate_pairs(scored, meta["labels"], manifest.get("stats", {}).get("audit", {}))
+    name = os.path.basename(dataset.rstrip("/"))
+    result = {"dataset": dataset, "dataset_name": name, "split": split, "task": task,
+              "counts": dict(sorted(counts.items())), **result}
+    if write:
+        os.makedirs(os.path.join(model_dir, EVAL_DIR), exist_ok=True)
+        filename = f"{name}.json" if split == "test" else f"{name}.{split}.json"
+        with open(os.path.join(model_dir, EVAL_DIR, filename), "w", encoding="utf-8") as f:
+            json.dump(result, f, indent=2)
+        if os.path.isfile(os.path.join(model_dir, "train.json")):
+            write_card(model_dir)
+    return result
+
+
+def result_table(result: dict) -> str:
+    """The evaluation as a console table."""
+    from entailgen.training.card import metrics_table
+
+    head = (f"{result['task']} model on {result['dataset_name']} ({result['split']}): "
+            + ", ".join(f"{k} {v}" for k, v in result["counts"].items()))
+    lines = [head, metrics_table(result)]
+    if "sentence" in result:
+        s = result["sentence"]
+        lines.append(f"sentence level: accuracy {s['accuracy']} on {s['n']} hypotheses (majority "
+                     f"{s['majority_accuracy']}); {s['definition']}")
+    return "\n".join(lines)

@@ -1,0 +1,238 @@
+"""Scoring with a trained DAE arc model (the DAE paper's §6 use: rank or filter generated text by factuality).
+
+DaeScorer(model_dir).score(premise, hypothesis) parses the hypothesis with entailgen's parser (the relations labelling
+leaves out are left out here too) and returns each arc's entailment probability and the sentence score, their mean
+(footnote 3: min-pooling was unstable). `entailgen score` runs it over a JSON Lines file of pairs through Beam's
+RunInference, the model loaded once per worker, into shards, dead letters and a manifest.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Iterable, Optional, Sequence
+
+import apache_beam as beam
+from apache_beam import pvalue
+from apache_beam.ml.inference.base import ModelHandler, RunInference
+
+from entailgen.schemas.ids import content_id
+from entailgen.schemas.records import ArcExample, DeadLetter, LabelledArc, dead_letter
+from entailgen.transforms.parse import ParserConfig
+
+SCORED_SPLIT = "scored"
+DEAD = "dead"
+
+
+@dataclass(frozen=True)
+class ArcScore:
+    """One hypothesis arc (word indices into the hypothesis tokens) with the model's entailment probability."""
+
+    head: int
+    child: int
+    rel: str
+    head_word: str
+    child_word: str
+    entailed_probability: float
+
+
+@dataclass(frozen=True)
+class ScoredPair:
+    """A (premise, hypothesis) pair with its arcs' entailment probabilities and the sentence score (their mean)."""
+
+    id: str
+    premise: str
+    hypothesis: str
+    hypothesis_tokens: list[str]
+    arcs: list[ArcScore]
+    score: float
+    source: str
+    source_id: str
+    split: str = SCORED_SPLIT
+
+
+class Unscorable(ValueError):
+    """A pair the model cannot score: no content arc in the hypothesis, or longer than the model's max length."""
+
+    def __init__(self, error_type: str, message: str):
+        super().__init__(message)
+        self.error_type = error_type
+
+
+class DaeScorer:
+    """A trained DAE arc model and the parser, loaded once; scores (premise, hypothesis) pairs."""
+
+    def __init__(self, model_dir: str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
+                 batch_size: int = 32):
+        from entailgen.training.checkpoint import load_trained
+        from entailgen.training.data import DatasetError
+        from entailgen.training.train import pick_device
+        from entailgen.transforms.parse import Parser
+
+        self.device = pick_device(device)
+        self.model, self.tokenizer, self.meta = load_trained(model_dir, str(self.device))
+        if self.meta["task"] != "dae":
+            raise DatasetError(f"{model_dir} is a {self.meta['task']} model; scoring arcs needs a dae model")
+        self.relations = {r: i for i, r in enumerate(self.meta["relations"])}
+        self.parser = Parser(parser)
+        self.batch_size = batch_size
+
+    def score(self, premise: str, hypothesis: str) -> dict:
+        """{'arcs': [{head, child, rel, head_word, child_word, entailed_probability}], 'score': mean probability}."""
+        (result,) = self.score_many([(premise, hypothesis)])
+        if isinstance(result, Unscorable):
+            raise result
+        return result
+
+    def score_many(self, pairs: Sequence[tuple[str, str]]) -> list:
+        """Each pair's score dict, or the Unscorable saying why not, in order; parsing and inference are batched."""
+        from entailgen.training.evaluate import _probabilities
+        from entailgen.training.features import arc_features
+        from entailgen.transforms.arcs import extract_arcs
+
+        results: list = [None] * len(pairs)
+        ready = []
+        for i, ((premise, hypothesis), tokens) in enumerate(zip(pairs, self.parser.tokens([h for _, h in pairs]))):
+            words = [t.text for t in tokens]
+            arcs = [LabelledArc.of(a, None) for a in extract_arcs(tokens)]
+            example = ArcExample("", premise, hypothesis, words, arcs, "scored", "", "", "")
+            features = arc_features(self.tokenizer, example, self.relations, self.meta["max_length"], max_arcs=None)
+            if features == "too_long":
+                results[i] = Unscorable("TooLong", f"longer than the model's {self.meta['max_length']} tokens")
+            elif isinstance(features, str):
+                results[i] = Unscorable("NoArcs", "the hypothesis has no content arc to score")
+            else:
+                ready.append((i, example, features))
+        for start in range(0, len(ready), self.batch_size):
+            chunk = ready[start:start + self.batch_size]
+            probs = _probabilities(self.model, [f for _, _, f in chunk], self.tokenizer.pad_token_id or 0, self.device)
+            for (i, example, features), p in zip(chunk, probs):
+                entailed = p[: len(features.arcs), 1].tolist()
+                words = example.hypothesis_tokens
+                arcs = [{"head": example.arcs[k].head, "child": example.arcs[k].child, "rel": example.arcs[k].rel,
+                         "head_word": words[example.arcs[k].head], "child_word": words[example.arcs[k].child],
+                         "entailed_probability": round(q, 6)} for k, q in zip(features.arcs, entailed)]
+                results[i] = {"hypothesis_tokens": words, "arcs": arcs,
+                              "score": round(sum(entailed) / len(entailed), 6)}
+        return results
+
+
+@dataclass(frozen=True)
+class PairInput:
+    """One input line's pair, with where it came from."""
+
+    premise: str
+    hypothesis: str
+    source: str
+    source_id: str
+
+
+def parse_line(line: str, source: str) -> PairInput | DeadLetter:
+    """A JSON Lines row with string fields premise and hypothesis (id optional), or a DeadLetter saying why not."""
+    try:
+        row = json.loads(line)
+    except ValueError as e:
+        return dead_letter(source, content_id(line), "read", "MalformedJson", str(e), line)
+    if not isinstance(row, dict):
+        return dead_letter(source, content_id(line), "read", "MalformedJson", "a row must be a JSON object", line)
+    source_id = str(row.get("id", content_id(line)))
+    missing = [k for k in ("premise", "hypothesis") if not isinstance(row.get(k), str) or not row[k].strip()]
+    if missing:
+        return dead_letter(source, source_id, "read", "MissingField", f"no text in {', '.join(missing)}", line)
+    return PairInput(row["premise"], row["hypothesis"], source, source_id)
+
+
+def scored_record(pair: PairInput, result) -> ScoredPair | DeadLetter:
+    """The ScoredPair of a scorer result, or the DeadLetter of an Unscorable pair."""
+    if isinstance(result, Unscorable):
+        return dead_letter(pair.source, pair.source_id, "score", result.error_type, str(result), pair.hypothesis)
+    return ScoredPair(content_id("score", pair.source_id, pair.premise, pair.hypothesis), pair.premise,
+                      pair.hypothesis, result["hypothesis_tokens"], [ArcScore(**a) for a in result["arcs"]],
+                      result["score"], pair.source, pair.source_id)
+
+
+class DaeScoreHandler(ModelHandler[PairInput, object, DaeScorer]):
+    """RunInference handler: the scorer is loaded once per worker; a batch of pairs in, their results out."""
+
+    def __init__(self, model_dir: str, parser: ParserConfig = ParserConfig(), device: str = "cpu"):
+        super().__init__()
+        self.model_dir, self.parser, self.device = model_dir, parser, device
+
+    def load_model(self) -> DaeScorer:
+        return DaeScorer(self.model_dir, self.parser, self.device)
+
+    def run_inference(self, batch: Sequence[PairInput], model: DaeScorer, inference_args: Optional[dict] = None
+                      ) -> Iterable:
+        results = model.score_many([(p.premise, p.hypothesis) for p in batch])
+        return [scored_record(p, r) for p, r in zip(batch, results)]
+
+    def batch_elements_kwargs(self):
+        return {"min_batch_size": 1, "max_batch_size": 64}
+
+
+def _route(record):
+    yield record if isinstance(record, ScoredPair) else pvalue.TaggedOutput(DEAD, record)
+
+
+class ScorePairs(beam.PTransform):
+    """Lines of pairs -> ScoredPair 'scored' and DeadLetter 'dead' (bad lines, unscorable pairs, failed batches)."""
+
+    def __init__(self, model_dir: str, source: str, parser: ParserConfig = ParserConfig(), device: str = "cpu"):
+        super().__init__()
+        self.model_dir, self.source, self.parser, self.device = model_dir, source, parser, device
+
+    def expand(self, lines):
+        source = self.source
+        parsed = (lines | "Parse" >> beam.Map(lambda line: parse_line(line, source))
+                  | "Good" >> beam.ParDo(_split_dead).with_outputs(DEAD, main="pairs"))
+        results, failed = (parsed.pairs | "Score" >> RunInference(
+            DaeScoreHandler(self.model_dir, self.parser, self.device)).with_exception_handling())
+        failed_dead = failed.failed_inferences | "FailedBatches" >> beam.FlatMap(_failed_batch)
+        routed = results | "Route" >> beam.FlatMap(_route).with_outputs(DEAD, main="scored")
+        return {"scored": routed.scored,
+                "dead": (parsed[DEAD], routed[DEAD], failed_dead) | "AllDead" >> beam.Flatten()}
+
+
+def _split_dead(item):
+    yield pvalue.TaggedOutput(DEAD, item) if isinstance(item, DeadLetter) else item
+
+
+def _failed_batch(element) -> list[DeadLetter]:
+    """One DeadLetter per pair of a batch RunInference could not score."""
+    batch, (exc_type, exc_repr, _trace) = element
+    return [dead_letter(p.source, p.source_id, "score", getattr(exc_type, "__name__", str(exc_type)), exc_repr,
+                        p.hypothesis) for p in batch]
+
+
+def run_scoring(model_dir: str, input_path: str, output: str, fmt: str = "parquet", num_shards: int = 1,
+                parser: ParserConfig = ParserConfig(), device: str = "cpu", pipeline_args: Sequence[str] = ()) -> dict:
+    """Score a JSON Lines file of pairs into OUTPUT: shards of ScoredPair, dead letters, then the manifest (last)."""
+    from apache_beam.io.filesystems import FileSystems
+    from apache_beam.options.pipeline_options import PipelineOptions
+
+    import entailgen
+    from entailgen.transforms.manifest import (MANIFEST, STAGING, StageSummary, build_manifest, count_by, fingerprint,
+                                               metric_counters, read_json, write_json)
+    from entailgen.transforms.shard import ShardConfig, WriteDeadLetters, WriteShards, join_path, remove_runs
+
+    name = FileSystems.split(input_path)[1]
+    shards = ShardConfig(output, fmt, num_shards)
+    p = beam.Pipeline(options=PipelineOptions(list(pipeline_args), save_main_session=False))
+    lines = p | "Read" >> beam.io.ReadFromText(input_path) | "NotBlank" >> beam.Filter(lambda line: line.strip())
+    out = lines | "ScorePairs" >> ScorePairs(model_dir, name, parser, device)
+    counts = (count_by(lines, "read", lambda _: name),
+              count_by(out["dead"], "dead_by_stage", lambda d: f"{d.stage}:{d.error_type}")
+              ) | "AllCounts" >> beam.Flatten() | "SumCounts" >> beam.CombinePerKey(sum)
+    {"shards": out["scored"] | "Shards" >> WriteShards(shards, ScoredPair),
+     "dead_letters": out["dead"] | "DeadLetters" >> WriteDeadLetters(shards),
+     "counts": counts, "stats": p | "NoStats" >> beam.Create([]),
+     "exports": p | "NoExports" >> beam.Create([])} | "Stage" >> StageSummary(output)
+    result = p.run()
+    result.wait_until_finish()
+    manifest = build_manifest(version=entailgen.__version__, pipeline="score", record_type="ScoredPair",
+                              config={"model": model_dir, "format": fmt, "num_shards": num_shards, "device": device},
+                              inputs=[fingerprint(input_path)], staged=read_json(output, STAGING),
+                              metrics=metric_counters(result))
+    FileSystems.delete([join_path(output, STAGING)])
+    remove_runs(output)
+    write_json(output, MANIFEST, manifest)
+    return manifest

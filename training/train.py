@@ -1,0 +1,196 @@
+"""`entailgen train`: fine-tune the DAE arc model (dae data) or a sentence-pair classifier (recast, nli-dialogue)."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import random
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Optional
+
+from entailgen.training.data import (DatasetError, featurizer, manifest_sha256, open_dataset, records, shuffled,
+                                     usable, vocabulary)
+from entailgen.training.encoder import DEFAULT_ENCODER, load_encoder
+from entailgen.training.features import IGNORE, collate
+from entailgen.training.models import DAE
+
+TRAIN_JSON = "train.json"
+
+
+@dataclass(frozen=True)
+class TrainOptions:
+    """Defaults from the DAE authors' code: AdamW lr 2e-5, batch 32, 3 epochs, clip 1.0, 128 tokens, 20 arcs."""
+
+    encoder: str = DEFAULT_ENCODER
+    epochs: int = 3
+    batch_size: int = 32
+    lr: float = 2e-5
+    max_length: int = 128
+    max_arcs: int = 20
+    grad_clip: float = 1.0
+    seed: int = 0
+    device: str = "auto"  # auto: cuda (bf16 autocast) when present, else cpu
+    train_split: str = "train"
+    dev_split: str = "dev"
+    shuffle_buffer: int = 10000
+    max_examples: Optional[int] = None  # read at most this many training rows (sub-sampling for benchmarks)
+    progress: bool = True
+
+    def check(self) -> None:
+        """Refuse meaningless values with one line."""
+        for name in ("epochs", "batch_size", "max_length", "max_arcs", "shuffle_buffer"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
+        if not self.lr > 0:
+            raise ValueError(f"--lr must be positive, got {self.lr}")
+        if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
+            raise ValueError(f"--device takes auto, cpu or cuda, got {self.device!r}")
+
+
+def pick_device(name: str):
+    """cuda when asked (or 'auto' and present), else cpu; asking for cuda without one is an error."""
+    import torch
+
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError("--device cuda: no CUDA device is available")
+    return torch.device(name)
+
+
+def autocast(device):
+    """bf16 autocast on CUDA, nothing on CPU (CPU runs stay fp32 and deterministic)."""
+    import torch
+
+    return torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda")
+
+
+def batches(features: Iterable, size: int) -> Iterator[list]:
+    """Consecutive batches of at most size."""
+    batch: list = []
+    for f in features:
+        batch.append(f)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def to_device(batch: dict, device) -> dict:
+    return {k: v.to(device) for k, v in batch.items()}
+
+
+def forward(model, batch: dict, device):
+    """Logits of a collated batch (arc logits for the DAE model), in fp32."""
+    with autocast(device):
+        return model(**to_device(batch, device)).float()
+
+
+def accuracy(model, task: str, feats: list, batch_size: int, pad_id: int, device) -> Optional[float]:
+    """Percent of labelled arcs (dae) or pairs predicted right; None when there is nothing labelled."""
+    import torch
+
+    correct = total = 0
+    model.eval()
+    with torch.no_grad():
+        for batch in batches(feats, batch_size):
+            tensors = collate(batch, pad_id)
+            predicted = forward(model, tensors, device).argmax(-1).cpu()
+            labelled = tensors["labels"] != IGNORE
+            correct += int((predicted[labelled] == tensors["labels"][labelled]).sum())
+            total += int(labelled.sum())
+    model.train()
+    return round(100.0 * correct / total, 2) if total else None
+
+
+def train(dataset: str, output: str, options: TrainOptions = TrainOptions()) -> dict:
+    """Train on the train split, keep the best epoch by dev accuracy, write the model dir; returns train.json."""
+    import torch
+
+    from entailgen.training.card import write_card
+    from entailgen.training.checkpoint import save_model
+    from entailgen.training.models import build_model, loss_of
+
+    options.check()
+    manifest, task = open_dataset(dataset)
+    if options.train_split not in manifest["splits"]:
+        raise DatasetError(f"{dataset} has no {options.train_split!r} split to train on "
+                           f"(splits: {', '.join(sorted(manifest['splits']))})")
+    device = pick_device(options.device)
+    started = time.time()
+    torch.manual_seed(options.seed)
+    encoder, tokenizer = load_encoder(options.encoder)
+    vocab = vocabulary(dataset, task, options.train_split)
+    meta = {"task": task, "record_type": manifest["record_type"], "max_length": options.max_length,
+            "max_arcs": options.max_arcs, "encoder_source": options.encoder,
+            "relations" if task == DAE else "labels": vocab,
+            "label_names": ["not_entailed", "entailed"] if task == DAE else vocab}
+    torch.manual_seed(options.seed)
+    model = build_model(task, encoder, len(vocab)).to(device).train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=options.lr)
+    featurize = featurizer(task, tokenizer, meta, options.max_arcs)
+    pad_id = tokenizer.pad_token_id or 0
+
+    dev_counts: Counter = Counter()
+    has_dev = options.dev_split in manifest["splits"]
+    dev = [f for f in (usable(task, featurize(r), dev_counts) for r in records(dataset, options.dev_split)) if f] \
+        if has_dev else []
+    rows = sum(e["rows"] for e in manifest["shards"] if e["split"] == options.train_split)
+    rows = min(rows, options.max_examples) if options.max_examples else rows
+    counts: Counter = Counter()
+    losses, dev_curve, best = [], [], (None, -1.0, None)
+    from tqdm import tqdm
+
+    bar = tqdm(total=rows * options.epochs, desc=f"train {task}", unit="ex", file=sys.stderr,
+               disable=not options.progress, dynamic_ncols=True)
+    for epoch in range(options.epochs):
+        epoch_counts: Counter = Counter()
+        stream = records(dataset, options.train_split)
+        if options.max_examples:
+            stream = (r for _, r in zip(range(options.max_examples), stream))
+        rng = random.Random(f"{options.seed}:{epoch}")
+        read = ((r, usable(task, featurize(r), epoch_counts)) for r in shuffled(stream, options.shuffle_buffer, rng))
+        for batch in batches((f for r, f in _counted(read, bar) if f), options.batch_size):
+            tensors = collate(batch, pad_id)
+            loss = loss_of(task, forward(model, tensors, device), tensors["labels"].to(device))
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), options.grad_clip)
+            optimizer.step()
+            losses.append(round(loss.item(), 4))
+            bar.set_postfix(epoch=epoch + 1, loss=f"{losses[-1]:.4f}")
+        counts = epoch_counts  # every epoch sees the same rows; the last epoch's counts stand for all
+        dev_acc = accuracy(model, task, dev, options.batch_size, pad_id, device) if dev else None
+        dev_curve.append(dev_acc)
+        if dev_acc is None or best[2] is None or dev_acc > best[1]:  # no dev accuracy: the last epoch is kept
+            best = (epoch + 1, dev_acc if dev_acc is not None else -1.0,
+                    {k: v.detach().clone() for k, v in model.state_dict().items()})
+    bar.close()
+    model.load_state_dict(best[2])
+    save_model(output, model, tokenizer, meta)
+    summary = {
+        "task": task, "dataset": dataset, "dataset_pipeline": manifest.get("pipeline"),
+        "dataset_manifest_sha256": manifest_sha256(dataset), "options": dataclasses.asdict(options),
+        "device": str(device), "counts": {"train": _counts(counts), "dev": _counts(dev_counts)},
+        "vocabulary_size": len(vocab), "best_epoch": best[0], "dev_accuracy": dev_curve,
+        "steps": len(losses), "loss_curve": losses, "elapsed_s": round(time.time() - started, 1),
+    }
+    with open(os.path.join(output, TRAIN_JSON), "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=2)
+    write_card(output)
+    return summary
+
+
+def _counted(pairs: Iterable, bar) -> Iterator:
+    for pair in pairs:
+        bar.update(1)
+        yield pair
+
+
+def _counts(counts: Counter) -> dict:
+    """Read, used and each reason an example was left out."""
+    return {"read": sum(counts.values()), **dict(sorted(counts.items()))}
