@@ -10,6 +10,7 @@ FAMILY_MODULES = {
     "dae": "entailgen.pipelines.dae",
     "recast": "entailgen.pipelines.recast",
     "nli-dialogue": "entailgen.pipelines.nli_dialogue",
+    "paraphrase": "entailgen.pipelines.paraphrase",
 }
 
 

@@ -28,7 +28,7 @@ SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"
                    (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"), (1_000_000_000, "100M<n<1B"))
 HF_DTYPES = {"string": "string", "int64": "int64", "double": "float64", "bool": "bool"}
 TASKS = {"ArcExample": ["token-classification", "text-classification"], "RtePair": ["text-classification"],
-         "ParsedSentence": ["token-classification"]}
+         "ParsedSentence": ["token-classification"], "ScoredParaphrase": ["sentence-similarity"]}
 TASK_IDS = {"RtePair": ["natural-language-inference"], "ArcExample": ["natural-language-inference"]}
 
 # What a family option means, for the card's "How it was made" (options without a note are listed as they are).

@@ -11,7 +11,7 @@ UNLABELLED = "unlabelled"
 # DAE arc labels (Goyal & Durrett 2020 §4): 1 entailed, 0 not entailed, null when the top-1 evidence is unclear.
 ARC_LABELS = {1: ENTAILED, 0: NOT_ENTAILED, None: UNLABELLED}
 LENGTH_FIELDS = {"ArcExample": ("premise", "hypothesis"), "RtePair": ("premise", "hypothesis"),
-                 "ParsedSentence": ("text",)}
+                 "ParsedSentence": ("text",), "ScoredParaphrase": ("text", "gold")}
 
 
 def arc_label(entailed: Optional[int]) -> str:
@@ -54,7 +54,14 @@ def _parsed_sentence_labels(row: dict) -> Iterator[tuple[str, str, str]]:
         yield "relation", arc["rel"], UNLABELLED
 
 
-LABELS_OF = {"ArcExample": _arc_example_labels, "RtePair": _rte_pair_labels, "ParsedSentence": _parsed_sentence_labels}
+def _scored_paraphrase_labels(row: dict) -> Iterator[tuple[str, str, str]]:
+    """A paraphrase pair has no entailment label: it is counted by split and by similarity (tenths)."""
+    yield "split", row["split"], "paraphrase"
+    yield "similarity", f"{int(row['similarity'] * 10) / 10:.1f}", "paraphrase"
+
+
+LABELS_OF = {"ArcExample": _arc_example_labels, "RtePair": _rte_pair_labels, "ParsedSentence": _parsed_sentence_labels,
+             "ScoredParaphrase": _scored_paraphrase_labels}
 
 
 @dataclass
