@@ -27,6 +27,7 @@ class ParaphraseOptions:
     max_similarity: float = SimilarityBand.high
     encoder: Optional[str] = "default"  # MiniLM ('default'), a model dir, or None for unigram overlap
     export_paranmt: bool = False
+    routes: Optional[tuple[tuple[str, ...], ...]] = None  # apertium: English -> ... -> English chains (None: all)
 
 
 def add_arguments(group) -> None:
@@ -64,7 +65,8 @@ def round_trips(xs: beam.PCollection, opts: ParaphraseOptions):
             model=opts.model, k=opts.k, max_new_tokens=opts.max_new_tokens))
     from entailgen.transforms.generate.apertium import DEFAULT_ROUTES, ApertiumOptions, RoundTripCandidates
 
-    return xs | "Generate" >> RoundTripCandidates(ApertiumOptions(k=len(DEFAULT_ROUTES), encoder=opts.encoder))
+    routes = opts.routes or DEFAULT_ROUTES
+    return xs | "Generate" >> RoundTripCandidates(ApertiumOptions(k=len(routes), routes=routes, encoder=opts.encoder))
 
 
 def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
