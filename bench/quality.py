@@ -105,11 +105,11 @@ def write_subset(dataset: Path, kinds: tuple[str, ...], out: Path) -> dict:
 
 
 def find(result, *names):
-    """The first value under any of the names, searched depth-first through nested dicts (the evaluate JSON's layout
-    is the trainer's; this reads accuracy / f1 / baselines wherever it puts them)."""
+    """The first non-null value under any of the names, searched depth-first through nested dicts (the evaluate
+    JSON's layout is the trainer's: this finds accuracy / f1 / baselines in the section it is given)."""
     if isinstance(result, dict):
         for name in names:
-            if name in result and not isinstance(result[name], dict):
+            if result.get(name) is not None and not isinstance(result[name], dict):
                 return result[name]
         for value in result.values():
             found = find(value, *names)
@@ -217,7 +217,13 @@ def data_report(data: dict) -> list[str]:
     return lines
 
 
+def section(result: dict, *names: str) -> dict:
+    """The first of the named sections the evaluate JSON has (e.g. its table_2 arcs), else the whole result."""
+    return next((result[n] for n in names if isinstance(result.get(n), dict)), result)
+
+
 def table2(result: dict) -> list[str]:
+    result = section(result, "table_2", "overall")
     acc, f1 = percent(find(result, "accuracy", "arc_accuracy")), find(result, "f1", "arc_f1")
     majority = percent(find(result, "majority_accuracy", "majority"))
     lexical = percent(find(result, "lexical_match_accuracy", "lexical_match", "lexical"))
@@ -235,7 +241,7 @@ def table2(result: dict) -> list[str]:
 
 
 def table3(results: dict) -> list[str]:
-    acc = {k: percent(find(v, "accuracy", "arc_accuracy")) for k, v in results.items()}
+    acc = {k: percent(find(section(v, "overall"), "accuracy", "arc_accuracy")) for k, v in results.items()}
     fmt = lambda v: "  n/a" if v is None else f"{v:5.1f}"
     lines = ["Table 3 (rows: trained on; columns: tested on; ours / paper)",
              "train \\ test | " + " | ".join(f"{t:^13}" for t in SOURCES)]
@@ -252,9 +258,10 @@ def table3(results: dict) -> list[str]:
 
 
 def recast_report(result: dict) -> list[str]:
-    acc = percent(find(result, "accuracy"))
-    hyp = percent(find(result, "hypothesis_only_accuracy", "hypothesis_only"))
-    majority = percent(find(result, "majority_accuracy", "majority"))
+    acc = percent(find(section(result, "overall"), "accuracy"))
+    baselines = section(result.get("per_phenomenon", {}), "factuality")
+    hyp = percent(find(baselines, "hypothesis_only_accuracy", "hypothesis_only"))
+    majority = percent(find(baselines, "majority_accuracy", "majority"))
     fmt = lambda v: "n/a" if v is None else f"{v:.2f}"
     return [f"Recast factuality (UDS, test split): trained model {fmt(acc)}, hypothesis-only {fmt(hyp)} "
             f"(bench/audit.py: 67.04), majority {fmt(majority)} (50.0)"]
