@@ -41,6 +41,8 @@ OPTION_NOTES = {
     "augment": "Goyal & Durrett 2020 §5.3 augmentations added to the arc data",
     "phenomena": "which annotations were recast (Poliak 2020 ch. 3)",
     "phrases": "dialogue phrases prepended to hypotheses (Steen et al. 2023, Table 6)",
+    "min_similarity": "round trips less similar to x are garbage: never h*",
+    "max_similarity": "round trips more similar to x are near copies: never h*",
 }
 CITATIONS = (
     "Tanya Goyal and Greg Durrett. 2020. Evaluating Factuality in Generation with Dependency-level Entailment. "
