@@ -74,7 +74,8 @@ def test_paranmt_export_is_sorted_and_dae_reads_it_back():
 def test_choose_paraphrases_gives_one_outcome_per_x_and_none_for_dead_generation():
     xs = [SourceText("Tom saw the cat.", "t", "t:1", "source"), SourceText("It rained.", "t", "t:2", "source"),
           SourceText("Nobody came.", "t", "t:3", "source")]
-    candidates = [Candidate("t:1", "Tom saw a cat.", 1, -0.1, "bart"), Candidate("t:1", "Tom sees dogs.", 2, -0.5, "bart"),
+    candidates = [Candidate("t:1", "Tom saw a cat.", 1, -0.1, "bart"),
+                  Candidate("t:1", "Tom sees dogs.", 2, -0.5, "bart"),
                   Candidate("t:2", "Dogs bark loudly.", 1, -0.2, "bart")]
     dead = [dead_letter("t", "t:3", "generate", "Boom", "failed", "Nobody came.")]
     with TestPipeline() as p:
