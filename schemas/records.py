@@ -168,6 +168,20 @@ class ClaimExample:
 
 
 @dataclass(frozen=True)
+class ScoredParaphrase:
+    """A sentence x and its round-trip paraphrase h* with their similarity (fields text/gold: what dae's reader takes)."""
+
+    id: str
+    text: str
+    gold: str
+    similarity: float
+    generator: str
+    source: str
+    source_id: str
+    split: Optional[str] = None
+
+
+@dataclass(frozen=True)
 class DeadLetter:
     """A bad input or a failed stage, kept with enough context to find and fix it: nothing is dropped."""
 
@@ -201,7 +215,8 @@ def dead_letter(source: str, source_id: str, stage: str, error_type: str, messag
                       error_type, message, text)
 
 
-RECORD_TYPES = {cls.__name__: cls for cls in (ParsedSentence, ArcExample, RtePair, ClaimExample, DeadLetter)}
+RECORD_TYPES = {cls.__name__: cls for cls in (ParsedSentence, ArcExample, RtePair, ClaimExample, ScoredParaphrase,
+                                                    DeadLetter)}
 
 
 def with_split(record, split: str):
@@ -211,6 +226,6 @@ def with_split(record, split: str):
 
 __all__ = [
     "ENTAILED", "NOT_ENTAILED", "THREE_WAY", "ARC_KINDS", "Token", "Arc", "LabelledArc", "ParsedSentence",
-    "ArcExample", "RtePair", "CORRECT", "INCORRECT", "CLAIM_TRANSFORMATIONS", "ClaimExample", "DeadLetter", "Skipped",
-    "dead_letter", "RECORD_TYPES", "with_split",
+    "ArcExample", "RtePair", "CORRECT", "INCORRECT", "CLAIM_TRANSFORMATIONS", "ClaimExample", "ScoredParaphrase",
+    "DeadLetter", "Skipped", "dead_letter", "RECORD_TYPES", "with_split",
 ]

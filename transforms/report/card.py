@@ -30,7 +30,8 @@ SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"
                    (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"), (1_000_000_000, "100M<n<1B"))
 HF_DTYPES = {"string": "string", "int64": "int64", "double": "float64", "bool": "bool"}
 TASKS = {"ArcExample": ["token-classification", "text-classification"], "RtePair": ["text-classification"],
-         "ParsedSentence": ["token-classification"], "ClaimExample": ["text-classification"]}
+         "ParsedSentence": ["token-classification"], "ClaimExample": ["text-classification"],
+         "ScoredParaphrase": ["sentence-similarity"]}
 TASK_IDS = {"RtePair": ["natural-language-inference"], "ArcExample": ["natural-language-inference"],
             "ClaimExample": ["natural-language-inference"]}
 
@@ -47,6 +48,8 @@ OPTION_NOTES = {
     "granularity": "how the premise document is split into blocks (SummaC, Laban et al. 2022 §3)",
     "transformations": "FactCC's transformations applied to the sampled sentences (Kryściński et al. 2020 §3.2)",
     "pairs": "documents: one row per claim; blocks: also one (block, claim) row per premise block",
+    "min_similarity": "round trips less similar to x are garbage: never h*",
+    "max_similarity": "round trips more similar to x are near copies: never h*",
 }
 # When a family option means something for this run (an option not named here applies whenever it is set).
 OPTION_APPLIES = {
@@ -84,6 +87,9 @@ FIELD_NOTES_BY_TYPE = {
         "arcs": "the hypothesis's content arcs (function relations such as det, punct, case, aux left out)",
         "arcs[].entailed": "1 entailed by the premise, 0 not entailed, null unlabelled (found only in the top-1 "
                            "output, so the paper leaves it out of the loss)",
+        "arcs[].in_premise": "whether the arc (head lemma, child lemma, relation) is also an arc of the premise: the "
+                             "lexical-match baseline's prediction (Table 2); null where the premise parse is not at "
+                             "hand (overlap)",
         "kind": "gold (h*), top1 (h1), bottom (bottom of the beam), identity (x, x), or the augmentation: "
                 "word_swap, synonym, hallucination, overlap",
         "generator": "what wrote the hypothesis (apertium round trip + ranker, hf model id, candidates file, augment)",
@@ -120,6 +126,12 @@ FIELD_NOTES_BY_TYPE = {
         "generator": "the back-translator (apertium route or hf model) for back-translated claims; else null",
         "dataset_id": "the id the input gave the document, when it had one",
         "block_index": "for a block row, which block is the premise; null for a document row",
+    },
+    "ScoredParaphrase": {
+        "text": "x, the sentence as it was in the corpus",
+        "gold": "h*, the round trip of x most similar to it within the similarity band",
+        "similarity": "similarity of h* to x (MiniLM cosine, or word overlap with --lexical-ranking)",
+        "generator": "the round trip that made h* (Apertium route, or the hf model)",
     },
     "ParsedSentence": {
         "text": "the sentence as parsed",

@@ -203,6 +203,14 @@ def claim_examples_html(rows: list[dict]) -> str:
     return f'<table class="claims"><tr>{head}</tr>{body}</table>'
 
 
+def paraphrases_html(rows: list[dict]) -> str:
+    """Paraphrase pairs as a table: x, h* and their similarity."""
+    head = "".join(f"<th>{h}</th>" for h in ("x", "h*", "similarity", "generator"))
+    body = "".join(f'<tr class="paraphrase"><td>{escape(r["text"])}</td><td>{escape(r["gold"])}</td>'
+                   f'<td>{r["similarity"]:.3f}</td><td>{escape(r["generator"])}</td></tr>' for r in rows)
+    return f'<table class="paraphrases"><tr>{head}</tr>{body}</table>'
+
+
 def examples_section(record_type: str, rows: list[dict], seed: int) -> str:
     """A seeded sample of rows, a few per group, drawn so a reader can judge the data by eye."""
     if not rows:
@@ -211,6 +219,8 @@ def examples_section(record_type: str, rows: list[dict], seed: int) -> str:
         body = rte_pairs_html(rows)
     elif record_type == "ClaimExample":
         body = claim_examples_html(rows)
+    elif record_type == "ScoredParaphrase":
+        body = paraphrases_html(rows)
     else:
         render = arc_example_html if record_type == "ArcExample" else parsed_sentence_html
         body = (arc_key() if record_type == "ArcExample" else PARSE_KEY) + "".join(render(r) for r in rows)

@@ -11,7 +11,7 @@ UNLABELLED = "unlabelled"
 # DAE arc labels (Goyal & Durrett 2020 §4): 1 entailed, 0 not entailed, null when the top-1 evidence is unclear.
 ARC_LABELS = {1: ENTAILED, 0: NOT_ENTAILED, None: UNLABELLED}
 LENGTH_FIELDS = {"ArcExample": ("premise", "hypothesis"), "RtePair": ("premise", "hypothesis"),
-                 "ParsedSentence": ("text",), "ClaimExample": ("premise", "claim")}
+                 "ParsedSentence": ("text",), "ClaimExample": ("premise", "claim"), "ScoredParaphrase": ("text", "gold")}
 
 
 def arc_label(entailed: Optional[int]) -> str:
@@ -61,8 +61,14 @@ def _claim_example_labels(row: dict) -> Iterator[tuple[str, str, str]]:
     yield "pair", "document" if row["block_index"] is None else "block", row["label"]
 
 
+def _scored_paraphrase_labels(row: dict) -> Iterator[tuple[str, str, str]]:
+    """A paraphrase pair has no entailment label: it is counted by split and by similarity (tenths)."""
+    yield "split", row["split"], "paraphrase"
+    yield "similarity", f"{int(row['similarity'] * 10) / 10:.1f}", "paraphrase"
+
+
 LABELS_OF = {"ArcExample": _arc_example_labels, "RtePair": _rte_pair_labels, "ParsedSentence": _parsed_sentence_labels,
-             "ClaimExample": _claim_example_labels}
+             "ClaimExample": _claim_example_labels, "ScoredParaphrase": _scored_paraphrase_labels}
 
 
 @dataclass

@@ -1,0 +1,305 @@
+"""Does the data teach? The DAE paper's Table 2 and Table 3, and the recast factuality set, on real English text.
+
+Source text: UD-EWT sentences in the decomp==0.3.2 wheel (UDS 2.0, CC BY-SA 4.0; its JSON is read, its code never run).
+Pipeline: paraphrase family (Apertium round trips, h* by MiniLM) -> dae with all four augmentations -> `entailgen
+train` on the train split -> `entailgen evaluate` on the test split. Every stage's output is cached in --work, so a
+rerun skips what is finished (delete a stage's folder to redo it). Baselines (majority, lexical match) are measured in
+the same run, on the same arcs, by `entailgen evaluate`.
+
+Usage: python bench/quality.py [--work DIR] [--sentences 5000] [--max-train 2000] [--epochs 2] [--quick]
+       [--wheel decomp-0.3.2-py3-none-any.whl] [--cache DIR] [--stop-after data]
+Budget: designed for < 90 min on 2 CPU cores with the defaults (sub-sampled training sets; see bench/RESULTS.md).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from entailgen.schemas.arrow import arrow_schema
+from entailgen.schemas.ids import content_id
+from entailgen.schemas.reader import load_manifest, read_dataset
+from entailgen.schemas.records import RECORD_TYPES
+from entailgen.transforms.io.uds import read_uds_json
+
+from audit import extract, fetch_wheel  # bench/audit.py, beside this script
+from host import describe  # bench/host.py, beside this script
+
+SPLITS = "train=0.8,dev=0.1,test=0.1"
+AUGMENT = "word_swap,synonym,hallucination,overlap"
+# Table 3's training / test sources (Goyal & Durrett 2020 §5.3): auto-derived (§4 kinds), word swap, synonym,
+# hallucination.
+SOURCES = {"AD": ("gold", "identity", "top1", "bottom"), "WS": ("word_swap",), "S": ("synonym",),
+           "H": ("hallucination",)}
+# The paper's Table 3 (accuracy, train source -> test source); only these cells are published.
+PAPER_TABLE_3 = {("WS", "WS"): 98.5, ("WS", "AD"): 71.6, ("AD", "WS"): 90.2, ("AD", "AD"): 88.4, ("AD", "S"): 82.9,
+                 ("AD", "H"): 74.8}
+PAPER_TABLE_2 = {"majority": 72.7, "lexical match": 74.2, "BERT": 86.9, "ELECTRA": 88.4}
+RECAST_PAPER = {"hypothesis-only": 67.04, "majority": 50.0}
+MIN_WORDS, MAX_WORDS = 6, 40
+
+
+def log(message: str) -> None:
+    print(f"[quality {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def entailgen(*args: str) -> None:
+    """Run the entailgen CLI in a child process (what a user runs; a crash in one stage cannot poison the next)."""
+    log("entailgen " + " ".join(args))
+    done = subprocess.run([sys.executable, "-m", "entailgen.runners.cli", *args])
+    if done.returncode != 0:
+        raise SystemExit(f"quality bench: `entailgen {' '.join(args)}` exited {done.returncode}")
+
+
+def finished(dataset: Path) -> bool:
+    """A dataset is finished when its manifest exists (it is written last)."""
+    return (dataset / "manifest.json").is_file()
+
+
+def ewt_sentences(uds_files: list[str], n: int) -> list[str]:
+    """n distinct EWT sentences of MIN..MAX words, picked by content hash (a fixed pseudo-random sample)."""
+    sentences = set()
+    for path in uds_files:
+        with open(path, "rb") as f:
+            for record in read_uds_json(iter(lambda: f.read(1 << 20), b""), Path(path).name):
+                text = getattr(record, "sentence", None)
+                if text and MIN_WORDS <= len(text.split()) <= MAX_WORDS and "\t" not in text:
+                    sentences.add(" ".join(text.split()))
+    return sorted(sentences, key=lambda s: content_id("quality", s))[:n]
+
+
+def write_subset(dataset: Path, kinds: tuple[str, ...], out: Path) -> dict:
+    """A dataset holding only the rows of the given kinds (same splits), with a manifest the trainer verifies."""
+    manifest = load_manifest(str(dataset))
+    record_type = RECORD_TYPES[manifest["record_type"]]
+    tmp = out.with_name(out.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shards, splits = [], {}
+    for split in sorted(manifest["splits"]):
+        rows = [r for r in read_dataset(str(dataset), split) if r["kind"] in kinds]
+        relative = f"{split}/{split}-00000-of-00001.parquet"
+        (tmp / split).mkdir(parents=True)
+        pq.write_table(pa.Table.from_pylist(rows, schema=arrow_schema(record_type)), tmp / relative,
+                       compression="zstd")
+        data = (tmp / relative).read_bytes()
+        shards.append({"bytes": len(data), "path": relative, "rows": len(rows),
+                       "sha256": hashlib.sha256(data).hexdigest(), "split": split})
+        splits[split] = {"rows": len(rows), "shards": 1}
+    dead = manifest["dead_letters"]
+    (tmp / dead["path"]).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(dataset / dead["path"], tmp / dead["path"])
+    subset = {**manifest, "shards": shards, "splits": splits, "stats": {},
+              "subset_of": {"dataset": str(dataset), "kinds": list(kinds)}}
+    (tmp / "manifest.json").write_text(json.dumps(subset, indent=1, sort_keys=True))
+    shutil.rmtree(out, ignore_errors=True)
+    tmp.rename(out)
+    return subset
+
+
+def find(result, *names):
+    """The first non-null value under any of the names, searched depth-first through nested dicts (the evaluate
+    JSON's layout is the trainer's: this finds accuracy / f1 / baselines in the section it is given)."""
+    if isinstance(result, dict):
+        for name in names:
+            if result.get(name) is not None and not isinstance(result[name], dict):
+                return result[name]
+        for value in result.values():
+            found = find(value, *names)
+            if found is not None:
+                return found
+    return None
+
+
+def percent(value):
+    """Accuracy as a percentage, whether the trainer reports 0..1 or 0..100."""
+    if value is None:
+        return None
+    return 100 * value if value <= 1 else value
+
+
+class Bench:
+    """The stages, each skipped when its output is already in the work dir."""
+
+    def __init__(self, opts):
+        self.opts, self.work = opts, opts.work
+        self.seconds: dict[str, float] = {}
+
+    def timed(self, name: str, fn):
+        start = time.perf_counter()
+        out = fn()
+        self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
+        return out
+
+    def uds_files(self) -> list[str]:
+        cache = self.opts.cache
+        cache.mkdir(parents=True, exist_ok=True)
+        return extract(self.opts.wheel or fetch_wheel(cache), cache)
+
+    def sentences(self) -> Path:
+        path = self.work / f"ewt-{self.opts.sentences}.txt"
+        if not path.exists():
+            picked = ewt_sentences(self.uds_files(), self.opts.sentences)
+            path.write_text("".join(s + "\n" for s in picked))
+            log(f"{len(picked)} EWT sentences -> {path}")
+        return path
+
+    def dataset(self, name: str, *args: str) -> Path:
+        out = self.work / name
+        if not finished(out):
+            self.timed(name, lambda: entailgen("run", *args, "--output", str(out), "--splits", SPLITS,
+                                               "--seed", "0", "--overwrite", "--quiet"))
+        return out
+
+    def model(self, name: str, dataset: Path) -> Path:
+        out = self.work / "models" / name
+        if not (out / "train.json").is_file():
+            out.parent.mkdir(parents=True, exist_ok=True)
+            self.timed(f"train {name}", lambda: entailgen(
+                "train", str(dataset), "--output", str(out), "--max-examples", str(self.opts.max_train),
+                "--epochs", str(self.opts.epochs), "--seed", "0", "--overwrite", "--quiet"))
+        return out
+
+    def evaluate(self, model: Path, dataset: Path) -> dict:
+        result = model / "eval" / f"{dataset.name}.json"
+        if not result.is_file():
+            self.timed(f"evaluate {model.name}", lambda: entailgen("evaluate", str(model), str(dataset),
+                                                                   "--split", "test"))
+            if not result.is_file():  # named otherwise by the trainer: keep the newest under the dataset's name
+                newest = max((model / "eval").glob("*.json"), key=lambda p: p.stat().st_mtime)
+                shutil.copyfile(newest, result)
+        return json.loads(result.read_text())
+
+    def data(self) -> dict:
+        text = self.sentences()
+        paraphrase = self.dataset("paraphrase", "paraphrase", "--input", str(text), "--export", "paranmt")
+        dae = self.dataset("dae", "dae", "--input", str(paraphrase / "paranmt.tsv"), "--augment", AUGMENT)
+        subsets = {}
+        for source, kinds in SOURCES.items():
+            out = self.work / "subsets" / source
+            if not finished(out):
+                out.parent.mkdir(parents=True, exist_ok=True)
+                self.timed("subsets", lambda: write_subset(dae, kinds, out))
+            subsets[source] = out
+        recast = self.dataset("recast", "recast", *[f"--input={p}" for p in self.uds_files()],
+                              "--phenomena", "factuality")
+        return {"paraphrase": paraphrase, "dae": dae, "subsets": subsets, "recast": recast}
+
+    def models(self, data: dict) -> dict:
+        """Table 2 is the AD-trained model on held-out AD arcs (the paper's Table 2 model learns from §4 data only),
+        which is also Table 3's AD row: one model fewer to train."""
+        results = {"table3": {}}
+        for train in SOURCES:
+            model = self.model(train, data["subsets"][train])
+            for test in SOURCES:
+                results["table3"][train, test] = self.evaluate(model, data["subsets"][test])
+        results["table2"] = results["table3"]["AD", "AD"]
+        results["recast"] = self.evaluate(self.model("recast", data["recast"]), data["recast"])
+        return results
+
+
+def data_report(data: dict) -> list[str]:
+    lines = []
+    for name in ("paraphrase", "dae", "recast"):
+        total = load_manifest(str(data[name]))["counts"]["total"]
+        skipped = load_manifest(str(data[name]))["counts"].get("skipped_by_reason", {})
+        lines.append(f"{name}: read {total['read']}, written {total['written']}, skipped {total['skipped']} "
+                     f"({', '.join(f'{k} {v}' for k, v in sorted(skipped.items())) or 'none'}), "
+                     f"dead {total['dead_letters']}")
+    for source, path in data["subsets"].items():
+        splits = load_manifest(str(path))["splits"]
+        lines.append(f"  {source} ({', '.join(SOURCES[source])}): " +
+                     ", ".join(f"{s} {v['rows']}" for s, v in sorted(splits.items())))
+    return lines
+
+
+def section(result: dict, *names: str) -> dict:
+    """The first of the named sections the evaluate JSON has (e.g. its table_2 arcs), else the whole result."""
+    return next((result[n] for n in names if isinstance(result.get(n), dict)), result)
+
+
+def table2(result: dict) -> list[str]:
+    result = section(result, "table_2", "overall")
+    acc, f1 = percent(find(result, "accuracy", "arc_accuracy")), find(result, "f1", "arc_f1")
+    majority = percent(find(result, "majority_accuracy", "majority"))
+    lexical = percent(find(result, "lexical_match_accuracy", "lexical_match", "lexical"))
+    fmt = lambda v: "n/a" if v is None else f"{v:.1f}"
+    lines = ["Table 2 (held-out auto-derived §4 arcs, test split)      | ours  | paper",
+             f"majority                                                 | {fmt(majority):>5} | 72.7",
+             f"lexical match                                            | {fmt(lexical):>5} | 74.2",
+             f"trained on AD (MiniLM; paper: BERT 86.9, ELECTRA 88.4)   | {fmt(acc):>5} | 88.4",
+             f"trained model F1                                         | {fmt(percent(f1)):>5} |"]
+    if acc is not None and lexical is not None:
+        gap = acc - lexical
+        lines.append(f"model - lexical match: {gap:+.1f} points (target >= +5: {'MET' if gap >= 5 else 'NOT MET'}; "
+                     "paper +14.2)")
+    return lines
+
+
+def table3(results: dict) -> list[str]:
+    acc = {k: percent(find(section(v, "overall"), "accuracy", "arc_accuracy")) for k, v in results.items()}
+    fmt = lambda v: "  n/a" if v is None else f"{v:5.1f}"
+    lines = ["Table 3 (rows: trained on; columns: tested on; ours / paper)",
+             "train \\ test | " + " | ".join(f"{t:^13}" for t in SOURCES)]
+    for train in SOURCES:
+        cells = [f"{fmt(acc[train, test])} / {PAPER_TABLE_3.get((train, test), '  -  ')!s:>5}" for test in SOURCES]
+        lines.append(f"{train:>12} | " + " | ".join(cells))
+    ws_ws, ws_ad, ad_ad = acc["WS", "WS"], acc["WS", "AD"], acc["AD", "AD"]
+    if None not in (ws_ws, ws_ad, ad_ad):
+        holds = ws_ws > ws_ad and ad_ad > ws_ad
+        lines.append(f"paper's pattern (WS-trained strong on WS, weak on AD; AD-trained better on AD): "
+                     f"{'HOLDS' if holds else 'DOES NOT HOLD'} (WS->WS {ws_ws:.1f}, WS->AD {ws_ad:.1f}, "
+                     f"AD->AD {ad_ad:.1f})")
+    return lines
+
+
+def recast_report(result: dict) -> list[str]:
+    acc = percent(find(section(result, "overall"), "accuracy"))
+    baselines = section(result.get("per_phenomenon", {}), "factuality")
+    hyp = percent(find(baselines, "hypothesis_only_accuracy", "hypothesis_only"))
+    majority = percent(find(baselines, "majority_accuracy", "majority"))
+    fmt = lambda v: "n/a" if v is None else f"{v:.2f}"
+    return [f"Recast factuality (UDS, test split): trained model {fmt(acc)}, hypothesis-only {fmt(hyp)} "
+            f"(bench/audit.py: 67.04), majority {fmt(majority)} (50.0)"]
+
+
+def main() -> None:
+    args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    args.add_argument("--work", type=Path, default=Path.home() / ".cache" / "entailgen" / "quality")
+    args.add_argument("--sentences", type=int, default=5000, help="EWT sentences paraphrased (>= 5000 for the record)")
+    args.add_argument("--max-train", type=int, default=2000, help="training rows per model (a sub-sample)")
+    args.add_argument("--epochs", type=int, default=2)
+    args.add_argument("--quick", action="store_true", help="smoke run: 60 sentences, 64 training rows, 1 epoch")
+    args.add_argument("--wheel", type=Path)
+    args.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "entailgen")
+    args.add_argument("--stop-after", choices=("data", "models"), default="models")
+    opts = args.parse_args()
+    if opts.quick:
+        opts.sentences, opts.max_train, opts.epochs = 60, 64, 1
+        opts.work = opts.work.with_name(opts.work.name + "-quick")
+    opts.work.mkdir(parents=True, exist_ok=True)
+    bench = Bench(opts)
+    print(describe(f"sentences {opts.sentences}, max train rows {opts.max_train}, epochs {opts.epochs}"
+                   + (" (QUICK smoke run: figures mean nothing)" if opts.quick else "")))
+    data = bench.data()
+    lines = data_report(data)
+    results = bench.models(data) if opts.stop_after == "models" else None
+    if results is not None:
+        lines += ["", *table2(results["table2"]), "", *table3(results["table3"]), "", *recast_report(results["recast"])]
+    lines += ["", "seconds by stage (this run; cached stages not rerun): "
+              + ", ".join(f"{k} {v:.0f}" for k, v in bench.seconds.items()),
+              f"total {sum(bench.seconds.values()):.0f} s"]
+    print("\n".join(lines))
+    summary = {"options": {k: str(v) for k, v in vars(opts).items()}, "seconds": bench.seconds, "report": lines}
+    (opts.work / "quality.json").write_text(json.dumps(summary, indent=1))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
