@@ -19,7 +19,7 @@ from apache_beam.ml.inference.base import ModelHandler
 
 from entailgen.schemas.sources import SourceText
 from entailgen.transforms.generate import Candidate
-from entailgen.transforms.generate.batching import DEAD, BeamSearchCandidates  # noqa: F401 - DEAD: output name
+from entailgen.transforms.generate.batching import BeamSearchCandidates
 from entailgen.transforms.generate.rank import normalise
 
 
