@@ -1,6 +1,7 @@
 """The dae family (Goyal & Durrett 2020): paraphrase pairs (x, h*) -> k beam candidates -> per-arc entailment labels."""
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 from typing import Optional
 
@@ -15,7 +16,10 @@ from entailgen.transforms.generate.hf import HfGenerateOptions
 from entailgen.transforms.label import ArcLabelStats, LabelArcs, LabelConfig
 from entailgen.transforms.parse import Parse
 
-GENERATORS = ("apertium", "hf", "candidates")
+GENERATORS = ("apertium", "hf", "ct2", "candidates")
+COMPUTE_TYPES = ("auto", "int8", "int8_float32", "int8_float16", "int8_bfloat16", "int16", "float16", "bfloat16",
+                 "float32")
+CPU_COMPUTE_TYPES = ("int8", "int8_float32", "int16")  # ct2 with these runs on CPU workers
 AUGMENTATIONS = ("word_swap", "synonym", "hallucination", "overlap")
 
 
@@ -24,7 +28,7 @@ class DaeOptions:
     """How candidates are made (apertium round trips, a transformers model, or a file) and labelled."""
 
     generator: str = "apertium"
-    model: Optional[str] = None  # hf: hub id, local dir or gs:// dir
+    model: Optional[str] = None  # hf, ct2: hub id, local dir or gs:// dir (ct2: also a converted CTranslate2 dir)
     candidates: Optional[str] = None  # candidates: JSONL file of ranked hypotheses per source
     k: int = 10
     bottom: int = 3
@@ -34,11 +38,13 @@ class DaeOptions:
     bucket_size: int = HfGenerateOptions.bucket_size
     encoder: Optional[str] = "default"  # apertium ranking: MiniLM ('default'), a model dir, or None for lexical
     augment: tuple[str, ...] = ()
+    compute_type: str = "auto"  # ct2: auto is int8 on CPU, bfloat16 (or float16) on GPU
 
 
 def add_arguments(group) -> None:
     group.add_argument("--generator", default="apertium", choices=GENERATORS, help="where the k candidates come from")
-    group.add_argument("--model", help="hf generator: model hub id, local dir or gs:// dir (safetensors)")
+    group.add_argument("--model", help="hf / ct2 generator: model hub id, local dir or gs:// dir (safetensors); "
+                                       "ct2 also takes a converted CTranslate2 dir")
     group.add_argument("--candidates", metavar="FILE", help="candidates generator: JSONL of ranked hypotheses")
     group.add_argument("--k", type=int, default=10, help="beam size / candidates per source")
     group.add_argument("--bottom", type=int, default=3, help="bottom-of-beam candidates to label")
@@ -48,13 +54,17 @@ def add_arguments(group) -> None:
                        help="hf generator: token budget of one generate call (sentences x k x padded length)")
     group.add_argument("--bucket-size", type=int, default=HfGenerateOptions.bucket_size,
                        help="hf generator: most sentences in one generate call")
+    group.add_argument("--compute-type", default="auto", choices=COMPUTE_TYPES,
+                       help="ct2 generator: auto = int8 on CPU, bfloat16 (or float16) on GPU")
     group.add_argument("--lexical-ranking", action="store_true", help="apertium: rank by word overlap, not MiniLM")
     group.add_argument("--augment", default="", help=f"comma list of {','.join(AUGMENTATIONS)}")
 
 
 def options(args) -> DaeOptions:
-    if args.generator == "hf" and not args.model:
-        raise ValueError("--generator hf needs --model (hub id, local dir or gs:// dir)")
+    if args.generator in ("hf", "ct2") and not args.model:
+        raise ValueError(f"--generator {args.generator} needs --model (hub id, local dir or gs:// dir)")
+    if args.generator == "ct2" and importlib.util.find_spec("ctranslate2") is None:
+        raise ValueError("--generator ct2 needs CTranslate2: pip install ctranslate2==4.8.5")
     if args.generator == "candidates":
         if not args.candidates:
             raise ValueError("--generator candidates needs --candidates FILE")
@@ -68,7 +78,7 @@ def options(args) -> DaeOptions:
     return DaeOptions(args.generator, args.model, args.candidates, args.k, args.bottom, args.level,
                       args.max_new_tokens, args.batch_tokens, args.bucket_size,
                       None if args.lexical_ranking else "default",
-                      tuple(a for a in AUGMENTATIONS if a in augment))
+                      tuple(a for a in AUGMENTATIONS if a in augment), args.compute_type)
 
 
 def generate(xs: beam.PCollection, opts: DaeOptions):
@@ -78,6 +88,12 @@ def generate(xs: beam.PCollection, opts: DaeOptions):
 
         return xs | "Generate" >> GenerateCandidates(HfGenerateOptions(
             model=opts.model, k=opts.k, max_new_tokens=opts.max_new_tokens, batch_tokens=opts.batch_tokens,
+            bucket_size=opts.bucket_size))
+    if opts.generator == "ct2":
+        from entailgen.transforms.generate.ct2 import Ct2Candidates, Ct2GenerateOptions
+
+        return xs | "Generate" >> Ct2Candidates(Ct2GenerateOptions(
+            model=opts.model, k=opts.k, max_new_tokens=opts.max_new_tokens, compute_type=opts.compute_type,
             bucket_size=opts.bucket_size))
     if opts.generator == "candidates":
         from entailgen.transforms.generate.candidates import JoinCandidates, UserCandidatesOptions
@@ -159,5 +175,6 @@ FAMILY = Family(
     summary="paraphrase pairs -> beam candidates -> dependency-arc entailment labels (DAE)",
     add_arguments=add_arguments,
     options=options,
-    gpu=lambda opts: opts is not None and opts.generator == "hf",
+    gpu=lambda opts: opts is not None and (opts.generator == "hf" or (
+        opts.generator == "ct2" and opts.compute_type not in CPU_COMPUTE_TYPES)),
 )
