@@ -1,13 +1,15 @@
-"""Beam-search throughput of Seq2SeqBeamHandler against a plain loop of model.generate over fixed-size batches.
+"""Beam-search throughput of the hf and ct2 handlers against a plain loop of model.generate, side by side in one run.
 
 Same model (BART-base shape, random weights, bf16 on GPU), same N inputs of 5-40 words, k = 10 beams, 24 new tokens.
 The handler sorts each batch by length and cuts it into buckets of repeating shapes under a token budget, and
 recomputes beam scores in one pass; the baseline generates batches of --baseline-batch sentences in input order and
 asks generate for the scores. Both first generate the same --warmup inputs, so each runs shapes it has seen, as a
-long-running worker does. Prints both rates and the ratio (target on a GPU: >= 1.5).
+long-running worker does. The ct2 handler (CTranslate2) runs the same saved model after its one-off conversion, once
+per --ct2-compute-type. Prints every rate and its ratio to the loop (targets on an H100: best >= 2.0, hf >= 1.2).
 
-    python bench/generate.py                  # GPU run, N = 20000
-    python bench/generate.py --n 64 --small   # CPU smoke check with a tiny model
+    python bench/generate.py --ct2-compute-type auto float32       # GPU run, N = 20000 (auto: bfloat16)
+    python bench/generate.py --n 256 --small --baseline-batch 64 --handler-batch 256 --warmup 64 \
+        --ct2-compute-type int8 float32 --device cpu                # CPU figure with a tiny model
 
 --batch-tokens and --bucket-size take several values (each pair is timed). --check-batching M generates the first M
 inputs twice, in input-order batches and shuffled into other batches, and prints how many beams came out identical:
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import platform
 import random
+import shutil
 import tempfile
 import time
 
@@ -28,6 +31,12 @@ from transformers import BartConfig, BartForConditionalGeneration, PreTrainedTok
 
 from entailgen.schemas.sources import SourceText
 from entailgen.transforms.generate.hf import HfGenerateOptions, Seq2SeqBeamHandler
+
+try:
+    import ctranslate2
+    from entailgen.transforms.generate.ct2 import Ct2BeamHandler, Ct2GenerateOptions
+except ImportError:  # the ct2 rows are skipped
+    ctranslate2 = None
 
 SPECIALS = ["<s>", "<pad>", "</s>", "<unk>"]
 
@@ -124,16 +133,25 @@ def main(argv=None) -> None:
     parser.add_argument("--small", action="store_true", help="tiny model, for a CPU smoke run")
     parser.add_argument("--check-batching", type=int, default=0, metavar="M",
                         help="compare beams of the first M inputs across two batch compositions")
+    parser.add_argument("--ct2-compute-type", nargs="*", default=["auto"],
+                        help="CTranslate2 compute types to time (none: skip ct2)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
-    with tempfile.TemporaryDirectory(prefix="entailgen-bench-") as path:
-        save_random_model(path, args.small, args.seed)
-        handlers = [Seq2SeqBeamHandler(HfGenerateOptions(model=path, k=args.k, max_new_tokens=args.max_new_tokens,
-                                                         batch_tokens=budget, bucket_size=size, device=args.device,
-                                                         max_batch_size=args.handler_batch))
-                    for budget in args.batch_tokens for size in args.bucket_size]
-        bundle = handlers[0].load_model()
+    path = tempfile.mkdtemp(prefix="entailgen-bench-")
+    try:
+        run(args, path)
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def run(args, path: str) -> None:
+    save_random_model(path, args.small, args.seed)
+    handlers = [Seq2SeqBeamHandler(HfGenerateOptions(model=path, k=args.k, max_new_tokens=args.max_new_tokens,
+                                                     batch_tokens=budget, bucket_size=size, device=args.device,
+                                                     max_batch_size=args.handler_batch))
+                for budget in args.batch_tokens for size in args.bucket_size]
+    bundle = handlers[0].load_model()
     units = sentences(args.n, bundle.model.config.vocab_size, args.seed)
     device = bundle.device
 
@@ -146,7 +164,8 @@ def main(argv=None) -> None:
     machine = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU ({platform.processor() or 'cpu'})"
     base_rate = args.n / base_s
     print(f"machine: {machine}; torch {torch.__version__}; transformers {transformers.__version__}; "
-          f"dtype {next(bundle.model.parameters()).dtype}")
+          f"ctranslate2 {getattr(ctranslate2, '__version__', 'not installed')}; "
+          f"dtype {next(bundle.model.parameters()).dtype}; {torch.get_num_threads()} torch threads")
     print(f"model: {'tiny' if args.small else 'bart-base-shaped'} random weights; n={args.n} k={args.k} "
           f"max_new_tokens={args.max_new_tokens}")
     print(f"baseline, plain model.generate loop with beam scores (batch {args.baseline_batch}): {base_rate:.1f} "
@@ -169,8 +188,26 @@ def main(argv=None) -> None:
               f"{handler.options.bucket_size}): {ours_rate:.1f} "
               f"sentences/s ({ours_s:.1f} s); ratio: {ours_rate / base_rate:.2f}x "
               f"(x{ours_rate * bare_s / args.n:.2f} against the loop without scores)", flush=True)
+    ct2_runs = []
+    for compute_type in (args.ct2_compute_type if ctranslate2 is not None else []):
+        handler = Ct2BeamHandler(Ct2GenerateOptions(model=path, k=args.k, max_new_tokens=args.max_new_tokens,
+                                                    compute_type=compute_type, device=args.device,
+                                                    bucket_size=args.bucket_size[0],
+                                                    cache_dir=f"{path}-ct2"))
+        model = handler.load_model()  # converts once (cached), as a worker's setup does
+        with_handler(handler, model, warmup, args.handler_batch)
+        out, seconds = timed(lambda: with_handler(handler, model, units, args.handler_batch), device)
+        assert out <= args.n * args.k, out
+        rate = args.n / seconds
+        print(f"Ct2BeamHandler ({model.translator.device}, {model.translator.compute_type}, buckets of "
+              f"{handler.options.bucket_size}): {rate:.1f} sentences/s ({seconds:.1f} s); ratio: "
+              f"{rate / base_rate:.2f}x (x{rate * bare_s / args.n:.2f} against the loop without scores)", flush=True)
+        ct2_runs.append((handler, model))
+    shutil.rmtree(f"{path}-ct2", ignore_errors=True)
     if args.check_batching:
         check_batching(handlers[0], bundle, units[:args.check_batching], args.seed)
+        for handler, model in ct2_runs:
+            check_batching(handler, model, units[:args.check_batching], args.seed)
 
 
 def check_batching(handler, bundle, units, seed: int) -> None:
@@ -185,7 +222,7 @@ def check_batching(handler, bundle, units, seed: int) -> None:
     texts = sum([c.text for c in first[i]] == [c.text for c in second[i]] for i in order)
     exact = sum(first[i] == second[i] for i in order)
     drift = max(abs(a.score - b.score) for i in order for a, b in zip(first[i], second[i]))
-    print(f"batch composition check on {len(units)} inputs: identical beam texts {texts / len(units):.1%}, "
+    print(f"{type(handler).__name__} batch composition check on {len(units)} inputs: identical beam texts {texts / len(units):.1%}, "
           f"identical texts and scores {exact / len(units):.1%}, largest score change {drift:.2e}")
 
 

@@ -1,6 +1,7 @@
 """The dae family (Goyal & Durrett 2020): paraphrase pairs (x, h*) -> k beam candidates -> per-arc entailment labels."""
 from __future__ import annotations
 
+import importlib.util
 import os
 from dataclasses import dataclass
 from typing import Optional
@@ -17,7 +18,11 @@ from entailgen.transforms.io.paths import path_option
 from entailgen.transforms.label import ArcLabelStats, LabelArcs, LabelConfig, arc_tally
 from entailgen.transforms.parse import Parse
 
-GENERATORS = ("apertium", "hf", "candidates")
+GENERATORS = ("apertium", "hf", "ct2", "candidates")
+MODEL_GENERATORS = ("hf", "ct2")  # the generators that take --model
+COMPUTE_TYPES = ("auto", "int8", "int8_float32", "int8_float16", "int8_bfloat16", "int16", "float16", "bfloat16",
+                 "float32")
+CPU_COMPUTE_TYPES = ("int8", "int8_float32", "int16")  # ct2 with these runs on CPU workers
 AUGMENTATIONS = ("word_swap", "synonym", "hallucination", "overlap")
 
 
@@ -26,7 +31,7 @@ class DaeOptions:
     """How candidates are made (apertium round trips, a transformers model, or a file) and labelled."""
 
     generator: str = "apertium"
-    model: Optional[str] = path_option()  # hf: hub id, local dir or gs:// dir
+    model: Optional[str] = path_option()  # hf, ct2: hub id, local dir or gs:// dir (ct2: also a converted CTranslate2 dir)
     candidates: Optional[str] = path_option()  # candidates: JSONL file of ranked hypotheses per source
     k: int = 10
     bottom: int = 3
@@ -36,12 +41,14 @@ class DaeOptions:
     bucket_size: int = HfGenerateOptions.bucket_size
     encoder: Optional[str] = path_option("default")  # apertium ranking: MiniLM ("default"), a model dir, or None
     augment: tuple[str, ...] = ()
+    compute_type: str = "auto"  # ct2: auto is int8 on CPU, bfloat16 (or float16) on GPU
 
 
 def add_arguments(group) -> None:
     group.add_argument("--generator", choices=GENERATORS,
                        help="where the k candidates come from (default: candidates with --candidates, else apertium)")
-    group.add_argument("--model", help="hf generator: model hub id, local dir or gs:// dir (safetensors)")
+    group.add_argument("--model", help="hf / ct2 generator: model hub id, local dir or gs:// dir (safetensors); "
+                                       "ct2 also takes a converted CTranslate2 dir")
     group.add_argument("--candidates", metavar="FILE",
                        help="JSONL of ranked hypotheses per source; selects the candidates generator")
     group.add_argument("--k", type=int, default=10, help="beam size / candidates per source")
@@ -52,6 +59,8 @@ def add_arguments(group) -> None:
                        help="hf generator: token budget of one generate call (sentences x k x padded length)")
     group.add_argument("--bucket-size", type=int, default=HfGenerateOptions.bucket_size,
                        help="hf generator: most sentences in one generate call")
+    group.add_argument("--compute-type", default="auto", choices=COMPUTE_TYPES,
+                       help="ct2 generator: auto = int8 on CPU, bfloat16 (or float16) on GPU")
     group.add_argument("--lexical-ranking", action="store_true", help="apertium: rank by word overlap, not MiniLM")
     group.add_argument("--augment", default="", help=f"comma list of {','.join(AUGMENTATIONS)}")
 
@@ -65,7 +74,8 @@ def check_model_dir(model: str) -> None:
     if not os.path.isdir(path):
         raise ValueError(f"cannot load model {model}: no such directory")
     if not os.path.isfile(os.path.join(path, "config.json")):
-        raise ValueError(f"cannot load model {model}: no config.json in it (not a saved transformers model)")
+        raise ValueError(f"cannot load model {model}: no config.json in it (not a saved transformers or CTranslate2 "
+                         "model)")
 
 
 def options(args) -> DaeOptions:
@@ -73,14 +83,18 @@ def options(args) -> DaeOptions:
     generator = args.generator or ("candidates" if args.candidates else "apertium")
     if args.candidates and generator != "candidates":
         raise ValueError(f"--candidates is for the candidates generator, not --generator {generator}")
-    if args.model and generator != "hf":
-        raise ValueError(f"--model is for --generator hf; the {generator} generator takes no model")
+    if args.model and generator not in MODEL_GENERATORS:
+        raise ValueError(f"--model is for --generator hf or ct2; the {generator} generator takes no model")
     if args.lexical_ranking and generator != "apertium":
         raise ValueError(f"--lexical-ranking ranks apertium's candidates; the {generator} generator ranks its own")
-    if generator == "hf":
+    if args.compute_type != "auto" and generator != "ct2":
+        raise ValueError(f"--compute-type is for --generator ct2, not {generator}")
+    if generator in MODEL_GENERATORS:
         if not args.model:
-            raise ValueError("--generator hf needs --model (hub id, local dir or gs:// dir)")
+            raise ValueError(f"--generator {generator} needs --model (hub id, local dir or gs:// dir)")
         check_model_dir(args.model)
+    if generator == "ct2" and importlib.util.find_spec("ctranslate2") is None:
+        raise ValueError("--generator ct2 needs CTranslate2: pip install ctranslate2==4.8.5")
     if generator == "candidates":
         if not args.candidates:
             raise ValueError("--generator candidates needs --candidates FILE")
@@ -94,7 +108,7 @@ def options(args) -> DaeOptions:
     return DaeOptions(generator, args.model, args.candidates, args.k, args.bottom, args.level,
                       args.max_new_tokens, args.batch_tokens, args.bucket_size,
                       None if args.lexical_ranking else "default",
-                      tuple(a for a in AUGMENTATIONS if a in augment))
+                      tuple(a for a in AUGMENTATIONS if a in augment), args.compute_type)
 
 
 def generate(xs: beam.PCollection, opts: DaeOptions):
@@ -104,6 +118,12 @@ def generate(xs: beam.PCollection, opts: DaeOptions):
 
         return xs | "Generate" >> GenerateCandidates(HfGenerateOptions(
             model=opts.model, k=opts.k, max_new_tokens=opts.max_new_tokens, batch_tokens=opts.batch_tokens,
+            bucket_size=opts.bucket_size))
+    if opts.generator == "ct2":
+        from entailgen.transforms.generate.ct2 import Ct2Candidates, Ct2GenerateOptions
+
+        return xs | "Generate" >> Ct2Candidates(Ct2GenerateOptions(
+            model=opts.model, k=opts.k, max_new_tokens=opts.max_new_tokens, compute_type=opts.compute_type,
             bucket_size=opts.bucket_size))
     if opts.generator == "candidates":
         from entailgen.transforms.generate.candidates import JoinCandidates, UserCandidatesOptions
@@ -192,7 +212,8 @@ FAMILY = Family(
     summary="paraphrase pairs -> beam candidates -> dependency-arc entailment labels (DAE)",
     add_arguments=add_arguments,
     options=options,
-    gpu=lambda opts: opts is not None and opts.generator == "hf",
+    gpu=lambda opts: opts is not None and (opts.generator == "hf" or (
+        opts.generator == "ct2" and opts.compute_type not in CPU_COMPUTE_TYPES)),
     accepts=lambda opts: (ParaphrasePair,),
     parses=True,
 )

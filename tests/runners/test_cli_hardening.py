@@ -140,7 +140,7 @@ def test_model_dirs_that_cannot_load_name_the_path_and_the_reason(tmp_path, corp
     assert main(dae + ["--model", "/nonexistent"]) == 2
     assert one_error_line(capsys) == "cannot load model /nonexistent: no such directory"
     assert main(dae + ["--model", str(tmp_path)]) == 2
-    assert one_error_line(capsys) == f"cannot load model {tmp_path}: no config.json in it (not a saved transformers model)"
+    assert one_error_line(capsys) == f"cannot load model {tmp_path}: no config.json in it (not a saved transformers or CTranslate2 model)"
 
 
 def test_bad_inputs_and_outputs_are_one_line(tmp_path, corpus, capsys, monkeypatch):
@@ -204,7 +204,7 @@ def test_ctrl_c_during_a_run_is_one_line_exit_130_and_leaves_nothing(tmp_path, c
 @pytest.mark.parametrize("argv, expected", [
     (["dae", "--candidates", "c.jsonl", "--generator", "apertium"],
      "--candidates is for the candidates generator, not --generator apertium"),
-    (["dae", "--model", "some/model"], "--model is for --generator hf; the apertium generator takes no model"),
+    (["dae", "--model", "some/model"], "--model is for --generator hf or ct2; the apertium generator takes no model"),
     (["dae", "--lexical-ranking", "--generator", "hf", "--model", "some/model"],
      "--lexical-ranking ranks apertium's candidates; the hf generator ranks its own"),
     (["nli-dialogue", "--phrase-subset", "11"], "--phrase-subset 11 is more than the 10 phrases there are"),

@@ -127,15 +127,22 @@ def test_dry_run_through_run_job_writes_nothing(tmp_path):
 
 
 @pytest.mark.skipif("dae" not in available(), reason="dae family not installed")
-def test_dae_generating_with_hf_gets_gpu_workers_and_runinference_in_the_graph():
-    hf = ["--generator", "hf", "--model", "gs://my-bucket/models/paraphraser"]
-    config = run_config(make_parser().parse_args(["run", "dae", "--sample", "--output", "gs://my-bucket/o", *hf]))
+@pytest.mark.parametrize("generator, extra", [("hf", []), ("ct2", []), ("ct2", ["--compute-type", "bfloat16"])])
+def test_dae_generating_with_a_model_gets_gpu_workers_and_beam_search_in_the_graph(generator, extra):
+    flags = ["--generator", generator, "--model", "gs://my-bucket/models/paraphraser", *extra]
+    config = run_config(make_parser().parse_args(["run", "dae", "--sample", "--output", "gs://my-bucket/o", *flags]))
     assert not needs_gpu(run_config(make_parser().parse_args(["run", "dae", "--sample", "--output", "o"])))
-    assert needs_gpu(config)  # the dae Family's gpu hook: generator == "hf"
+    assert needs_gpu(config)  # the dae Family's gpu hook: a model generator, unless ct2 runs a CPU compute type
     dataflow_job = dataflow.dry_run(job.job_pipeline(config, CLOUD + ["--dry_run=True", PREBUILT]))
     names = {t.unique_name for t in dataflow_job.proto_pipeline.components.transforms.values()}
-    assert "Generate/BeamSearch/BeamML_RunInference" in names
+    assert {"Generate/Batches/ByBucket", "Generate/BeamSearch"} <= names  # content batches, not bundles
     assert dataflow_job.options.get_all_options()["dataflow_service_options"] == [GPU_ACCELERATOR]
+
+
+@pytest.mark.skipif("dae" not in available(), reason="dae family not installed")
+def test_dae_with_ct2_on_a_cpu_compute_type_stays_on_cpu_workers():
+    flags = ["--generator", "ct2", "--model", "gs://my-bucket/m", "--compute-type", "int8"]
+    assert not needs_gpu(run_config(make_parser().parse_args(["run", "dae", "--sample", "--output", "o", *flags])))
 
 
 def test_a_real_dataflow_job_refuses_paths_its_workers_cannot_reach(tmp_path):
@@ -147,7 +154,7 @@ def test_a_real_dataflow_job_refuses_paths_its_workers_cannot_reach(tmp_path):
 
 
 @pytest.mark.skipif("claims" not in available(), reason="claims family not installed")
-def test_claims_back_translating_with_hf_gets_gpu_workers_and_runinference_in_the_graph():
+def test_claims_back_translating_with_hf_gets_gpu_workers_and_beam_search_in_the_graph():
     hf = ["--backtranslator", "hf", "--model", "gs://my-bucket/models/round-trip"]
     config = run_config(make_parser().parse_args(["run", "claims", "--sample", "--output", "gs://my-bucket/o", *hf]))
     assert not needs_gpu(run_config(make_parser().parse_args(["run", "claims", "--sample", "--output", "o"])))
@@ -156,5 +163,5 @@ def test_claims_back_translating_with_hf_gets_gpu_workers_and_runinference_in_th
     assert needs_gpu(config)
     dataflow_job = dataflow.dry_run(job.job_pipeline(config, CLOUD + ["--dry_run=True", PREBUILT]))
     names = {t.unique_name for t in dataflow_job.proto_pipeline.components.transforms.values()}
-    assert "RoundTrip/BeamSearch/BeamML_RunInference" in names
+    assert {"RoundTrip/Batches/ByBucket", "RoundTrip/BeamSearch"} <= names  # content batches, not bundles
     assert dataflow_job.options.get_all_options()["dataflow_service_options"] == [GPU_ACCELERATOR]

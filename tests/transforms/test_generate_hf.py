@@ -16,7 +16,7 @@ from transformers import (BartConfig, BartForConditionalGeneration, PreTrainedTo
 
 from entailgen.schemas.sources import SourceText
 from entailgen.transforms.generate.hf import (GenerateCandidates, HfGenerateOptions, Seq2SeqBeamHandler,
-                                              copy_to_local, is_remote, length_buckets)
+                                              copy_to_local, is_remote, length_buckets, score_bytes)
 
 WORDS = sorted(set("can you people guarantee the liquidation of bluestar ? disposal death 's a dog cat sleeps "
                    "chased garden in John gave Mary book".split()))
@@ -166,3 +166,13 @@ def test_remote_model_dirs_are_copied_locally_first(tmp_path, model_dir):
     assert sorted(os.listdir(local)) == sorted(os.listdir(model_dir))
     with open(os.path.join(local, "config.json"), "rb") as a, open(os.path.join(model_dir, "config.json"), "rb") as b:
         assert a.read() == b.read()
+
+
+def test_recomputed_scores_equal_generates_own_when_a_bucket_exceeds_score_memory(model_dir, loaded):
+    handler, bundle = loaded  # default score_memory: these tiny buckets take generate's own sequences_scores
+    recompute = Seq2SeqBeamHandler(options(model_dir, score_memory=0))  # every bucket over budget: one scoring pass
+    own, again = list(handler.run_inference(UNITS, bundle)), list(recompute.run_inference(UNITS, bundle))
+    assert [[c.text for c in b] for b in again] == [[c.text for c in b] for b in own]
+    assert [c.score for b in again for c in b] == pytest.approx([c.score for b in own for c in b],
+                                                                abs=1e-4 if DEVICE == "cpu" else 5e-2)
+    assert score_bytes(2, 10, 50265, 24) == 2 * 10 * 50265 * 4 * 24

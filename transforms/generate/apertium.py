@@ -15,10 +15,9 @@ from typing import Callable, Iterable, Optional, Sequence
 import apache_beam as beam
 from apache_beam import pvalue
 
-from entailgen.schemas.ids import unit_hash
 from entailgen.schemas.records import DeadLetter, dead_letter
 from entailgen.schemas.sources import SourceText
-from entailgen.transforms.generate import Candidate
+from entailgen.transforms.generate import Candidate, batching
 from entailgen.transforms.generate.rank import load_similarity, normalise, rank_candidates
 from entailgen.transforms.retry import isolate_failures
 
@@ -135,7 +134,7 @@ def roundtrip_candidates(units: Sequence[SourceText], routes: Sequence[tuple[str
 
 def content_bucket(text: str, buckets: int) -> int:
     """The batch bucket of a sentence, from its text alone."""
-    return int(unit_hash("apertium", normalise(text)) * max(buckets, 1))
+    return batching.content_bucket(text, buckets, salt="apertium")
 
 
 def content_batches(units: Iterable[SourceText], size: int) -> list[list[SourceText]]:
@@ -145,8 +144,7 @@ def content_batches(units: Iterable[SourceText], size: int) -> list[list[SourceT
     must not depend on how a runner bundles elements: they are made from the content alone, and the same inputs
     give the same batches, translations and shards in any runner mode.
     """
-    ordered = sorted(units, key=lambda u: (normalise(u.text), u.source_id))
-    return [ordered[i:i + size] for i in range(0, len(ordered), size)]
+    return batching.content_batches(units, size, key=batching.by_text)
 
 
 class _RoundTripBatches(beam.DoFn):
@@ -191,11 +189,6 @@ class RoundTripCandidates(beam.PTransform):
         self.options = options
 
     def expand(self, units):
-        size = self.options.batch_size
-        count = units | "Count" >> beam.combiners.Count.Globally()
         return (units
-                | "Bucket" >> beam.Map(lambda u, n: (content_bucket(u.text, -(-n // size)), u),
-                                       n=beam.pvalue.AsSingleton(count))
-                | "ByBucket" >> beam.GroupByKey()
-                | "Batches" >> beam.FlatMapTuple(lambda _, bucket: content_batches(bucket, size))
+                | "Batches" >> batching.ContentBatches(self.options.batch_size, salt="apertium", key=batching.by_text)
                 | "RoundTrip" >> beam.ParDo(_RoundTripBatches(self.options)).with_outputs(DEAD, main="candidates"))

@@ -1,9 +1,10 @@
-"""Beam-search hypotheses from any Hugging Face seq2seq model, through RunInference with our own ModelHandler.
+"""Beam-search hypotheses from any Hugging Face seq2seq model, through our own ModelHandler over content batches.
 
 Beam's built-in HF handlers import TensorFlow (they fail with transformers 5) and their keyed-tensor generate path
 returns wrongly shaped outputs, so this handler owns tokenising, length bucketing, decoding and beam scores. DAE
 needs the whole beam (h1 for its top-1 rule, h_{k-2}..h_k for its bottom rule), hence num_beams =
-num_return_sequences = k.
+num_return_sequences = k. Batches come from content (batching.py), not from RunInference bundles, so the same inputs
+give the same candidates in any runner mode.
 """
 from __future__ import annotations
 
@@ -13,18 +14,13 @@ import tempfile
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional, Sequence
 
-import apache_beam as beam
-from apache_beam import pvalue
 from apache_beam.io.filesystems import FileSystems
-from apache_beam.ml.inference.base import ModelHandler, RunInference
+from apache_beam.ml.inference.base import ModelHandler
 
-from entailgen.schemas.records import dead_letter
 from entailgen.schemas.sources import SourceText
 from entailgen.transforms.generate import Candidate
+from entailgen.transforms.generate.batching import BeamSearchCandidates
 from entailgen.transforms.generate.rank import normalise
-
-
-DEAD = "dead"
 
 
 @dataclass(frozen=True)
@@ -34,6 +30,9 @@ class HfGenerateOptions:
     batch_tokens bounds one generate call: sentences x k beams x (longest source + max_new_tokens) tokens;
     bucket_size caps its sentences and pad_multiple rounds its source length, so bucket shapes repeat: cuDNN attention
     plans each new shape once, about 1 s on an H100, three times what the bucket then takes to generate.
+    max_batch_size is the sentences per content batch. score_memory bounds generate's own per-step score tensors
+    (sentences x k x vocabulary x 4 B x steps): a bucket within it takes generate's beam scores, a larger one
+    recomputes them in one teacher-forced pass.
     """
 
     model: str
@@ -48,6 +47,7 @@ class HfGenerateOptions:
     max_batch_size: int = 4096
     large_model: bool = False  # one copy per worker machine shared by its processes, not one per process
     prefix: str = ""  # task prefix some models expect before x, e.g. "paraphrase: "
+    score_memory: int = 1 << 30
 
 
 @dataclass
@@ -118,6 +118,11 @@ def length_buckets(lengths: Sequence[int], k: int, max_new_tokens: int, batch_to
     return buckets
 
 
+def score_bytes(sentences: int, k: int, vocab_size: int, steps: int) -> int:
+    """What generate's output_scores keeps for a bucket: a float32 vocabulary-wide row per beam per step."""
+    return sentences * k * vocab_size * 4 * steps
+
+
 def beam_scores(bundle: Seq2SeqModel, encoded, mask, sequences, k: int, chunk: int = 1024) -> list[float]:
     """Each returned sequence's beam score (sum of its token log-probs over length ** length_penalty), in one
     teacher-forced pass: asking generate for it (output_scores) keeps a vocabulary-wide score tensor for every step,
@@ -159,12 +164,19 @@ def generate_beams(bundle: Seq2SeqModel, units: Sequence[SourceText],
                                  options.bucket_size, options.pad_multiple):
         features = tokenizer.pad({"input_ids": [ids[i] for i in bucket]}, pad_to_multiple_of=options.pad_multiple,
                                  return_tensors="pt").to(bundle.device)
+        own_scores = score_bytes(len(bucket), k, bundle.model.config.vocab_size,
+                                 options.max_new_tokens) <= options.score_memory
         with torch.inference_mode():
             encoded = bundle.model.get_encoder()(**features)
-            sequences = bundle.model.generate(**features, encoder_outputs=copy.copy(encoded),  # it expands its copy
-                                              num_beams=k, num_return_sequences=k, do_sample=False,
-                                              max_new_tokens=options.max_new_tokens)
-            scores = beam_scores(bundle, encoded, features["attention_mask"], sequences, k)
+            out = bundle.model.generate(**features, encoder_outputs=copy.copy(encoded),  # it expands its copy
+                                        num_beams=k, num_return_sequences=k, do_sample=False,
+                                        max_new_tokens=options.max_new_tokens, return_dict_in_generate=True,
+                                        output_scores=own_scores)
+            sequences = out.sequences
+            if own_scores:
+                scores = out.sequences_scores.float().tolist()
+            else:
+                scores = beam_scores(bundle, encoded, features["attention_mask"], sequences, k)
         texts = tokenizer.batch_decode(sequences, skip_special_tokens=True)
         for row, i in enumerate(bucket):
             beams[i] = [Candidate(units[i].source_id, normalise(texts[row * k + r]), r + 1, scores[row * k + r],
@@ -173,7 +185,7 @@ def generate_beams(bundle: Seq2SeqModel, units: Sequence[SourceText],
 
 
 class Seq2SeqBeamHandler(ModelHandler[SourceText, list, Seq2SeqModel]):
-    """RunInference handler: SourceText in, its k-hypothesis beam (list of Candidate, best first) out."""
+    """Model handler (content batches, or RunInference): SourceText in, its k-hypothesis beam (list of Candidate, best first) out."""
 
     def __init__(self, options: HfGenerateOptions):
         super().__init__(min_batch_size=options.min_batch_size, max_batch_size=options.max_batch_size,
@@ -194,40 +206,10 @@ class Seq2SeqBeamHandler(ModelHandler[SourceText, list, Seq2SeqModel]):
         return "entailgen"
 
 
-class _SplitBeams(beam.DoFn):
-    """Beams -> their non-empty Candidates; failed RunInference batches -> one DeadLetter per unit."""
-
-    def __init__(self):
-        self.generated = beam.metrics.Metrics.counter("entailgen", "generated")
-        self.empty = beam.metrics.Metrics.counter("entailgen", "generate_empty")
-        self.dead = beam.metrics.Metrics.counter("entailgen", "generate_dead")
-
-    def process(self, element):
-        if isinstance(element, list):  # a beam
-            for candidate in element:
-                if candidate.text:
-                    self.generated.inc()
-                    yield candidate
-                else:
-                    self.empty.inc()
-            return
-        batch, (exc_type, exc_repr, _trace) = element  # RunInference's failed_inferences: (batch, error)
-        for unit in batch:
-            self.dead.inc()
-            yield pvalue.TaggedOutput(DEAD, dead_letter(unit.source, unit.source_id, "generate",
-                                                        getattr(exc_type, "__name__", str(exc_type)), exc_repr,
-                                                        unit.text))
-
-
-class GenerateCandidates(beam.PTransform):
-    """SourceText x -> Candidate h1..hk by beam search (main output 'candidates') and DeadLetter (output 'dead')."""
+class GenerateCandidates(BeamSearchCandidates):
+    """SourceText x -> Candidate h1..hk by beam search over content batches (main output 'candidates') and
+    DeadLetter (output 'dead')."""
 
     def __init__(self, options: HfGenerateOptions):
-        super().__init__()
+        super().__init__(Seq2SeqBeamHandler(options), options.max_batch_size)
         self.options = options
-
-    def expand(self, units):
-        beams, failed = units | "BeamSearch" >> RunInference(Seq2SeqBeamHandler(self.options)).with_exception_handling()
-        return ((beams, failed.failed_inferences)
-                | "Merge" >> beam.Flatten()
-                | "Split" >> beam.ParDo(_SplitBeams()).with_outputs(DEAD, main="candidates"))
