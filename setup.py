@@ -36,7 +36,7 @@ setup(
         "tqdm>=4.60",
     ],
     extras_require={
-        "test": ["pytest>=8", "hypothesis>=6.100", "datasets>=3", "conllu>=6", "jsonschema>=4", "selenium>=4.20"],
+        "test": ["pytest>=8", "pytest-xdist>=3.5", "hypothesis>=6.100", "datasets>=3", "conllu>=6", "jsonschema>=4", "selenium>=4.20"],
     },
     entry_points={"console_scripts": ["entailgen=entailgen.runners.cli:main"]},
 )

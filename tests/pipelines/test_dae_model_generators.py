@@ -4,9 +4,7 @@ import json
 
 import pyarrow.parquet as pq
 import pytest
-import torch
-from tokenizers import Tokenizer, models, pre_tokenizers, processors
-from transformers import BartConfig, BartForConditionalGeneration, PreTrainedTokenizerFast
+from tiny_seq2seq import save_tiny_bart
 
 from entailgen.runners.cli import main
 
@@ -16,27 +14,13 @@ PAIRS = [("the cat sat on the mat", "a cat was sitting on the mat"),
          ("people guarantee the liquidation", "they promise the sale"),
          ("a man is playing a guitar", "someone plays music"),
          ("the children are eating lunch at school", "kids eat at school")]
-SPECIALS = ["<s>", "<pad>", "</s>", "<unk>"]
 
 
 @pytest.fixture(scope="module")
 def tiny_bart(tmp_path_factory):
     """A random BART whose word-level vocabulary covers the pairs, saved as safetensors with its tokenizer."""
-    words = sorted({w for pair in PAIRS for text in pair for w in text.split()})
-    vocab = {w: i for i, w in enumerate(SPECIALS + words)}
-    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.post_processor = processors.TemplateProcessing(single="<s> $A </s>", special_tokens=[("<s>", 0), ("</s>", 2)])
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", pad_token="<pad>", eos_token="</s>",
-                                        unk_token="<unk>")
-    torch.manual_seed(0)
-    config = BartConfig(vocab_size=len(vocab), d_model=32, encoder_layers=1, decoder_layers=1,
-                        encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32,
-                        max_position_embeddings=64, bos_token_id=0, pad_token_id=1, eos_token_id=2,
-                        decoder_start_token_id=2, forced_eos_token_id=None, init_std=0.5)
-    path = tmp_path_factory.mktemp("tiny-bart")
-    BartForConditionalGeneration(config).save_pretrained(path)
-    tokenizer.save_pretrained(path)
+    words = [w for pair in PAIRS for text in pair for w in text.split()]
+    path = save_tiny_bart(tmp_path_factory.mktemp("tiny-bart"), words)
     pairs = path / "pairs.tsv"
     pairs.write_text("".join(f"{x}\t{h}\n" for x, h in PAIRS))
     return path, pairs

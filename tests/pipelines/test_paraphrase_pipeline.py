@@ -93,26 +93,10 @@ def test_bad_options_are_one_line_usage_errors(tmp_path, capsys, flags, message)
 
 def test_hf_round_trips_are_rescored_by_similarity_to_x(tmp_path):
     """--generator hf: a tiny random BART's beams (log-probabilities) are re-ranked by similarity to x."""
-    import torch
-    from tokenizers import Tokenizer, models, pre_tokenizers, processors
-    from transformers import BartConfig, BartForConditionalGeneration, PreTrainedTokenizerFast
+    from tiny_seq2seq import save_tiny_bart
 
-    words = sorted(set("a dog the cat sleeps John gave Mary book in garden".split()))
-    specials = ["<s>", "<pad>", "</s>", "<unk>"]
-    vocab = {w: i for i, w in enumerate(specials + words)}
-    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.post_processor = processors.TemplateProcessing(single="<s> $A </s>", special_tokens=[("<s>", 0), ("</s>", 2)])
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="</s>", unk_token="<unk>",
-                                        bos_token="<s>")
-    torch.manual_seed(0)
-    model = BartForConditionalGeneration(BartConfig(
-        vocab_size=len(vocab), d_model=32, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
-        decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32, max_position_embeddings=64, bos_token_id=0,
-        pad_token_id=1, eos_token_id=2, decoder_start_token_id=2, forced_bos_token_id=None, forced_eos_token_id=None,
-        init_std=0.5))
-    model.save_pretrained(tmp_path / "bart")
-    tokenizer.save_pretrained(tmp_path / "bart")
+    save_tiny_bart(tmp_path / "bart", "a dog the cat sleeps John gave Mary book in garden".split(),
+                   forced_bos_token_id=None)
     corpus = tmp_path / "c.txt"
     corpus.write_text("a dog\nthe cat sleeps\nJohn gave Mary a book in the garden\n")
     out = tmp_path / "o"

@@ -13,9 +13,10 @@ import pytest
 import torch
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
-from tokenizers import Tokenizer, models, pre_tokenizers, processors
-from transformers import (BartConfig, BartForConditionalGeneration, PreTrainedTokenizerFast, T5Config,
-                          T5ForConditionalGeneration)
+from transformers import T5Config, T5ForConditionalGeneration
+
+import tiny_seq2seq
+from tiny_seq2seq import T5_SPECIALS, WORDS, word_tokenizer
 
 pytest.importorskip("ctranslate2")
 
@@ -24,30 +25,12 @@ from entailgen.transforms.generate.batching import content_batches, content_buck
 from entailgen.transforms.generate.ct2 import (Ct2BeamHandler, Ct2Candidates, Ct2GenerateOptions,  # noqa: E402
                                                ct2_model_dir, is_ct2_dir, model_digest, resolve_compute_type)
 
-WORDS = sorted(set("can you people guarantee the liquidation of bluestar ? disposal death 's a dog cat sleeps "
-                   "chased garden in John gave Mary book".split()))
 K, NEW_TOKENS = 4, 8
-
-
-def word_tokenizer(specials, template):
-    """An offline word-level tokenizer over WORDS with the model family's special tokens."""
-    vocab = {w: i for i, w in enumerate(specials + WORDS)}
-    tokenizer = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
-    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
-    tokenizer.post_processor = processors.TemplateProcessing(
-        single=template, special_tokens=[(s, vocab[s]) for s in specials if s in template])
-    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, pad_token="<pad>", eos_token="</s>",
-                                   unk_token="<unk>", bos_token="<s>")
 
 
 def tiny_bart():
     """bart-base's decoding: decoder starts from eos, generate forces <s> first; eos made likely enough to end beams."""
-    tokenizer = word_tokenizer(["<s>", "<pad>", "</s>", "<unk>"], "<s> $A </s>")
-    config = BartConfig(vocab_size=len(tokenizer), d_model=32, encoder_layers=1, decoder_layers=1,
-                        encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32,
-                        max_position_embeddings=64, bos_token_id=0, pad_token_id=1, eos_token_id=2,
-                        decoder_start_token_id=2, forced_eos_token_id=None, init_std=0.5)
-    model = BartForConditionalGeneration(config)
+    model, tokenizer = tiny_seq2seq.tiny_bart()
     model.generation_config.forced_bos_token_id = 0
     with torch.no_grad():
         model.final_logits_bias[0, 2] = 2.5
@@ -56,7 +39,7 @@ def tiny_bart():
 
 def tiny_t5():
     """T5's decoding: decoder starts from pad; eos's output row close to pad's (a likely token) so that beams end."""
-    tokenizer = word_tokenizer(["<pad>", "</s>", "<unk>", "<s>"], "$A </s>")
+    tokenizer = word_tokenizer(T5_SPECIALS, "$A </s>")
     config = T5Config(vocab_size=len(tokenizer), d_model=16, d_ff=32, d_kv=8, num_layers=1, num_decoder_layers=1,
                       num_heads=2, pad_token_id=0, eos_token_id=1, decoder_start_token_id=0,
                       tie_word_embeddings=False)

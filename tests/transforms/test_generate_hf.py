@@ -10,47 +10,30 @@ import pytest
 import torch
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
-from tokenizers import Tokenizer, models, pre_tokenizers, processors
-from transformers import (BartConfig, BartForConditionalGeneration, PreTrainedTokenizerFast, T5Config,
-                          T5ForConditionalGeneration)
+from transformers import T5Config, T5ForConditionalGeneration
+
+import tiny_seq2seq
+from tiny_seq2seq import T5_SPECIALS, word_tokenizer
 
 from entailgen.schemas.sources import SourceText
 from entailgen.transforms.generate.hf import (GenerateCandidates, HfGenerateOptions, Seq2SeqBeamHandler,
                                               copy_to_local, is_remote, length_buckets, score_bytes)
 
-WORDS = sorted(set("can you people guarantee the liquidation of bluestar ? disposal death 's a dog cat sleeps "
-                   "chased garden in John gave Mary book".split()))
 DEVICE = os.environ.get("ENTAILGEN_TEST_DEVICE", "cpu")
 UNITS = [SourceText(t, "test", f"s{i}") for i, t in enumerate([
     "can you people guarantee the liquidation of bluestar ?", "a dog", "the cat sleeps",
     "you guarantee disposal", "dog", "John gave Mary a book in the garden"])]
 
 
-def word_tokenizer(specials, template):
-    """An offline word-level tokenizer over WORDS with the model family's special tokens."""
-    vocab = {w: i for i, w in enumerate(specials + WORDS)}
-    tokenizer = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
-    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
-    tokenizer.post_processor = processors.TemplateProcessing(
-        single=template, special_tokens=[(s, vocab[s]) for s in specials if s in template])
-    return PreTrainedTokenizerFast(tokenizer_object=tokenizer, pad_token="<pad>", eos_token="</s>",
-                                   unk_token="<unk>", bos_token="<s>")
-
-
 def tiny_t5():
-    tokenizer = word_tokenizer(["<pad>", "</s>", "<unk>", "<s>"], "$A </s>")
+    tokenizer = word_tokenizer(T5_SPECIALS, "$A </s>")
     config = T5Config(vocab_size=len(tokenizer), d_model=16, d_ff=32, d_kv=8, num_layers=1, num_decoder_layers=1,
                       num_heads=2, pad_token_id=0, eos_token_id=1, decoder_start_token_id=0)
     return T5ForConditionalGeneration(config), tokenizer
 
 
 def tiny_bart():
-    tokenizer = word_tokenizer(["<s>", "<pad>", "</s>", "<unk>"], "<s> $A </s>")
-    config = BartConfig(vocab_size=len(tokenizer), d_model=32, encoder_layers=1, decoder_layers=1,
-                        encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=32, decoder_ffn_dim=32,
-                        max_position_embeddings=64, bos_token_id=0, pad_token_id=1, eos_token_id=2,
-                        decoder_start_token_id=2, forced_bos_token_id=None, forced_eos_token_id=None, init_std=0.5)
-    return BartForConditionalGeneration(config), tokenizer
+    return tiny_seq2seq.tiny_bart(forced_bos_token_id=None)
 
 
 @pytest.fixture(scope="module", params=[tiny_t5, tiny_bart], ids=["t5", "bart"])
