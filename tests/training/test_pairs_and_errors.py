@@ -104,3 +104,20 @@ def test_bad_options_and_outputs_are_refused(pairs_dataset, tmp_path, capsys):
     assert one_line_error(capsys, ["train", str(pairs_dataset), "--output", str(tmp_path / "notes"),
                                    "--overwrite"]).endswith("is not one")
     assert (tmp_path / "notes" / "important.txt").read_text() == "keep me"
+
+
+def test_a_dataset_without_a_usable_example_is_refused_and_the_old_model_stays(pair_model, tiny_encoder, tmp_path,
+                                                                               capsys):  # noqa: F811
+    """Only unlabelled arcs: nothing to learn from, so no model is written and the model at --output is kept."""
+    from entailgen.schemas.records import ArcExample, LabelledArc
+
+    unlabelled = [ArcExample(f"u{i}", "a dog sees", "a dog sees", ["a", "dog", "sees"],
+                             [LabelledArc(2, 1, "nsubj", "see", "dog", None)], "top1", "toy", "toy", f"toy:{i}")
+                  for i in range(4)]
+    dataset = write_dataset(tmp_path / "unlabelled", "ArcExample", {"train": unlabelled})
+    before = (pair_model / "model.safetensors").read_bytes()
+    assert one_line_error(capsys, ["train", str(dataset), "--output", str(pair_model), "--overwrite",
+                                   "--encoder", str(tiny_encoder), "--quiet"]) == (
+        f"entailgen: error: no usable training example in {dataset} ({{'read': 4, 'no_labelled_arcs': 4}})")
+    assert (pair_model / "model.safetensors").read_bytes() == before
+    assert not list(pair_model.parent.glob(".*partial"))
