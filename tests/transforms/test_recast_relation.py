@@ -63,6 +63,15 @@ def test_a_kb_pair_gives_one_entailed_and_one_not_entailed_pair():
         ("Kazakhstan shares a border with Russia.", "relation", "relation/P36", "s:1")}
 
 
+def test_a_pair_the_kb_relates_the_other_way_round_is_no_no_relation_pair():
+    # (Russia, Kazakhstan) holds nothing, but (Kazakhstan, Russia) does: the entities are related, so no r0 pair
+    # ("Russia is bordered by Kazakhstan" would be labelled not entailed), however many negatives are allowed.
+    pairs = recast_relation(mention_pairs(KAZAKHSTAN, KB), PRIOR, RelationConfig(TEMPLATES, negatives_per_sentence=5))
+    assert [(h, label, made["label_made"]) for h, label, made in rows(pairs)] == [
+        ("Kazakhstan is bordered by Russia .", ENTAILED, "kb"),
+        ("Russia is the capital of Kazakhstan .", NOT_ENTAILED, "kb_negative")]
+
+
 def test_the_not_entailed_relation_is_never_one_the_kb_holds():
     both = parse_kb(["Kazakhstan\tP47\tRussia", "Kazakhstan\tP36\tRussia"], TEMPLATES)  # a wrong KB, but it holds both
     pairs = recast_relation(mention_pairs(KAZAKHSTAN, both), PRIOR, RelationConfig(TEMPLATES, 0))
@@ -167,7 +176,7 @@ def test_recast_relation_ptransform_reads_the_kb_file(tmp_path):
     sentences = [KAZAKHSTAN, sentence("Russia/GPE is large .", "s:2")]
     expected = recast_relation(mention_pairs(KAZAKHSTAN, KB), relation_prior([mention_pairs(KAZAKHSTAN, KB)],
                                                                              TEMPLATES), RelationConfig(TEMPLATES))
-    assert [p.label for p in expected] == [ENTAILED, NOT_ENTAILED, NOT_ENTAILED]  # + one r0 pair
+    assert [p.label for p in expected] == [ENTAILED, NOT_ENTAILED]  # (Russia, Kazakhstan) is related: no r0 pair
     with TestPipeline() as p:
         out = p | beam.Create(sentences) | RecastRelation(str(kb), RelationConfig(TEMPLATES))
         assert_that(out["pairs"], equal_to(expected), label="pairs")

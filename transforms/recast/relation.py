@@ -368,13 +368,15 @@ def recast_relation(sentence: RelationSentence, prior: RelationPrior,
     if not sentence.pairs:
         return Skipped(sentence.source, sentence.source_id, STAGE, "OneEntityOnly")
     pairs: list[RtePair] = []
-    unrelated: list[MentionPair] = []
+    unrelated: list[MentionPair] = []  # r0: the KB relates them in neither direction (Mintz et al. 2009)
+    related = {(p.subject, p.object) for p in sentence.pairs if p.held}
     for pair in sentence.pairs:
         types = (pair.subject.entity_type, pair.object.entity_type)
         if not templates.fitting(*types):
             continue
         if not pair.held:
-            unrelated.append(pair)
+            if (pair.object, pair.subject) not in related:
+                unrelated.append(pair)
             continue
         entailed = _fitting_triples(pair, templates)
         if not entailed:
