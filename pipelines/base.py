@@ -82,7 +82,8 @@ class Family:
     # the source record types build uses with these family options (others are NotUsed skips); () = any
     accepts: Callable[[Any], tuple[type, ...]] = lambda options: ()
     input_format: Optional[str] = None  # the format its inputs are read in when --input-format is not given
-    parses: bool = False  # does it run the dependency parser (else --parser flags are refused)?
+    # does a run with these family options run the dependency parser (else --parser flags are refused)?
+    parses: Callable[[Any], bool] = lambda options: False
 
     def formats(self, options: Any = None) -> tuple[str, ...]:
         """The input formats whose records this family uses: a file in another format cannot give it a record."""

@@ -215,5 +215,5 @@ FAMILY = Family(
     gpu=lambda opts: opts is not None and (opts.generator == "hf" or (
         opts.generator == "ct2" and opts.compute_type not in CPU_COMPUTE_TYPES)),
     accepts=lambda opts: (ParaphrasePair,),
-    parses=True,
+    parses=lambda opts: True,
 )

@@ -160,4 +160,5 @@ FAMILY = Family(
     add_arguments=add_arguments,
     options=options,
     accepts=lambda opts: tuple(t for p in (opts or RecastOptions()).phenomena for t in PHENOMENA[p]),
+    parses=lambda opts: "relation" in (opts or RecastOptions()).phenomena,  # spaCy finds the entity mentions
 )

@@ -162,14 +162,14 @@ def expand_inputs(patterns: list[str]) -> list[str]:
     return paths
 
 
-def _parser_config(args, family):
-    """The parser settings, refused on a family that never parses (they would be ignored yet recorded)."""
+def _parser_config(args, family, options):
+    """The parser settings, refused on a run that never parses (they would be ignored yet recorded)."""
     from entailgen.transforms.parse import ParserConfig, check_parser
 
     given = [flag for flag, value in (("--parser", args.parser), ("--parser-model", args.parser_model)) if value]
-    if not family.parses:
+    if not family.parses(options):
         if given:
-            raise UsageError(f"{' and '.join(given)}: the {family.name} pipeline does not parse")
+            raise UsageError(f"{' and '.join(given)}: the {family.name} pipeline does not parse with these options")
         return ParserConfig()
     config = ParserConfig(backend=args.parser or "spacy", model=args.parser_model)
     check_parser(config)
@@ -199,7 +199,7 @@ def run_config(args) -> RunConfig:
         check_inputs(family, options, inputs, input_format)  # empty, unknown or unusable formats: before the job
         config = RunConfig(pipeline=family.name, inputs=tuple(inputs), output=args.output, input_format=input_format,
                            format=args.format, num_shards=args.num_shards, seed=args.seed,
-                           splits=SplitConfig.parse(args.splits, args.seed), parser=_parser_config(args, family),
+                           splits=SplitConfig.parse(args.splits, args.seed), parser=_parser_config(args, family, options),
                            reader=ReaderConfig(max_chars=args.max_chars), family=options)
         config.shards  # checks --num-shards
         return config

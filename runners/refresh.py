@@ -159,7 +159,10 @@ def refresh(refresh_config: RefreshConfig) -> Outcome:
     target, previous, manifest = join_path(home, version), read_latest(home), None
     if not FileSystems.exists(join_path(target, MANIFEST)):
         clear_incomplete(target)
-        manifest = run_job(dataclasses.replace(config, output=target), list(refresh_config.pipeline_args))
+        try:
+            manifest = run_job(dataclasses.replace(config, output=target), list(refresh_config.pipeline_args))
+        except ValueError as e:  # what run_job checks before it starts (runner, Dataflow paths, output): one line
+            raise UsageError(str(e))
         if manifest is None:  # --dry_run=True: nothing was built, so LATEST stays
             return Outcome(version, previous, previous)
     unused = unused_inputs(get_family(config.pipeline), dataclasses.replace(config, output=target),

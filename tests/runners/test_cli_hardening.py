@@ -136,6 +136,9 @@ def test_model_dirs_that_cannot_load_name_the_path_and_the_reason(tmp_path, corp
     assert one_error_line(capsys) == f"cannot load spaCy model {tmp_path}: not a spaCy pipeline (no config.cfg)"
     assert main(parse_args(corpus, tmp_path / "o", "--parser", "stanza", "--parser-model", "/no/such/dir")) == 2
     assert one_error_line(capsys) == "cannot load Stanza model /no/such/dir: no such directory"
+    # recast parses when it recasts relations (the sample does): its parser model is checked like dae's
+    assert main(["run", "recast", "--sample", "--output", str(tmp_path / "o"), "--parser-model", str(tmp_path)]) == 2
+    assert one_error_line(capsys) == f"cannot load spaCy model {tmp_path}: not a spaCy pipeline (no config.cfg)"
     dae = ["run", "dae", "--sample", "--output", str(tmp_path / "o"), "--generator", "hf"]
     assert main(dae + ["--model", "/nonexistent"]) == 2
     assert one_error_line(capsys) == "cannot load model /nonexistent: no such directory"
@@ -208,9 +211,9 @@ def test_ctrl_c_during_a_run_is_one_line_exit_130_and_leaves_nothing(tmp_path, c
     (["dae", "--lexical-ranking", "--generator", "hf", "--model", "some/model"],
      "--lexical-ranking ranks apertium's candidates; the hf generator ranks its own"),
     (["nli-dialogue", "--phrase-subset", "11"], "--phrase-subset 11 is more than the 10 phrases there are"),
-    (["nli-dialogue", "--parser", "spacy"], "--parser: the nli-dialogue pipeline does not parse"),
-    (["recast", "--parser-model", "x", "--parser", "spacy"],
-     "--parser and --parser-model: the recast pipeline does not parse"),
+    (["nli-dialogue", "--parser", "spacy"], "--parser: the nli-dialogue pipeline does not parse with these options"),
+    (["recast", "--phenomena", "ner", "--parser-model", "x", "--parser", "spacy"],
+     "--parser and --parser-model: the recast pipeline does not parse with these options"),
     (["recast", "--factuality-threshold", "-0.5"], "--factuality-threshold must be 0 or more, got -0.5"),
     (["parse", "--splits", "train=0.5,test=0.2"], "--splits ratios must sum to 1, got 0.7 in 'train=0.5,test=0.2'"),
     (["parse", "--max-chars", "0"], "--max-chars must be at least 1, got 0"),

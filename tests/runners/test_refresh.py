@@ -166,3 +166,10 @@ def test_a_killed_refresh_leaves_latest_and_the_previous_version_intact(tmp_path
     assert not [p for p in home.rglob(".*") if p.is_file()]  # no temp or staging files left behind
     assert {k: v for k, v in snapshot(home).items() if k.startswith(previous)} == \
         {k: v for k, v in before.items() if k.startswith(previous)}
+
+
+def test_a_refresh_with_an_unknown_runner_is_one_line_and_exit_2(tmp_path, capsys):
+    config = write_config(tmp_path, [corpus(tmp_path / "news.csv", FIRST)], pipeline_args=["--runner=NoSuchRunner"])
+    assert main(["refresh", config]) == 2
+    assert capsys.readouterr().err == "entailgen: error: unknown --runner NoSuchRunner\n"
+    assert not (tmp_path / "datasets" / "news" / LATEST).exists()
