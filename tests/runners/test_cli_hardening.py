@@ -308,3 +308,15 @@ def test_help_shows_defaults(capsys):
     assert "shards per split (default: 1)" in text
     assert "(default: train=0.9,dev=0.05,test=0.05)" in text
     assert "seed mixed with each record id for all randomness (default: 0)" in text
+
+
+def test_caches_outlive_a_runs_private_temp_folder(tmp_path, monkeypatch):
+    """A run points TMPDIR at a folder it deletes; the ct2 conversions and the WordNet tree must not live there, or
+    every run would convert the model and build the tree again."""
+    from entailgen.runners.job import private_tempdir
+    from entailgen.transforms.augment.wordnet import default_cache_dir
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    with private_tempdir() as run_tmp:
+        assert default_cache_dir("/usr/share/wordnet").startswith(str(tmp_path / "cache" / "entailgen" / "wordnet-"))
+        assert not default_cache_dir("/usr/share/wordnet").startswith(run_tmp)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from entailgen.schemas.ids import content_id
+from entailgen.transforms.io.paths import user_cache
 
 DEBIAN_WORDNET = "/usr/share/wordnet"
 # Files NLTK's WordNetCorpusReader opens (lexnames aside, which we write).
@@ -51,7 +52,7 @@ class WordNetConfig:
     """Where the WordNet 3.0 dict files are, where to build the nltk_data tree, and how many senses give synonyms."""
 
     dict_dir: str = DEBIAN_WORDNET
-    cache_dir: Optional[str] = None  # default: <tmp>/entailgen-wordnet-<hash of dict_dir>
+    cache_dir: Optional[str] = None  # default: ~/.cache/entailgen/wordnet-<hash of dict_dir>
     senses: int = 1  # synonyms from the first (most frequent) senses only: fewer wrong-sense substitutions
 
 
@@ -90,8 +91,8 @@ def nltk_wordnet_tree(dict_dir: str = DEBIAN_WORDNET, cache_dir: Optional[str] =
 
 
 def default_cache_dir(dict_dir: str) -> str:
-    """A per-dict-dir cache under the temp dir, so every worker on a machine builds the tree once."""
-    return os.path.join(tempfile.gettempdir(), f"entailgen-wordnet-{content_id(os.path.abspath(dict_dir))}")
+    """A per-dict-dir cache in the user cache, so every worker on a machine (and every run) builds the tree once."""
+    return user_cache(f"wordnet-{content_id(os.path.abspath(dict_dir))}")
 
 
 def load_wordnet(config: WordNetConfig = WordNetConfig()):

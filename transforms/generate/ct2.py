@@ -26,6 +26,7 @@ from entailgen.transforms.generate import Candidate
 from entailgen.transforms.generate.batching import BeamSearchCandidates
 from entailgen.transforms.generate.hf import copy_to_local, is_remote
 from entailgen.transforms.generate.rank import normalise
+from entailgen.transforms.io.paths import user_cache
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ class Ct2GenerateOptions:
     bucket_size: int = 1024
     max_input_tokens: int = 128
     prefix: str = ""  # task prefix some models expect before x, e.g. "paraphrase: "
-    cache_dir: Optional[str] = None  # converted models; default <tmp>/entailgen-ct2
+    cache_dir: Optional[str] = None  # converted models; default ~/.cache/entailgen/ct2
     threads: int = 0  # CPU threads per translation (0: CTranslate2's default)
 
 
@@ -165,7 +166,7 @@ def ct2_model_dir(model: str, cache_dir: Optional[str] = None) -> str:
     path = local_model(model)
     if is_ct2_dir(path):
         return path
-    return convert(path, cache_dir or os.path.join(tempfile.gettempdir(), "entailgen-ct2"))
+    return convert(path, cache_dir or user_cache("ct2"))
 
 
 def resolve_device(device: str) -> str:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from typing import Any
 
 READS = "reads"  # field metadata key: the field's value is a path the run reads (a file, or a model directory)
@@ -10,6 +11,12 @@ READS = "reads"  # field metadata key: the field's value is a path the run reads
 def path_option(default: Any = None) -> Any:
     """A dataclass field whose value is a file or directory the run reads (None: not set; a hub id: not a path)."""
     return dataclasses.field(default=default, metadata={READS: True})
+
+
+def user_cache(name: str) -> str:
+    """A cache folder that outlives runs (a run points TMPDIR at a private folder it deletes): ~/.cache/entailgen/name."""
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(root, "entailgen", name)
 
 
 def option_paths(options: Any, prefix: str = "") -> list[tuple[str, str]]:
