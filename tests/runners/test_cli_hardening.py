@@ -292,13 +292,22 @@ def test_formats_lists_every_format_with_its_pipelines_without_importing_beam():
     from entailgen.runners.formats import LAYOUTS
     from entailgen.transforms.io import FORMATS
 
+    from entailgen.pipelines import available, get_family
+    from entailgen.pipelines.recast import PHENOMENA, RecastOptions
+    from entailgen.runners.formats import EVERY_FORMAT
+
     assert sorted(LAYOUTS) == sorted(FORMATS)
+    widest = {"recast": RecastOptions(phenomena=tuple(PHENOMENA))}  # recasting relations takes text too
+    for fmt, (_, pipelines) in LAYOUTS.items():  # the table says what each family's formats() says
+        assert {n for n in available() if fmt in get_family(n).formats(widest.get(n))} == \
+            set(EVERY_FORMAT + pipelines), fmt
     code = ("import sys; from entailgen.runners.cli import main; main(['formats']); "
             "assert 'apache_beam' not in sys.modules, 'imported beam'")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines()[0].split() == ["FORMAT", "PIPELINES", "LAYOUT"]
-    assert next(l for l in out.splitlines() if l.startswith("paraphrase-tsv ")).split()[1] == "parse,dae"
-    assert next(l for l in out.splitlines() if l.startswith("nli-jsonl ")).split()[1] == "parse,nli-dialogue"
+    assert next(l for l in out.splitlines() if l.startswith("paraphrase-tsv ")).split()[1] == "parse,paraphrase,dae"
+    assert next(l for l in out.splitlines() if l.startswith("nli-jsonl ")).split()[1] == \
+        "parse,paraphrase,nli-dialogue"
 
 
 def test_help_shows_defaults(capsys):

@@ -214,6 +214,12 @@ def test_the_card_lists_only_the_options_that_apply_to_the_run():
     hf = [line.split("**")[1] for line in card_of(dict(dae, generator="hf", model="tiny-bart")).splitlines()
           if line.startswith("- **") and line.split("**")[1] in dae]
     assert hf == ["batch_tokens", "bucket_size", "generator", "k", "max_new_tokens", "model", "new_option"]
+    ct2 = [line.split("**")[1] for line in card_of(dict(dae, generator="ct2", model="tiny-bart", compute_type="int8"))
+           .splitlines() if line.startswith("- **")]
+    assert {"model", "compute_type", "bucket_size", "max_new_tokens"} <= set(ct2) and "batch_tokens" not in ct2
+    claims = card_of({"backtranslator": "hf", "model": "round-trip", "granularity": "sentence"}, "ClaimExample",
+                     "claims")
+    assert '- **model**: `"round-trip"`' in claims
     recast = card_of({"phenomena": ["ner"], "factuality_threshold": 0.5, "export_dnc": False}, "RtePair", "recast")
     assert "factuality_threshold" not in recast and '- **phenomena**: `["ner"]`' in recast
     assert "factuality_threshold" in card_of({"phenomena": ["factuality"], "factuality_threshold": 0.5}, "RtePair",

@@ -52,13 +52,20 @@ OPTION_NOTES = {
     "max_similarity": "round trips more similar to x are near copies: never h*",
 }
 # When a family option means something for this run (an option not named here applies whenever it is set).
+def _model_generates(family: dict) -> bool:
+    """Whether a model wrote the hypotheses: dae / paraphrase --generator hf or ct2, claims --backtranslator hf."""
+    return family.get("generator") in ("hf", "ct2") or family.get("backtranslator") == "hf"
+
+
 OPTION_APPLIES = {
-    "model": lambda family: family.get("generator") == "hf",
-    "max_new_tokens": lambda family: family.get("generator") == "hf",
+    "model": _model_generates,
+    "max_new_tokens": _model_generates,
     "batch_tokens": lambda family: family.get("generator") == "hf",
-    "bucket_size": lambda family: family.get("generator") == "hf",
+    "bucket_size": lambda family: family.get("generator") in ("hf", "ct2"),
+    "compute_type": lambda family: family.get("generator") == "ct2",
     "candidates": lambda family: family.get("generator") == "candidates",
-    "encoder": lambda family: family.get("generator") == "apertium",
+    # ranks apertium's round trips; the paraphrase family also rescores a model's beams with it
+    "encoder": lambda family: family.get("generator") == "apertium" or "min_similarity" in family,
     "factuality_threshold": lambda family: "factuality" in family.get("phenomena", ()),
     "seed": lambda family: False,  # the run's --seed is used (listed above); a family's own default is not
 }
