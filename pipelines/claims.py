@@ -84,11 +84,12 @@ def backtranslate(pending: beam.PCollection, opts: ClaimsOptions):
     """(back-translated ClaimExamples, Skipped for claims whose round trip came back unchanged, dead letters)."""
     generated = round_trips(pending, opts)
     joined = ({"claim": pending | "KeyClaim" >> beam.WithKeys(lambda e: e.id),
-               "trip": generated.candidates | "KeyTrip" >> beam.WithKeys(lambda c: c.source_id)}
+               "trip": generated.candidates | "KeyTrip" >> beam.WithKeys(lambda c: c.source_id),
+               "dead": generated.dead | "KeyDead" >> beam.WithKeys(lambda d: d.source_id)}
               | "WithTrips" >> beam.CoGroupByKey()
-              | "Backtranslated" >> beam.FlatMapTuple(lambda _, g: [
+              | "Backtranslated" >> beam.FlatMapTuple(lambda _, g: [  # a dead round trip is its dead letter alone
                   backtranslated(e, [c.text for c in sorted(g["trip"], key=lambda c: c.rank)],
-                                 next((c.generator for c in g["trip"]), None)) for e in g["claim"]]))
+                                 next((c.generator for c in g["trip"]), None)) for e in g["claim"] if not g["dead"]]))
     parts = joined | "SkippedTrips" >> beam.Partition(lambda r, _: int(isinstance(r, Skipped)), 2)
     return parts[0], parts[1], generated.dead
 

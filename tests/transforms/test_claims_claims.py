@@ -61,6 +61,7 @@ def test_backtranslation_keeps_the_first_round_trip_that_differs_else_skips():
     done = backtranslated(row(), ["A b.", "A bee."], "apertium+lexical")
     assert (done.claim, done.generator, done.backtranslation) == ("A bee.", "apertium+lexical", True)
     assert backtranslated(row(), ["A b."], "apertium") == Skipped("f", "f:1", "claims:backtranslation", "SameAsClaim")
+    assert backtranslated(row(), [], None) == Skipped("f", "f:1", "claims:backtranslation", "NoRoundTrip")
 
 
 def test_block_rows_have_one_block_each_and_the_document_label():

@@ -243,10 +243,12 @@ class MakeClaims(beam.PTransform):
 
 
 def backtranslated(pending: ClaimExample, texts: list[str], generator: Optional[str]) -> Union[ClaimExample, Skipped]:
-    """The pending claim with its round trip (the best one), or a Skipped when the generator gave none different."""
+    """The pending claim with its round trip (the best one), or a Skipped when the generator gave none (NoRoundTrip)
+    or none different (SameAsClaim)."""
     text = next((t for t in texts if t and t != pending.claim), None)
     if text is None:
-        return Skipped(pending.source, pending.source_id, f"{STAGE}:backtranslation", "SameAsClaim")
+        reason = "SameAsClaim" if any(texts) else "NoRoundTrip"
+        return Skipped(pending.source, pending.source_id, f"{STAGE}:backtranslation", reason)
     return dataclasses.replace(pending, claim=text, generator=generator, claim_span=None, source_span=None,
                                id=content_id(pending.id, text))
 
