@@ -61,15 +61,21 @@ def _score(args) -> int:
     from apache_beam.io.filesystems import FileSystems
 
     from entailgen.runners.job import built_then_swapped, check_output, interruptible, private_tempdir
-    from entailgen.training.checkpoint import load_meta
+    from entailgen.training.checkpoint import WEIGHTS, load_meta
     from entailgen.training.encoder import EncoderError
     from entailgen.training.score import run_scoring
-    from entailgen.transforms.parse import ParserConfig
+    from entailgen.training.train import pick_device
+    from entailgen.transforms.parse import ParserConfig, check_parser
 
-    try:
+    parser = ParserConfig(model=args.parser_model)
+    try:  # what the workers would fail on, checked here: one line, not a worker's traceback
         if load_meta(args.model)["task"] != "dae":
             raise UsageError(f"{args.model} is not a dae model; `entailgen score` scores dependency arcs")
-    except EncoderError as e:
+        if not os.path.isfile(os.path.join(args.model, WEIGHTS)):
+            raise UsageError(f"{args.model} has no {WEIGHTS}: not a model `entailgen train` finished")
+        pick_device(args.device)
+        check_parser(parser)
+    except (EncoderError, ValueError, RuntimeError) as e:  # RuntimeError: torch's word on an unknown --device
         raise UsageError(str(e))
     if not FileSystems.exists(args.input):
         raise UsageError(f"input not found: {args.input}")
@@ -79,7 +85,7 @@ def _score(args) -> int:
         raise UsageError(str(e))
     with built_then_swapped(args.output) as building, private_tempdir(), interruptible():
         manifest = run_scoring(args.model, args.input, building, args.format, args.num_shards,
-                               ParserConfig(model=args.parser_model), args.device, args.beam_args)
+                               parser, args.device, args.beam_args)
     total = manifest["counts"]["total"]
     print(f"scored {total['written']} of {total['read']} pairs into {args.output}; "
           f"{total['dead_letters']} dead letters")

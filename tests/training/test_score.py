@@ -53,3 +53,23 @@ def test_score_pipeline_accounts_for_every_pair(dae_model, tmp_path, capsys):
         ("c", "MissingField"), ("d", "NoArcs"), ("e", "TooLong")]
     assert [d["error_type"] for d in dead if d["source_id"] not in "cde"] == ["MalformedJson"]
     assert manifest["counts"]["total"] == {"read": 6, "written": 2, "dead_letters": 4, "skipped": 0}
+
+
+def test_what_a_worker_would_fail_on_is_one_line_before_the_job(dae_model, tmp_path, capsys):
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text('{"premise": "a dog sees a cat", "hypothesis": "a dog sees"}\n')
+    out = ["--input", str(pairs), "--output", str(tmp_path / "out")]
+    not_spacy = tmp_path / "not_spacy"
+    not_spacy.mkdir()
+    assert main(["score", str(dae_model), *out, "--parser-model", str(not_spacy)]) == 2
+    assert capsys.readouterr().err == (f"entailgen: error: cannot load spaCy model {not_spacy}: not a spaCy pipeline "
+                                       "(no config.cfg)\n")
+    assert main(["score", str(dae_model), *out, "--device", "tpu"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    unfinished = tmp_path / "unfinished"
+    unfinished.mkdir()
+    (unfinished / "config.json").write_text((dae_model / "config.json").read_text())
+    assert main(["score", str(unfinished), *out]) == 2
+    assert capsys.readouterr().err == (f"entailgen: error: {unfinished} has no model.safetensors: not a model "
+                                       "`entailgen train` finished\n")
+    assert not (tmp_path / "out").exists()
