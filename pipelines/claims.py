@@ -14,8 +14,9 @@ from entailgen.transforms.claims.audit import ClaimBalanceFn, ClaimsAuditFn
 from entailgen.transforms.claims.claims import (TRANSFORMATIONS, ClaimsConfig, MakeClaims, backtranslated,
                                                 block_rows)
 from entailgen.transforms.claims.document import GRANULARITIES
-from entailgen.transforms.io.paths import path_option
 from entailgen.transforms.claims.factcc import WriteFactcc
+from entailgen.transforms.generate.hf import check_model_dir
+from entailgen.transforms.io.paths import path_option
 
 BACKTRANSLATORS = ("apertium", "hf")
 MAX_CLAIM_TOKENS = 96  # hf back-translator: longest round trip (document sentences are longer than paraphrase inputs)
@@ -60,8 +61,10 @@ def options(args) -> ClaimsOptions:
         raise ValueError(f"--transformations takes {','.join(TRANSFORMATIONS)}; got {args.transformations!r}")
     if args.claims_per_document < 1:
         raise ValueError(f"--claims-per-document must be at least 1, got {args.claims_per_document}")
-    if args.backtranslator == "hf" and "backtranslation" in chosen and not args.model:
-        raise ValueError("--backtranslator hf needs --model (hub id, local dir or gs:// dir)")
+    if args.backtranslator == "hf" and "backtranslation" in chosen:
+        if not args.model:
+            raise ValueError("--backtranslator hf needs --model (hub id, local dir or gs:// dir)")
+        check_model_dir(args.model)
     return ClaimsOptions(args.granularity, tuple(t for t in TRANSFORMATIONS if t in chosen), args.claims_per_document,
                          not args.no_noise, args.summaries_as_claims, args.backtranslator, args.model, args.pairs,
                          args.export == "factcc")

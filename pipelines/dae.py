@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import importlib.util
-import os
 from dataclasses import dataclass
 from typing import Optional
 
@@ -13,7 +12,7 @@ from entailgen.pipelines.base import Family, FamilyOutput, RunConfig, select
 from entailgen.schemas.records import ArcExample
 from entailgen.schemas.sources import ParaphrasePair, SourceText
 from entailgen.transforms.generate import as_unit
-from entailgen.transforms.generate.hf import HfGenerateOptions
+from entailgen.transforms.generate.hf import HfGenerateOptions, check_model_dir
 from entailgen.transforms.io.paths import path_option
 from entailgen.transforms.label import ArcLabelStats, LabelArcs, LabelConfig, arc_tally
 from entailgen.transforms.parse import Parse
@@ -63,19 +62,6 @@ def add_arguments(group) -> None:
                        help="ct2 generator: auto = int8 on CPU, bfloat16 (or float16) on GPU")
     group.add_argument("--lexical-ranking", action="store_true", help="apertium: rank by word overlap, not MiniLM")
     group.add_argument("--augment", default="", help=f"comma list of {','.join(AUGMENTATIONS)}")
-
-
-def check_model_dir(model: str) -> None:
-    """A local model given as a path must be a directory holding a config.json (hub ids and gs:// are checked where
-    they load): ValueError naming the path and the reason."""
-    if "://" in model or not (os.path.isabs(model) or model.startswith((".", "~")) or os.path.exists(model)):
-        return
-    path = os.path.expanduser(model)
-    if not os.path.isdir(path):
-        raise ValueError(f"cannot load model {model}: no such directory")
-    if not os.path.isfile(os.path.join(path, "config.json")):
-        raise ValueError(f"cannot load model {model}: no config.json in it (not a saved transformers or CTranslate2 "
-                         "model)")
 
 
 def options(args) -> DaeOptions:

@@ -8,7 +8,7 @@ import apache_beam as beam
 
 from entailgen.pipelines.base import Family, FamilyOutput, RunConfig
 from entailgen.schemas.records import ScoredParaphrase
-from entailgen.transforms.generate.hf import HfGenerateOptions
+from entailgen.transforms.generate.hf import HfGenerateOptions, check_model_dir
 from entailgen.transforms.io.paths import path_option
 from entailgen.transforms.paraphrase import (ChooseOptions, ChooseParaphrases, SimilarityBand, UniqueSentences,
                                              WriteParaNmt)
@@ -45,8 +45,10 @@ def add_arguments(group) -> None:
 
 
 def options(args) -> ParaphraseOptions:
-    if args.generator == "hf" and not args.model:
-        raise ValueError("--generator hf needs --model (hub id, local dir or gs:// dir)")
+    if args.generator == "hf":
+        if not args.model:
+            raise ValueError("--generator hf needs --model (hub id, local dir or gs:// dir)")
+        check_model_dir(args.model)
     if args.k < 1:
         raise ValueError(f"--k must be at least 1, got {args.k}")
     if not -1.0 <= args.min_similarity <= args.max_similarity <= 1.0:

@@ -329,3 +329,9 @@ def test_caches_outlive_a_runs_private_temp_folder(tmp_path, monkeypatch):
     with private_tempdir() as run_tmp:
         assert default_cache_dir("/usr/share/wordnet").startswith(str(tmp_path / "cache" / "entailgen" / "wordnet-"))
         assert not default_cache_dir("/usr/share/wordnet").startswith(run_tmp)
+
+
+@pytest.mark.parametrize("argv", [["paraphrase", "--generator", "hf"], ["claims", "--backtranslator", "hf"]])
+def test_every_family_checks_a_local_model_dir_before_the_job(tmp_path, capsys, argv):
+    assert main(["run", *argv, "--model", str(tmp_path / "nope"), "--sample", "--output", str(tmp_path / "o")]) == 2
+    assert one_error_line(capsys) == f"cannot load model {tmp_path / 'nope'}: no such directory"

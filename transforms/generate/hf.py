@@ -65,6 +65,19 @@ def is_remote(path: str) -> bool:
     return "://" in path and not path.startswith("file://")
 
 
+def check_model_dir(model: str) -> None:
+    """Before a run: a local model given as a path must be a directory holding a config.json (hub ids and gs:// are checked where
+    they load): ValueError naming the path and the reason."""
+    if "://" in model or not (os.path.isabs(model) or model.startswith((".", "~")) or os.path.exists(model)):
+        return
+    path = os.path.expanduser(model)
+    if not os.path.isdir(path):
+        raise ValueError(f"cannot load model {model}: no such directory")
+    if not os.path.isfile(os.path.join(path, "config.json")):
+        raise ValueError(f"cannot load model {model}: no config.json in it (not a saved transformers or CTranslate2 "
+                         "model)")
+
+
 def copy_to_local(path: str, into: Optional[str] = None) -> str:
     """Copy a model directory from any Beam filesystem (gs://...) to a local temp dir, for from_pretrained."""
     into = into or tempfile.mkdtemp(prefix="entailgen-model-")
