@@ -123,3 +123,30 @@ def test_a_document_the_parser_fails_on_is_one_dead_letter_and_the_others_go_on(
     assert [v for t, v in tagged if t == "outcome"] == ["with_claims", "dead"]
     (dead,) = [v for t, v in tagged if t == "dead"]
     assert (dead.source_id, dead.stage, dead.error_type, dead.raw) == ("f:3", "claims", "RuntimeError", "boom")
+
+
+def test_a_document_a_transformation_fails_on_is_one_dead_letter_and_the_others_go_on(monkeypatch):
+    from apache_beam.pvalue import TaggedOutput
+
+    from entailgen.transforms.claims import claims as core
+    from entailgen.transforms.parse import ParserConfig
+
+    class FakeParser:
+        def tokens(self, texts):
+            return [tokens() for _ in texts]
+
+    made = core.claims_of
+
+    def claims_of(doc, config):
+        if doc.record.source_id == "f:3":
+            raise IndexError("span out of range")
+        return made(doc, config)
+
+    monkeypatch.setattr(core, "claims_of", claims_of)
+    fn = core._ClaimsFromDocuments(ParserConfig(), core.ClaimsConfig(transformations=("negation",), noise=False))
+    fn.parser = FakeParser()
+    out = list(fn.process([DOC, Document("f:3", "f", DOC.text)]))
+    tagged = [(o.tag, o.value) for o in out if isinstance(o, TaggedOutput)]
+    assert [v for t, v in tagged if t == "outcome"] == ["with_claims", "dead"]
+    (dead,) = [v for t, v in tagged if t == "dead"]
+    assert (dead.source_id, dead.error_type, dead.message) == ("f:3", "IndexError", "span out of range")

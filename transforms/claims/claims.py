@@ -13,8 +13,8 @@ import apache_beam as beam
 from apache_beam import pvalue
 
 from entailgen.schemas.ids import content_id, seeded_rng
-from entailgen.schemas.records import (CORRECT, ENTAILED, INCORRECT, NOT_ENTAILED, ClaimExample, Skipped, Token,
-                                       dead_letter)
+from entailgen.schemas.records import (CORRECT, ENTAILED, INCORRECT, NOT_ENTAILED, ClaimExample, DeadLetter, Skipped,
+                                       Token, dead_letter)
 from entailgen.schemas.sources import Document, LabelledClaim
 from entailgen.transforms.claims.document import (Entity, Sentence, blocks_of, document_text, entities_of, paragraphs,
                                                   sentences_of)
@@ -22,6 +22,7 @@ from entailgen.transforms.claims.transformations import (Edit, Unchanged, add_no
                                                          eligible_sentences, entity_swap, negation, pronoun_swap,
                                                          sampled)
 from entailgen.transforms.parse import Parser, ParserConfig
+from entailgen.transforms.retry import isolate_failures
 
 STAGE = "claims"
 DEAD = "dead"
@@ -202,22 +203,18 @@ class _ClaimsFromDocuments(beam.DoFn):
         return out
 
     def process(self, batch: list) -> Iterable:
-        try:
-            parsed = self._parsed(batch)
-        except Exception as exc:  # a document the parser cannot handle: retry one by one to isolate it
-            if len(batch) > 1:
-                for record in batch:
-                    yield from self.process([record])
-                return
-            record = batch[0]
-            self.dead.inc()
-            yield pvalue.TaggedOutput(OUTCOME, "dead")
-            raw = record.text if isinstance(record, Document) else record.document
-            yield pvalue.TaggedOutput(DEAD, dead_letter(record.source, record.source_id, STAGE, type(exc).__name__,
-                                                        str(exc), raw))
-            return
-        for doc in parsed:
-            examples, skipped, pending, outcome = claims_of(doc, self.config)
+        made = isolate_failures(  # a document the parser or a transformation cannot handle is its dead letter
+            batch, lambda records: [claims_of(doc, self.config) for doc in self._parsed(records)],
+            lambda record, exc: dead_letter(record.source, record.source_id, STAGE, type(exc).__name__, str(exc),
+                                            record.text if isinstance(record, Document) else record.document),
+            what="claims batch")
+        for result in made:
+            if isinstance(result, DeadLetter):
+                self.dead.inc()
+                yield pvalue.TaggedOutput(OUTCOME, "dead")
+                yield pvalue.TaggedOutput(DEAD, result)
+                continue
+            examples, skipped, pending, outcome = result
             self.made.inc(len(examples))
             yield pvalue.TaggedOutput(OUTCOME, outcome)
             yield from examples
