@@ -182,6 +182,33 @@ class ScoredParaphrase:
 
 
 @dataclass(frozen=True)
+class ArcScore:
+    """A hypothesis arc (word indices into the hypothesis tokens) with a trained DAE model's entailment probability."""
+
+    head: int
+    child: int
+    rel: str
+    head_word: str
+    child_word: str
+    entailed_probability: float
+
+
+@dataclass(frozen=True)
+class ScoredPair:
+    """A (premise, hypothesis) pair with its arcs' entailment probabilities and the sentence score (their mean)."""
+
+    id: str
+    premise: str
+    hypothesis: str
+    hypothesis_tokens: list[str]
+    arcs: list[ArcScore]
+    score: float
+    source: str
+    source_id: str
+    split: str = "scored"  # one split: scoring assigns none
+
+
+@dataclass(frozen=True)
 class DeadLetter:
     """A bad input or a failed stage, kept with enough context to find and fix it: nothing is dropped."""
 
@@ -216,7 +243,7 @@ def dead_letter(source: str, source_id: str, stage: str, error_type: str, messag
 
 
 RECORD_TYPES = {cls.__name__: cls for cls in (ParsedSentence, ArcExample, RtePair, ClaimExample, ScoredParaphrase,
-                                                    DeadLetter)}
+                                                    ScoredPair, DeadLetter)}
 
 
 def with_split(record, split: str):
@@ -227,5 +254,6 @@ def with_split(record, split: str):
 __all__ = [
     "ENTAILED", "NOT_ENTAILED", "THREE_WAY", "ARC_KINDS", "Token", "Arc", "LabelledArc", "ParsedSentence",
     "ArcExample", "RtePair", "CORRECT", "INCORRECT", "CLAIM_TRANSFORMATIONS", "ClaimExample", "ScoredParaphrase",
+    "ArcScore", "ScoredPair",
     "DeadLetter", "Skipped", "dead_letter", "RECORD_TYPES", "with_split",
 ]

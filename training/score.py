@@ -16,38 +16,10 @@ from apache_beam import pvalue
 from apache_beam.ml.inference.base import ModelHandler, RunInference
 
 from entailgen.schemas.ids import content_id
-from entailgen.schemas.records import ArcExample, DeadLetter, LabelledArc, dead_letter
+from entailgen.schemas.records import ArcExample, ArcScore, DeadLetter, LabelledArc, ScoredPair, dead_letter
 from entailgen.transforms.parse import ParserConfig
 
-SCORED_SPLIT = "scored"
 DEAD = "dead"
-
-
-@dataclass(frozen=True)
-class ArcScore:
-    """One hypothesis arc (word indices into the hypothesis tokens) with the model's entailment probability."""
-
-    head: int
-    child: int
-    rel: str
-    head_word: str
-    child_word: str
-    entailed_probability: float
-
-
-@dataclass(frozen=True)
-class ScoredPair:
-    """A (premise, hypothesis) pair with its arcs' entailment probabilities and the sentence score (their mean)."""
-
-    id: str
-    premise: str
-    hypothesis: str
-    hypothesis_tokens: list[str]
-    arcs: list[ArcScore]
-    score: float
-    source: str
-    source_id: str
-    split: str = SCORED_SPLIT
 
 
 class Unscorable(ValueError):

@@ -53,6 +53,11 @@ def test_score_pipeline_accounts_for_every_pair(dae_model, tmp_path, capsys):
         ("c", "MissingField"), ("d", "NoArcs"), ("e", "TooLong")]
     assert [d["error_type"] for d in dead if d["source_id"] not in "cde"] == ["MalformedJson"]
     assert manifest["counts"]["total"] == {"read": 6, "written": 2, "dead_letters": 4, "skipped": 0}
+    from entailgen.schemas.reader import read_dataset
+
+    scored = list(read_dataset(str(tmp_path / "out"), "scored", as_records=True))  # ScoredPair is a record type
+    assert sorted(p.source_id for p in scored) == ["a", "b"]
+    assert all(0 <= arc.entailed_probability <= 1 for p in scored for arc in p.arcs)
 
 
 def test_what_a_worker_would_fail_on_is_one_line_before_the_job(dae_model, tmp_path, capsys):

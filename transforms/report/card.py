@@ -134,6 +134,14 @@ FIELD_NOTES_BY_TYPE = {
         "dataset_id": "the id the input gave the document, when it had one",
         "block_index": "for a block row, which block is the premise; null for a document row",
     },
+    "ScoredPair": {
+        "hypothesis_tokens": "the hypothesis's tokens; arc head and child index into this list",
+        "arcs": "the hypothesis's content arcs, each with the model's entailment probability",
+        "arcs[].head_word": "the head's word", "arcs[].child_word": "the dependent's word",
+        "arcs[].entailed_probability": "the DAE model's probability that the premise entails the arc",
+        "score": "the sentence score: the mean of its arcs' probabilities (Goyal & Durrett 2020 §3)",
+        "split": "always scored: scoring assigns no split",
+    },
     "ScoredParaphrase": {
         "text": "x, the sentence as it was in the corpus",
         "gold": "h*, the round trip of x most similar to it within the similarity band",
