@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from entailgen.runners.cli import UsageError
+from entailgen.runners.cli import OUTPUT_FORMATS, UsageError
 
 
 def _model_output(path: str, overwrite: bool) -> None:
@@ -98,14 +98,14 @@ def register(commands) -> None:
     train.add_argument("dataset", metavar="DATASET", help="a finished entailgen dataset (with manifest.json)")
     train.add_argument("--output", required=True, metavar="MODEL_DIR", help="where the model is written")
     train.add_argument("--encoder", default="default",
-                       help="hub id, local dir or gs:// dir (safetensors); default: the packaged all-MiniLM-L6-v2")
-    train.add_argument("--epochs", type=int, default=3, help="passes over the train split (default 3)")
-    train.add_argument("--batch-size", type=int, default=32, help="examples per step (default 32)")
-    train.add_argument("--lr", type=float, default=2e-5, help="AdamW learning rate (default 2e-5)")
-    train.add_argument("--max-length", type=int, default=128, help="longer pairs are counted, left out (default 128)")
-    train.add_argument("--max-arcs", type=int, default=20, help="arcs per example used in training (default 20)")
+                       help="hub id, local dir or gs:// dir (safetensors); 'default' is the packaged all-MiniLM-L6-v2")
+    train.add_argument("--epochs", type=int, default=3, help="passes over the train split")
+    train.add_argument("--batch-size", type=int, default=32, help="examples per step")
+    train.add_argument("--lr", type=float, default=2e-5, help="AdamW learning rate")
+    train.add_argument("--max-length", type=int, default=128, help="longer pairs are counted, left out")
+    train.add_argument("--max-arcs", type=int, default=20, help="arcs per example used in training")
     train.add_argument("--max-examples", type=int, metavar="N", help="read only the first N training rows")
-    train.add_argument("--seed", type=int, default=0, help="seed of initialisation, dropout and shuffling (default 0)")
+    train.add_argument("--seed", type=int, default=0, help="seed of initialisation, dropout and shuffling")
     train.add_argument("--device", default="auto", help="auto (cuda with bf16 when present, else cpu), cpu or cuda")
     train.add_argument("--overwrite", action="store_true", help="replace a model dir written by an earlier train")
     train.add_argument("--quiet", action="store_true", help="no progress bar or summary, only the model dir")
@@ -113,16 +113,16 @@ def register(commands) -> None:
     evaluate = commands.add_parser("evaluate", help="a trained model's accuracy next to the dataset's baselines")
     evaluate.add_argument("model", metavar="MODEL_DIR", help="a model dir written by `entailgen train`")
     evaluate.add_argument("dataset", metavar="DATASET", help="a finished entailgen dataset")
-    evaluate.add_argument("--split", default="test", help="split to evaluate, or 'all' (default test)")
+    evaluate.add_argument("--split", default="test", help="split to evaluate, or 'all'")
     evaluate.add_argument("--device", default="auto", help="auto, cpu or cuda")
     evaluate.set_defaults(handler=_evaluate)
     score = commands.add_parser("score", help="score (premise, hypothesis) pairs with a dae model, through Beam")
     score.add_argument("model", metavar="MODEL_DIR", help="a dae model dir written by `entailgen train`")
     score.add_argument("--input", required=True, metavar="PAIRS_JSONL", help="JSON Lines with premise, hypothesis, id")
     score.add_argument("--output", required=True, metavar="DIR", help="where shards and the manifest go")
-    score.add_argument("--format", default="parquet", choices=("parquet", "jsonl"), help="shard format")
-    score.add_argument("--num-shards", type=int, default=1, metavar="N", help="shards (default 1)")
+    score.add_argument("--format", default="parquet", choices=OUTPUT_FORMATS, help="shard format")
+    score.add_argument("--num-shards", type=int, default=1, metavar="N", help="shards")
     score.add_argument("--parser-model", metavar="NAME_OR_DIR", help="spaCy model for the hypotheses")
-    score.add_argument("--device", default="cpu", help="cpu or cuda (default cpu)")
+    score.add_argument("--device", default="cpu", help="cpu or cuda")
     score.add_argument("--overwrite", action="store_true", help="replace an earlier scores dataset at --output")
     score.set_defaults(handler=_score)
