@@ -121,8 +121,12 @@ def evaluate_dae(scored) -> dict:
 def evaluate_pairs(scored, labels: list[str], audit: dict) -> dict:
     """Pair accuracy overall and per phenomenon, next to the manifest's majority and hypothesis-only baselines."""
     tallies: dict[str, Counter] = {}
+    unknown = 0
     for record, _, probs in scored:
         gold = label_index(record, labels)
+        if gold == IGNORE:  # a label the model was not trained on: counted apart, as training leaves it out
+            unknown += 1
+            continue
         for key in ("all", record.phenomenon):
             t = tallies.setdefault(key, Counter())
             t["n"] += 1
@@ -136,7 +140,8 @@ def evaluate_pairs(scored, labels: list[str], audit: dict) -> dict:
                        "baseline_n_test": base.get("n_test")}
     overall = result.pop("all", {"n": 0, "accuracy": None})
     overall.update(majority_accuracy=None, hypothesis_only_accuracy=None)
-    return {"overall": overall, "per_phenomenon": dict(sorted(result.items())), "labels": labels}
+    return {"overall": overall, "per_phenomenon": dict(sorted(result.items())), "labels": labels,
+            "unknown_label": unknown}
 
 
 def evaluate(model_dir: str, dataset: str, split: str = "test", device: str = "auto", write: bool = True) -> dict:

@@ -121,3 +121,14 @@ def test_a_dataset_without_a_usable_example_is_refused_and_the_old_model_stays(p
         f"entailgen: error: no usable training example in {dataset} ({{'read': 4, 'no_labelled_arcs': 4}})")
     assert (pair_model / "model.safetensors").read_bytes() == before
     assert not list(pair_model.parent.glob(".*partial"))
+
+
+def test_pairs_with_a_label_the_model_never_saw_are_counted_apart_not_wrong():
+    import dataclasses
+
+    from entailgen.training.evaluate import evaluate_pairs
+
+    entailed, odd = pair(0), dataclasses.replace(pair(4), label="unknown")  # 'a dog sees': entailed
+    result = evaluate_pairs([(entailed, None, torch.tensor([0.1, 0.9])), (odd, None, torch.tensor([0.1, 0.9]))],
+                            ["not-entailed", "entailed"], {})
+    assert (result["overall"]["n"], result["overall"]["accuracy"], result["unknown_label"]) == (1, 100.0, 1)
