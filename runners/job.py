@@ -267,12 +267,12 @@ def built_then_swapped(output: str):
     partial = start_build(output)
     try:
         yield partial
-        FileSystems.delete([join_path(partial, MARKER)])
-        swap_in(partial, output)
     except BaseException:
         if FileSystems.exists(partial):
             FileSystems.delete([partial])  # ours alone: the old dataset at output was not touched
         raise
+    swap_in(partial, output)  # the marker goes along: a swap cut short on gs:// leaves an output said interrupted
+    FileSystems.delete([join_path(output, MARKER)])
 
 
 @contextmanager
