@@ -120,58 +120,69 @@ class NaiveBayes:
         return best
 
 
-def _percent(correct: int, n: int) -> Optional[float]:
+def percent(correct: int, n: int) -> Optional[float]:
     return round(100.0 * correct / n, 2) if n else None
 
 
-def _scheme():
+def new_scheme():
     """What one split scheme keeps: train label and word counts (enough for naive Bayes) and distinct test rows."""
     return {"train_labels": Counter(), "train_words": defaultdict(Counter), "test": Counter()}
 
 
 def _tally():
     """Per phenomenon: all labels, and the given and the premise-hash-derived split schemes side by side."""
-    return {"n": 0, "labels": Counter(), "given": _scheme(), "derived": _scheme()}
+    return {"n": 0, "labels": Counter(), "given": new_scheme(), "derived": new_scheme()}
 
 
-def _add(scheme: dict, split: Optional[str], words: tuple, label: str, config: AuditConfig) -> None:
+def add_to_scheme(scheme: dict, split: Optional[str], words: tuple, label: str, config: AuditConfig,
+                  test_key: tuple = ()) -> None:
+    """A train pair's label and words, or a test pair as (test_key + (words, label)), counted in the scheme."""
     if split == config.train_split:
         scheme["train_labels"][label] += 1
         scheme["train_words"][label].update(words)
     elif split == config.test_split:
-        scheme["test"][(words, label)] += 1
+        scheme["test"][(*test_key, words, label)] += 1
 
 
-def _merge(into: dict, other: dict) -> None:
+def merge_schemes(into: dict, other: dict) -> None:
     into["train_labels"].update(other["train_labels"])
     for label, counts in other["train_words"].items():
         into["train_words"][label].update(counts)
     into["test"].update(other["test"])
 
 
-def _result(tally: dict, config: AuditConfig) -> dict:
-    """Both baselines from one phenomenon's tally: the given splits when train and test have pairs, else derived."""
-    given = tally["given"]
+def chosen_scheme(given: dict, derived: dict, config: AuditConfig) -> tuple[dict, Optional[str]]:
+    """The given splits when both train and test have pairs, else the derived ones, with the split that was missing."""
     missing = [name for name, has in ((config.train_split, given["train_labels"]), (config.test_split, given["test"]))
                if not has]
-    scheme = tally["derived"] if missing else given
+    return (derived, missing[0]) if missing else (given, None)
+
+
+def trained_baselines(scheme: dict) -> tuple[Optional[str], Optional[NaiveBayes]]:
+    """The majority label and the hypothesis-only naive Bayes of a scheme's train counts (None, None without any)."""
+    labels = scheme["train_labels"]
+    if not labels:
+        return None, None
+    words = {label: dict(counts) for label, counts in scheme["train_words"].items()}
+    return _majority(labels), NaiveBayes(dict(labels), words, frozenset(w for counts in words.values() for w in counts))
+
+
+def _result(tally: dict, config: AuditConfig) -> dict:
+    """Both baselines from one phenomenon's tally: the given splits when train and test have pairs, else derived."""
+    scheme, missing = chosen_scheme(tally["given"], tally["derived"], config)
     labels, test = scheme["train_labels"], scheme["test"]
     n_test = sum(test.values())
-    majority = _majority(labels)
-    model = None
-    if labels:
-        words = {label: dict(counts) for label, counts in scheme["train_words"].items()}
-        model = NaiveBayes(dict(labels), words, frozenset(w for counts in words.values() for w in counts))
+    majority, model = trained_baselines(scheme)
     return {
         "n": tally["n"],
         "n_train": sum(labels.values()),
         "n_test": n_test,
-        "splits": f"derived (no {missing[0]!r} split)" if missing else "given",
+        "splits": f"derived (no {missing!r} split)" if missing else "given",
         "label_counts": dict(sorted(tally["labels"].items())),
         "majority_label": majority,
-        "majority_accuracy": _percent(sum(n for (_, label), n in test.items() if label == majority), n_test)
+        "majority_accuracy": percent(sum(n for (_, label), n in test.items() if label == majority), n_test)
         if model else None,
-        "hypothesis_only_accuracy": _percent(sum(n for (words, label), n in test.items()
+        "hypothesis_only_accuracy": percent(sum(n for (words, label), n in test.items()
                                                  if model.predict(list(words)) == label), n_test) if model else None,
     }
 
@@ -190,8 +201,9 @@ class AuditFn(beam.CombineFn):
         words = tuple(hypothesis_words(pair.hypothesis))
         tally["n"] += 1
         tally["labels"][pair.label] += 1
-        _add(tally["given"], pair.split, words, pair.label, self.config)
-        _add(tally["derived"], assign_split(pair.premise, self.config.fallback), words, pair.label, self.config)
+        add_to_scheme(tally["given"], pair.split, words, pair.label, self.config)
+        add_to_scheme(tally["derived"], assign_split(pair.premise, self.config.fallback), words, pair.label,
+                      self.config)
         return tallies
 
     def merge_accumulators(self, accumulators):
@@ -202,7 +214,7 @@ class AuditFn(beam.CombineFn):
                 into["n"] += tally["n"]
                 into["labels"].update(tally["labels"])
                 for scheme in ("given", "derived"):
-                    _merge(into[scheme], tally[scheme])
+                    merge_schemes(into[scheme], tally[scheme])
         return merged
 
     def extract_output(self, tallies) -> dict[str, dict]:

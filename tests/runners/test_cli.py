@@ -1,6 +1,5 @@
 """End to end through the CLI: determinism across runner modes, accounting, clear errors, readable output."""
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path

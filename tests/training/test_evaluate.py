@@ -7,7 +7,6 @@ import torch
 from entailgen.runners.cli import main
 from entailgen.training.evaluate import evaluate
 from entailgen.training.train import TrainOptions, train
-from trainer_fixtures import tiny_encoder  # noqa: F401
 
 torch.set_num_threads(1)
 
@@ -30,7 +29,7 @@ def figure3_dataset(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def model_dir(figure3_dataset, tiny_encoder, tmp_path_factory):  # noqa: F811
+def model_dir(figure3_dataset, tiny_encoder, tmp_path_factory):
     out = tmp_path_factory.mktemp("model") / "m"
     train(str(figure3_dataset), str(out), TrainOptions(encoder=str(tiny_encoder), epochs=1, progress=False))
     return out

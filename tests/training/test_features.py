@@ -5,7 +5,6 @@ from transformers import AutoTokenizer
 from entailgen.schemas.records import ArcExample, LabelledArc
 from entailgen.training.features import (IGNORE, NO_ARCS, TOO_LONG, arc_features, encode_pair,
                                          last_subword_positions)
-from trainer_fixtures import tiny_encoder  # noqa: F401
 
 X = "can you people guarantee the liquidation of Bluestar ?"
 H = ["can", "you", "guarantee", "Bluestar", "'s", "disposal", "?"]
@@ -21,7 +20,7 @@ def arc(head, child, rel, entailed):
 
 
 @pytest.fixture
-def tokenizer(tiny_encoder):  # noqa: F811
+def tokenizer(tiny_encoder):
     return AutoTokenizer.from_pretrained(tiny_encoder)
 
 

@@ -8,7 +8,7 @@ from entailgen.runners.cli import main
 from entailgen.schemas.records import RtePair
 from entailgen.training.evaluate import evaluate
 from entailgen.training.train import TrainOptions, train
-from trainer_fixtures import tiny_encoder, write_dataset  # noqa: F401
+from trainer_fixtures import write_dataset
 
 torch.set_num_threads(1)
 NOUNS = ["dog", "cat", "man", "woman"]
@@ -36,7 +36,7 @@ def pairs_dataset(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def pair_model(pairs_dataset, tiny_encoder, tmp_path_factory):  # noqa: F811
+def pair_model(pairs_dataset, tiny_encoder, tmp_path_factory):
     out = tmp_path_factory.mktemp("pm") / "m"
     train(str(pairs_dataset), str(out), TrainOptions(encoder=str(tiny_encoder), epochs=8, batch_size=8, lr=3e-3,
                                                      progress=False))
@@ -51,7 +51,7 @@ def test_pair_classifier_learns_and_reports_the_audit_baselines(pairs_dataset, p
     assert json.loads((pair_model / "config.json").read_text())["entailgen"]["labels"] == ["entailed", "not-entailed"]
 
 
-def test_three_way_rows_give_a_three_way_classifier_through_the_cli(tiny_encoder, tmp_path, capsys):  # noqa: F811
+def test_three_way_rows_give_a_three_way_classifier_through_the_cli(tiny_encoder, tmp_path, capsys):
     data = write_dataset(tmp_path / "d3", "RtePair", {"train": [pair(i, True) for i in range(8)]}, pipeline="recast")
     assert main(["train", str(data), "--output", str(tmp_path / "m3"), "--encoder", str(tiny_encoder), "--epochs", "1",
                  "--quiet"]) == 0
@@ -107,7 +107,7 @@ def test_bad_options_and_outputs_are_refused(pairs_dataset, tmp_path, capsys):
 
 
 def test_a_dataset_without_a_usable_example_is_refused_and_the_old_model_stays(pair_model, tiny_encoder, tmp_path,
-                                                                               capsys):  # noqa: F811
+                                                                               capsys):
     """Only unlabelled arcs: nothing to learn from, so no model is written and the model at --output is kept."""
     from entailgen.schemas.records import ArcExample, LabelledArc
 

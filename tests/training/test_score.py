@@ -8,13 +8,13 @@ import torch
 from entailgen.runners.cli import main
 from entailgen.training.score import DaeScorer, Unscorable
 from entailgen.training.train import TrainOptions, train
-from trainer_fixtures import tiny_encoder, toy_example, write_dataset  # noqa: F401
+from trainer_fixtures import toy_example, write_dataset
 
 torch.set_num_threads(1)
 
 
 @pytest.fixture(scope="module")
-def dae_model(tiny_encoder, tmp_path_factory):  # noqa: F811
+def dae_model(tiny_encoder, tmp_path_factory):
     root = tmp_path_factory.mktemp("score")
     data = write_dataset(root / "data", "ArcExample", {"train": [toy_example(i) for i in range(8)]})
     train(str(data), str(root / "model"), TrainOptions(encoder=str(tiny_encoder), epochs=1, max_length=24,

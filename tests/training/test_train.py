@@ -10,7 +10,7 @@ from entailgen.training.checkpoint import load_trained
 from entailgen.training.features import IGNORE
 from entailgen.training.models import loss_of
 from entailgen.training.train import TrainOptions, train
-from trainer_fixtures import tiny_encoder, toy_example, write_dataset  # noqa: F401
+from trainer_fixtures import toy_example, write_dataset
 
 @pytest.fixture(scope="module")
 def toy_dataset(tmp_path_factory):
@@ -30,7 +30,7 @@ def test_unlabelled_arcs_do_not_change_the_loss():
     assert not torch.equal(labelled_only, loss_of("dae", logits, torch.tensor([[1, 0, 1]])))
 
 
-def test_training_learns_a_label_only_the_relation_predicts(toy_dataset, tiny_encoder, tmp_path):  # noqa: F811
+def test_training_learns_a_label_only_the_relation_predicts(toy_dataset, tiny_encoder, tmp_path):
     untrained = train(str(toy_dataset), str(tmp_path / "m0"), TrainOptions(**{**FAST.__dict__, "lr": 1e-9, "epochs": 1,
                                                                               "encoder": str(tiny_encoder)}))
     trained = train(str(toy_dataset), str(tmp_path / "m1"), TrainOptions(**{**FAST.__dict__,
@@ -50,7 +50,7 @@ def test_training_learns_a_label_only_the_relation_predicts(toy_dataset, tiny_en
         (toy_dataset / "manifest.json").read_bytes()).hexdigest()
 
 
-def test_same_data_options_and_seed_give_identical_weights(toy_dataset, tiny_encoder, tmp_path):  # noqa: F811
+def test_same_data_options_and_seed_give_identical_weights(toy_dataset, tiny_encoder, tmp_path):
     options = TrainOptions(**{**FAST.__dict__, "epochs": 1, "encoder": str(tiny_encoder)})
     train(str(toy_dataset), str(tmp_path / "a"), options)
     train(str(toy_dataset), str(tmp_path / "b"), options)

@@ -180,7 +180,6 @@ FIG3_STATS = {
 
 
 def test_figure3_stats(figure3):
-    x = figure3[0]
     combine = ArcLabelStats()
     tallies = [arc_tally(e) for e in label_arcs(*figure3)]
     halves = [combine.create_accumulator(), combine.create_accumulator()]
