@@ -29,12 +29,16 @@ def tiny_bart(words: list[str] = WORDS, **config) -> tuple[BartForConditionalGen
     return BartForConditionalGeneration(BartConfig(vocab_size=len(tokenizer), **config)), tokenizer
 
 
-def save_tiny_bart(path, words: list[str], seed: int = 0, **config):
-    """tiny_bart(words) with torch seeded, saved (safetensors) with its tokenizer to path; returns path."""
-    import torch
-
-    torch.manual_seed(seed)
-    model, tokenizer = tiny_bart(words, **config)
+def saved(path, model, tokenizer):
+    """The model (safetensors) and its tokenizer saved to path; returns path."""
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path
+
+
+def save_tiny_bart(path, words: list[str], seed: int = 0, **config):
+    """tiny_bart(words) with torch seeded, saved with its tokenizer to path; returns path."""
+    import torch
+
+    torch.manual_seed(seed)
+    return saved(path, *tiny_bart(words, **config))

@@ -52,11 +52,7 @@ def tiny_t5():
 @pytest.fixture(scope="module", params=[tiny_bart, tiny_t5], ids=["bart", "t5"])
 def model_dir(request, tmp_path_factory):
     torch.manual_seed(0)
-    model, tokenizer = request.param()
-    path = tmp_path_factory.mktemp(request.param.__name__)
-    model.save_pretrained(path)
-    tokenizer.save_pretrained(path)
-    return str(path)
+    return str(tiny_seq2seq.saved(tmp_path_factory.mktemp(request.param.__name__), *request.param()))
 
 
 @pytest.fixture(scope="module")

@@ -39,10 +39,7 @@ def tiny_bart():
 @pytest.fixture(scope="module", params=[tiny_t5, tiny_bart], ids=["t5", "bart"])
 def model_dir(request, tmp_path_factory):
     torch.manual_seed(0)
-    model, tokenizer = request.param()
-    path = tmp_path_factory.mktemp(request.param.__name__)
-    model.save_pretrained(path)
-    tokenizer.save_pretrained(path)
+    path = tiny_seq2seq.saved(tmp_path_factory.mktemp(request.param.__name__), *request.param())
     assert (path / "model.safetensors").exists()
     return str(path)
 
