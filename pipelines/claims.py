@@ -15,7 +15,7 @@ from entailgen.transforms.claims.claims import (TRANSFORMATIONS, ClaimsConfig, M
                                                 block_rows)
 from entailgen.transforms.claims.document import GRANULARITIES
 from entailgen.transforms.claims.factcc import WriteFactcc
-from entailgen.transforms.generate.hf import check_model_dir
+from entailgen.transforms.generate.model_dir import check_model_dir
 from entailgen.transforms.io.paths import path_option
 
 BACKTRANSLATORS = ("apertium", "hf")

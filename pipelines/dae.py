@@ -12,7 +12,8 @@ from entailgen.pipelines.base import Family, FamilyOutput, RunConfig, select
 from entailgen.schemas.records import ArcExample
 from entailgen.schemas.sources import ParaphrasePair, SourceText
 from entailgen.transforms.generate import as_unit
-from entailgen.transforms.generate.hf import HfGenerateOptions, check_model_dir
+from entailgen.transforms.generate.hf import HfGenerateOptions
+from entailgen.transforms.generate.model_dir import check_model_dir
 from entailgen.transforms.io.paths import path_option
 from entailgen.transforms.label import ArcLabelStats, LabelArcs, LabelConfig, arc_tally
 from entailgen.transforms.parse import Parse

@@ -8,7 +8,8 @@ import apache_beam as beam
 
 from entailgen.pipelines.base import Family, FamilyOutput, RunConfig
 from entailgen.schemas.records import ScoredParaphrase
-from entailgen.transforms.generate.hf import HfGenerateOptions, check_model_dir
+from entailgen.transforms.generate.hf import HfGenerateOptions
+from entailgen.transforms.generate.model_dir import check_model_dir
 from entailgen.transforms.io.paths import path_option
 from entailgen.transforms.paraphrase import (ChooseOptions, ChooseParaphrases, SimilarityBand, UniqueSentences,
                                              WriteParaNmt)

@@ -22,7 +22,7 @@ def _train(args) -> int:
     from entailgen.training.data import DatasetError
     from entailgen.training.encoder import EncoderError
     from entailgen.runners.job import built_then_swapped
-    from entailgen.training.train import TrainOptions, train
+    from entailgen.training.trainer import TrainOptions, train
 
     options = TrainOptions(encoder=args.encoder, epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
                            max_length=args.max_length, max_arcs=args.max_arcs, seed=args.seed, device=args.device,
@@ -47,7 +47,7 @@ def _train(args) -> int:
 def _evaluate(args) -> int:
     from entailgen.training.data import DatasetError
     from entailgen.training.encoder import EncoderError
-    from entailgen.training.evaluate import evaluate, result_table
+    from entailgen.training.evaluation import evaluate, result_table
 
     try:
         result = evaluate(args.model, args.dataset, args.split, device=args.device)
@@ -64,7 +64,7 @@ def _score(args) -> int:
     from entailgen.training.checkpoint import WEIGHTS, load_meta
     from entailgen.training.encoder import EncoderError
     from entailgen.training.score import run_scoring
-    from entailgen.training.train import pick_device
+    from entailgen.training.trainer import pick_device
     from entailgen.transforms.parse import ParserConfig, check_parser
 
     parser = ParserConfig(model=args.parser_model)

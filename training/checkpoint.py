@@ -42,7 +42,7 @@ def load_trained(directory: str, device: str = "cpu"):
     from entailgen.training.encoder import encoder_from_config
     from entailgen.training.models import build_model
 
-    from entailgen.transforms.generate.hf import copy_to_local, is_remote
+    from entailgen.transforms.generate.model_dir import copy_to_local, is_remote
 
     if is_remote(directory):
         directory = copy_to_local(directory)

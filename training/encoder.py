@@ -24,7 +24,7 @@ def default_encoder_path() -> str:
 
 def resolve_encoder(spec: str) -> str:
     """A local dir (gs:// copied to a temp dir) or a hub id; a local dir must hold *.safetensors."""
-    from entailgen.transforms.generate.hf import copy_to_local, is_remote
+    from entailgen.transforms.generate.model_dir import copy_to_local, is_remote
 
     if spec == DEFAULT_ENCODER:
         spec = default_encoder_path()

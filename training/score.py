@@ -37,7 +37,7 @@ class DaeScorer:
                  batch_size: int = 32):
         from entailgen.training.checkpoint import load_trained
         from entailgen.training.data import DatasetError
-        from entailgen.training.train import pick_device
+        from entailgen.training.trainer import pick_device
         from entailgen.transforms.parse import Parser
 
         self.device = pick_device(device)
@@ -57,7 +57,7 @@ class DaeScorer:
 
     def score_many(self, pairs: Sequence[tuple[str, str]]) -> list:
         """Each pair's score dict, or the Unscorable saying why not, in order; parsing and inference are batched."""
-        from entailgen.training.evaluate import _probabilities
+        from entailgen.training.evaluation import _probabilities
         from entailgen.training.features import arc_features
         from entailgen.transforms.arcs import extract_arcs
 

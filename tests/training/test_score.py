@@ -7,7 +7,7 @@ import torch
 
 from entailgen.runners.cli import main
 from entailgen.training.score import DaeScorer, Unscorable
-from entailgen.training.train import TrainOptions, train
+from entailgen.training.trainer import TrainOptions, train
 from trainer_fixtures import toy_example, write_dataset
 
 torch.set_num_threads(1)

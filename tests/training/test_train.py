@@ -9,7 +9,7 @@ torch.set_num_threads(1)  # tiny models: threads only contend on a shared machin
 from entailgen.training.checkpoint import load_trained
 from entailgen.training.features import IGNORE
 from entailgen.training.models import loss_of
-from entailgen.training.train import TrainOptions, train
+from entailgen.training.trainer import TrainOptions, train
 from trainer_fixtures import toy_example, write_dataset
 
 @pytest.fixture(scope="module")
@@ -38,6 +38,8 @@ def test_training_learns_a_label_only_the_relation_predicts(toy_dataset, tiny_en
     assert untrained["dev_accuracy"][-1] <= 75.0
     assert trained["dev_accuracy"][-1] == 100.0
     assert trained["counts"]["train"] == {"read": 48, "used": 48}
+    rate, seconds = trained["examples_per_s"], trained["train_s"]  # 4 epochs of 48; train_s is rounded to 0.1 s
+    assert abs(rate * seconds - 4 * 48) <= rate * 0.05 + 0.05 * seconds + 1
     assert trained["counts"]["dev"] == {"read": 16, "used": 16}
     assert trained["steps"] == 4 * 6 and len(trained["loss_curve"]) == 24
     model_dir = tmp_path / "m1"
@@ -57,3 +59,12 @@ def test_same_data_options_and_seed_give_identical_weights(toy_dataset, tiny_enc
     assert (tmp_path / "a" / "model.safetensors").read_bytes() == (tmp_path / "b" / "model.safetensors").read_bytes()
     train(str(toy_dataset), str(tmp_path / "c"), TrainOptions(**{**options.__dict__, "seed": 2}))
     assert (tmp_path / "a" / "model.safetensors").read_bytes() != (tmp_path / "c" / "model.safetensors").read_bytes()
+
+
+def test_the_package_exports_the_functions_even_after_their_modules_are_imported():
+    import entailgen.training.evaluation
+    import entailgen.training.trainer
+    from entailgen.training import DaeScorer, TrainOptions, evaluate, train  # the README's line
+
+    assert train is entailgen.training.trainer.train and evaluate is entailgen.training.evaluation.evaluate
+    assert TrainOptions is entailgen.training.trainer.TrainOptions and callable(DaeScorer)

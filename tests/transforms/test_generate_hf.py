@@ -17,7 +17,8 @@ from tiny_seq2seq import T5_SPECIALS, word_tokenizer
 
 from entailgen.schemas.sources import SourceText
 from entailgen.transforms.generate.hf import (GenerateCandidates, HfGenerateOptions, Seq2SeqBeamHandler,
-                                              copy_to_local, is_remote, length_buckets, score_bytes)
+                                              length_buckets, score_bytes)
+from entailgen.transforms.generate.model_dir import copy_to_local, is_remote
 
 DEVICE = os.environ.get("ENTAILGEN_TEST_DEVICE", "cpu")
 UNITS = [SourceText(t, "test", f"s{i}") for i, t in enumerate([

@@ -24,7 +24,7 @@ from apache_beam.ml.inference.base import ModelHandler
 from entailgen.schemas.sources import SourceText
 from entailgen.transforms.generate import Candidate
 from entailgen.transforms.generate.batching import BeamSearchCandidates
-from entailgen.transforms.generate.hf import copy_to_local, is_remote
+from entailgen.transforms.generate.model_dir import copy_to_local, is_remote
 from entailgen.transforms.generate.rank import normalise
 from entailgen.transforms.io.paths import user_cache
 

@@ -9,17 +9,15 @@ give the same candidates in any runner mode.
 from __future__ import annotations
 
 import copy
-import os
-import tempfile
 from dataclasses import dataclass
 from typing import Any, Iterable, Optional, Sequence
 
-from apache_beam.io.filesystems import FileSystems
 from apache_beam.ml.inference.base import ModelHandler
 
 from entailgen.schemas.sources import SourceText
 from entailgen.transforms.generate import Candidate
 from entailgen.transforms.generate.batching import BeamSearchCandidates
+from entailgen.transforms.generate.model_dir import copy_to_local, is_remote
 from entailgen.transforms.generate.rank import normalise
 
 
@@ -58,40 +56,6 @@ class Seq2SeqModel:
     tokenizer: Any
     device: Any
     name: str
-
-
-def is_remote(path: str) -> bool:
-    """Whether the path names a Beam filesystem (gs://, s3://, hdfs://) rather than a local dir or a hub id."""
-    return "://" in path and not path.startswith("file://")
-
-
-def check_model_dir(model: str) -> None:
-    """Before a run: a local model given as a path must be a directory holding a config.json (hub ids and gs:// are checked where
-    they load): ValueError naming the path and the reason."""
-    if "://" in model or not (os.path.isabs(model) or model.startswith((".", "~")) or os.path.exists(model)):
-        return
-    path = os.path.expanduser(model)
-    if not os.path.isdir(path):
-        raise ValueError(f"cannot load model {model}: no such directory")
-    if not os.path.isfile(os.path.join(path, "config.json")):
-        raise ValueError(f"cannot load model {model}: no config.json in it (not a saved transformers or CTranslate2 "
-                         "model)")
-
-
-def copy_to_local(path: str, into: Optional[str] = None) -> str:
-    """Copy a model directory from any Beam filesystem (gs://...) to a local temp dir, for from_pretrained."""
-    into = into or tempfile.mkdtemp(prefix="entailgen-model-")
-    root = path.rstrip("/") + "/"
-    (matched,) = FileSystems.match([root + "**"])
-    if not matched.metadata_list:
-        raise FileNotFoundError(f"no model files under {path}")
-    for meta in matched.metadata_list:
-        target = os.path.join(into, meta.path[len(root):])
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        with FileSystems.open(meta.path) as src, open(target, "wb") as dst:
-            while chunk := src.read(1 << 24):
-                dst.write(chunk)
-    return into
 
 
 def load_seq2seq(options: HfGenerateOptions) -> Seq2SeqModel:

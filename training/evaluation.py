@@ -54,7 +54,7 @@ def _probabilities(model, batch: list, pad_id: int, device):
     import torch
 
     from entailgen.training.features import collate
-    from entailgen.training.train import forward
+    from entailgen.training.trainer import forward
 
     with torch.no_grad():
         return forward(model, collate(batch, pad_id), device).softmax(-1).cpu()
@@ -148,7 +148,7 @@ def evaluate(model_dir: str, dataset: str, split: str = "test", device: str = "a
     """Evaluate a model dir on a dataset split ('all' for every split); writes MODEL_DIR/eval/<dataset>.json."""
     from entailgen.training.card import EVAL_DIR, write_card
     from entailgen.training.checkpoint import load_meta, load_trained
-    from entailgen.training.train import pick_device
+    from entailgen.training.trainer import pick_device
 
     meta = load_meta(model_dir)
     manifest, task = open_dataset(dataset)
