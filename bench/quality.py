@@ -2,8 +2,9 @@
 
 Source text: UD-EWT sentences in the decomp==0.3.2 wheel (UDS 2.0, CC BY-SA 4.0; its JSON is read, its code never run).
 Pipeline: paraphrase family (Apertium round trips, h* by MiniLM) -> dae with all four augmentations (both run as
-`entailgen run`) -> `entailgen.training.train` on the train split -> `entailgen.training.evaluate` on the test split. Every stage's output is cached in --work, so a rerun skips what is finished (delete a stage's folder to
-redo it); models are cached per training setting. Baselines (majority, lexical match, hypothesis-only) are measured in
+`entailgen run`) -> `entailgen.training.train` on the train split -> `entailgen.training.evaluate` on the test split.
+Every stage's output is cached in --work, so a rerun skips what is finished (delete a stage's folder to redo it);
+models are cached per training setting. Baselines (majority, lexical match, hypothesis-only) are measured in
 the same run, on the same test rows, by evaluate.
 
 Usage: python bench/quality.py [--work DIR] [--sentences 5000] [--max-train 3000] [--epochs 2] [--lr 1e-4]
@@ -235,7 +236,8 @@ def training_report(trained: dict) -> list[str]:
 def table2(result: dict) -> list[str]:
     """Table 2 from `entailgen evaluate`'s JSON (percentages): its table_2 section is the held-out §4 arcs."""
     arcs = result["table_2"]
-    acc, f1, majority, lexical = (arcs.get(k) for k in ("accuracy", "f1", "majority_accuracy", "lexical_match_accuracy"))
+    acc, f1, majority, lexical = (arcs.get(k) for k in ("accuracy", "f1", "majority_accuracy",
+                                                        "lexical_match_accuracy"))
     fmt = lambda v: "n/a" if v is None else f"{v:.1f}"
     lines = ["Table 2 (held-out auto-derived §4 arcs, test split)      | ours  | paper",
              f"majority                                                 | {fmt(majority):>5} | 72.7",

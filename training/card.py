@@ -32,7 +32,9 @@ def write_card(model_dir: str) -> str:
              "", f"Options: epochs {o['epochs']}, batch {o['batch_size']}, lr {o['lr']}, max length {o['max_length']}, "
              f"max arcs {o['max_arcs']}, seed {o['seed']}, device {trained['device']}; "
              f"best epoch {trained['best_epoch']} "
-             f"by dev accuracy {trained['dev_accuracy']}.", "",
+             f"by dev accuracy {trained['dev_accuracy']}"
+             + (f"; {trained['steps']} steps in {trained['train_s']} s ({trained['examples_per_s']} examples/s)"
+                if "train_s" in trained else "") + ".", "",  # train.json of an older entailgen has no timing
              "Examples read and left out (never silently): "
              + "; ".join(f"{split}: " + ", ".join(f"{k} {v}" for k, v in c.items())
                          for split, c in trained["counts"].items()),

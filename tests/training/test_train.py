@@ -45,6 +45,7 @@ def test_training_learns_a_label_only_the_relation_predicts(toy_dataset, tiny_en
     model_dir = tmp_path / "m1"
     assert {p.name for p in model_dir.iterdir()} >= {"model.safetensors", "config.json", "train.json", "README.md",
                                                      "tokenizer.json"}
+    assert f"24 steps in {seconds} s ({rate} examples/s)" in (model_dir / "README.md").read_text()
     model, tokenizer, meta = load_trained(str(model_dir))
     assert (meta["task"], meta["relations"]) == ("dae", ["<unk>", "dobj", "nsubj"])
     written = json.loads((model_dir / "train.json").read_text())

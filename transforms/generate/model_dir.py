@@ -13,8 +13,8 @@ def is_remote(path: str) -> bool:
 
 
 def check_model_dir(model: str) -> None:
-    """Before a run: a local model given as a path must be a directory holding a config.json (hub ids and gs:// are checked where
-    they load): ValueError naming the path and the reason."""
+    """Before a run: a local model given as a path must be a directory holding a config.json (hub ids and gs:// are
+    checked where they load): ValueError naming the path and the reason."""
     if "://" in model or not (os.path.isabs(model) or model.startswith((".", "~")) or os.path.exists(model)):
         return
     path = os.path.expanduser(model)
