@@ -143,6 +143,21 @@ def test_compute_type_auto_is_int8_on_cpu():
     assert resolve_compute_type("float32", "cpu") == "float32"
 
 
+def halves_without(bad, batch):
+    """The batches a run makes of `batch` when only `bad` fails: the whole batch, or each half split the same way."""
+    if bad not in batch:
+        return [batch]
+    if len(batch) == 1:
+        return []
+    half = len(batch) // 2
+    return halves_without(bad, batch[:half]) + halves_without(bad, batch[half:])
+
+
+def test_halves_without_splits_a_batch_of_seven_down_to_the_bad_unit():
+    assert halves_without("x", list("abcxefg")) == [["a", "b", "c"], ["e"], ["f", "g"]]  # abc|xefg, xe|fg, x|e
+    assert halves_without("x", list("abxdefg")) == [["a"], ["b"], ["d", "e", "f", "g"]]  # abx|defg, a|bx, b|x
+
+
 def test_transform_gives_the_same_candidates_in_any_order_and_dead_letters_bad_units(bart_dir, cache):
     units = inputs(30, seed=5)
     opts = options(bart_dir, cache, batch_size=7, bucket_size=3)
@@ -153,8 +168,7 @@ def test_transform_gives_the_same_candidates_in_any_order_and_dead_letters_bad_u
     for u in units + [bad]:  # 31 units in batches of 7: 5 content buckets
         buckets.setdefault(content_bucket(u.text or "", 5), []).append(u)
     batches = [b for bucket in buckets.values() for b in content_batches(bucket, 7)]
-    # the failing batch is retried one unit at a time: its other units are generated alone
-    runs = [[[u] for u in b if u is not bad] if bad in b else [b] for b in batches]
+    runs = [halves_without(bad, b) for b in batches]  # the failing batch is retried in halves, down to `bad`
     beams = [beam_ for run in runs for batch in run for beam_ in handler.run_inference(batch, bundle)]
     assert len(beams) == len(units) and sum(len(r) > 1 for r in runs) == 1
     expected = [c for beam_ in beams for c in beam_ if c.text]  # an empty hypothesis is counted, not emitted

@@ -67,8 +67,8 @@ class ContentBatches(beam.PTransform):
 
 class _BeamSearch(beam.DoFn):
     """Content batches -> Candidates through a ModelHandler's load_model / run_inference; the model is loaded once
-    per worker process and shared by its threads. A failing batch is retried one unit at a time, so only the unit
-    that fails becomes a DeadLetter."""
+    per worker process and shared by its threads. A failing batch is retried in halves, so only the unit that fails
+    becomes a DeadLetter."""
 
     def __init__(self, handler):
         self.handler = handler
