@@ -157,9 +157,9 @@ def train(dataset: str, output: str, options: TrainOptions = TrainOptions()) -> 
 
     bar = tqdm(total=rows * options.epochs, desc=f"train {task}", unit="ex", file=sys.stderr,
                disable=not options.progress, dynamic_ncols=True)
-    seen = 0  # examples through a training step, every epoch
-    loop_started = time.perf_counter()
+    train_s = 0.0  # the epochs' reading and steps: not loading, not dev passes
     for epoch in range(options.epochs):
+        epoch_started = time.perf_counter()
         epoch_counts: Counter = Counter()
         stream = records(dataset, options.train_split)
         if options.max_examples:
@@ -175,20 +175,17 @@ def train(dataset: str, output: str, options: TrainOptions = TrainOptions()) -> 
             optimizer.step()
             scheduler.step()
             losses.append(round(loss.item(), 4))
-            seen += len(batch)
             bar.set_postfix(epoch=epoch + 1, loss=f"{losses[-1]:.4f}")
+        train_s += time.perf_counter() - epoch_started
         counts = epoch_counts  # every epoch sees the same rows; the last epoch's counts stand for all
         if not counts["used"]:
             raise DatasetError(f"no usable training example in {dataset} ({_counts(counts)})")
-        dev_started = time.perf_counter()
         dev_acc = accuracy(model, task, dev, options.batch_size, pad_id, device) if dev else None
-        loop_started += time.perf_counter() - dev_started  # examples/s counts training steps, not dev passes
         dev_curve.append(dev_acc)
         if dev_acc is None or best[2] is None or dev_acc > best[1]:  # no dev accuracy: the last epoch is kept
             best = (epoch + 1, dev_acc if dev_acc is not None else -1.0,
                     {k: v.detach().clone() for k, v in model.state_dict().items()})
     bar.close()
-    train_s = time.perf_counter() - loop_started  # the epochs' reading and steps: not loading, not dev passes
     model.load_state_dict(best[2])
     save_model(output, model, tokenizer, meta)
     summary = {
@@ -197,7 +194,7 @@ def train(dataset: str, output: str, options: TrainOptions = TrainOptions()) -> 
         "device": str(device), "counts": {"train": _counts(counts), "dev": _counts(dev_counts)},
         "vocabulary_size": len(vocab), "best_epoch": best[0], "dev_accuracy": dev_curve,
         "steps": len(losses), "loss_curve": losses, "elapsed_s": round(time.time() - started, 1),
-        "train_s": round(train_s, 1), "examples_per_s": round(seen / train_s, 1),
+        "train_s": round(train_s, 1), "examples_per_s": round(counts["used"] * options.epochs / train_s, 1),
     }
     with open(os.path.join(output, TRAIN_JSON), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)
