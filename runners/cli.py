@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import json
 import logging
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -210,7 +212,7 @@ def run_config(args) -> RunConfig:
 def _run(args) -> int:
     from entailgen.pipelines import get_family
     from entailgen.runners.inputs import unused_inputs
-    from entailgen.runners.job import check_job, run_job
+    from entailgen.runners.job import OutputError, check_job, run_job
     from entailgen.runners.summary import summary_text
 
     config = run_config(args)
@@ -225,7 +227,10 @@ def _run(args) -> int:
               flush=True)
     started = time.monotonic()
     every = None if args.quiet else (0.5 if sys.stderr.isatty() else 5.0)  # a live line on a terminal
-    manifest = run_job(config, args.beam_args, overwrite=args.overwrite, progress_every=every)
+    try:
+        manifest = run_job(config, args.beam_args, overwrite=args.overwrite, progress_every=every)
+    except OutputError as e:  # another writer holds --output, or finished into it since the check above
+        raise UsageError(str(e))
     if manifest is None:
         print(f"dry run: {config.pipeline} job translated (and staged for Dataflow); nothing submitted or written")
         return 0
@@ -242,6 +247,8 @@ class _HideBeamNoise(logging.Filter):
     NOISE = ("semi_persistent_directory", "Discarding unparseable args", "Discarding invalid overrides")
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], OSError) and record.exc_info[1].errno in REFUSALS:
+            return False  # a worker's full disk or refused write: main() says it in one line
         return not any(text in record.getMessage() for text in self.NOISE)
 
 
@@ -258,7 +265,8 @@ def _command(argv: list[str]) -> Optional[str]:
 
 
 def main(argv: Optional[list[str]] = None) -> int:
-    """Entry point of the `entailgen` console script: one line and exit 2 for a usage error, 130 for Ctrl-C."""
+    """Entry point of the `entailgen` console script: one line and exit 2 for a usage error or an OSError (a read-only
+    output, a full disk), 130 for Ctrl-C."""
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         args, rest = make_parser(_command(argv)).parse_known_args(argv)
@@ -283,6 +291,30 @@ def main(argv: Optional[list[str]] = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's final flush does not fail again
         return 0
+    except Exception as e:  # what the system refused (a read-only output, a full disk), in the words it used
+        text = system_error_text(e)
+        if text is None:
+            raise
+        print(f"entailgen: error: {text}", file=sys.stderr)
+        return 2
+
+
+REFUSALS = (errno.ENOSPC, errno.EDQUOT, errno.EACCES, errno.EPERM, errno.EROFS)  # the system's, not entailgen's
+
+
+def system_error_text(e: BaseException) -> Optional[str]:
+    """'No space left on device: /data/out' for an OSError the system raised (it has an errno), or for a refusal of
+    the system (full disk, no permission) that a Beam worker's RuntimeError wraps; None for anything else (a bug,
+    or a library's own OSError, keeps its traceback)."""
+    if isinstance(e, OSError) and e.errno is not None:
+        return f"{e.strerror}: {e.filename}" if e.strerror and e.filename else e.strerror or str(e)
+    cause = e.__cause__ or e.__context__
+    while cause is not None and not (isinstance(cause, OSError) and cause.errno in REFUSALS):
+        cause = cause.__cause__ or cause.__context__
+    if cause is None:
+        return None
+    said = re.search(r"\[Errno \d+\] (.+?)(?: \[while running .*)?$", str(e).splitlines()[0] if str(e) else "")
+    return said.group(1) if said else cause.strerror or str(cause)
 
 
 if __name__ == "__main__":

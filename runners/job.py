@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import fcntl
+import json
+import logging
 import os
 import platform
 import shutil
@@ -13,7 +16,7 @@ import threading
 import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
@@ -29,7 +32,7 @@ from entailgen.transforms.io import ReadInputs
 from entailgen.transforms.io.paths import option_paths
 from entailgen.transforms.manifest import (MANIFEST, RUN_INFO, STAGING, StageSummary, build_manifest, count_by,
                                            fingerprint, metric_counters, option_fingerprints, read_json, write_json)
-from entailgen.transforms.report import write_report
+from entailgen.transforms.report import CARD, REPORT, write_report
 from entailgen.transforms.shard import WriteDeadLetters, WriteShards, join_path, remove_runs
 from entailgen.transforms.split import AssignSplit
 
@@ -92,6 +95,12 @@ def build_job(p: beam.Pipeline, config: RunConfig) -> None:
 MARKER = ".entailgen-run"  # written first into every folder a run builds: entailgen's, even before its manifest exists
 PARTIAL = ".entailgen-partial"  # suffix of the sibling folder a run builds in, swapped in once complete
 OLD = ".entailgen-old"  # suffix of the replaced dataset between the swap's two renames
+LOCK = ".entailgen-lock"  # suffix of the file beside output that its one writer holds locked (pid and host in it)
+TRAIN_JSON = "train.json"  # what `entailgen train` writes into a model dir (training.trainer.TRAIN_JSON, without torch)
+
+
+class OutputError(ValueError):
+    """An output a job must not write (or not now): one line, said before anything is written."""
 
 
 def is_direct(options: PipelineOptions) -> bool:
@@ -175,24 +184,80 @@ def output_state(output: str) -> str:
     return "interrupted" if FileSystems.exists(join_path(output, MARKER)) else "foreign"
 
 
+def _json(path: str):
+    """A small JSON file's content, or None when it is missing or not JSON."""
+    try:
+        with FileSystems.open(path) as f:
+            return json.loads(f.read().decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def entailgen_folder(folder: str) -> Optional[str]:
+    """What entailgen wrote `folder` as: 'dataset' (its manifest.json), 'build folder' (the run marker) or
+    'model dir' (train.json); None for anything else (a manifest.json of another tool included)."""
+    if FileSystems.exists(join_path(folder, MARKER)):
+        return "build folder"
+    manifest = _json(join_path(folder, MANIFEST)) if FileSystems.exists(join_path(folder, MANIFEST)) else None
+    if isinstance(manifest, dict) and {"record_type", "shards"} <= manifest.keys():
+        return "dataset"
+    trained = _json(join_path(folder, TRAIN_JSON)) if FileSystems.exists(join_path(folder, TRAIN_JSON)) else None
+    return "model dir" if isinstance(trained, dict) and "dataset_manifest_sha256" in trained else None
+
+
+def check_not_inside_entailgen(output: str) -> None:
+    """Refuse (OutputError) an output inside an entailgen dataset or model dir: replacing that one later (run
+    --overwrite, train --overwrite) would delete what was written into it."""
+    if "://" not in output:
+        output = os.path.abspath(output)
+    folder = output.rstrip("/")
+    while True:
+        parent = FileSystems.split(folder)[0].rstrip("/") or "/"
+        if parent == folder:  # the root: '/' or 'gs://bucket'
+            return
+        folder = parent
+        kind = entailgen_folder(folder)
+        if kind:
+            raise OutputError(f"--output {output} is inside the entailgen {kind} {folder}; write it somewhere else")
+
+
+def unlisted_files(dataset: str) -> list[str]:
+    """Files in a dataset its manifest does not list (nor its run.json, card and report): not entailgen's to delete."""
+    manifest = _json(join_path(dataset, MANIFEST))
+    manifest = manifest if isinstance(manifest, dict) else {}
+    listed = {MANIFEST, RUN_INFO, CARD, REPORT, MARKER}
+    for entry in [*manifest.get("shards", []), manifest.get("dead_letters") or {}, *manifest.get("exports", [])]:
+        if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+            listed.add(entry["path"])
+    root = join_path(dataset, "-")[:-1]  # the prefix its files' paths start with: 'out/', 'gs://b/out/'
+    relative = [path[len(root):].replace(os.sep, "/") for path in _files(dataset)]
+    return [path for path in relative if path not in listed]
+
+
 def check_output(output: str, inputs: Sequence[str], overwrite: bool) -> None:
-    """Refuse (ValueError) an output the run must not write: a file, a folder of someone else's files, a dataset
-    without --overwrite, or a folder holding one of the run's inputs."""
+    """Refuse (OutputError) an output the run must not write: a file, a folder of someone else's files, a dataset
+    without --overwrite or holding files its manifest does not list, a folder inside an entailgen dataset or model
+    dir, or a folder holding one of the run's inputs."""
     state = output_state(output)
     if state == "file":
-        raise ValueError(f"--output is a file, not a directory: {output}")
+        raise OutputError(f"--output is a file, not a directory: {output}")
+    check_not_inside_entailgen(output)
     inside = [path for path in inputs if _inside(path, output) or _inside(path, _sibling(output, PARTIAL))]
     if inside and state != "missing":
-        raise ValueError(f"input {inside[0]} is inside --output {output}; write the dataset somewhere else")
+        raise OutputError(f"input {inside[0]} is inside --output {output}; write the dataset somewhere else")
     if state == "foreign":
-        raise ValueError(f"output directory is not empty and holds no entailgen dataset: {output} (entailgen only "
-                         "replaces its own datasets; choose another --output)")
+        raise OutputError(f"output directory is not empty and holds no entailgen dataset: {output} (entailgen only "
+                          "replaces its own datasets; choose another --output)")
     if state in ("dataset", "interrupted") and not overwrite:
         what = "an entailgen dataset" if state == "dataset" else "an interrupted entailgen run"
-        raise ValueError(f"output directory holds {what}: {output} (pass --overwrite to replace it)")
+        raise OutputError(f"output directory holds {what}: {output} (pass --overwrite to replace it)")
+    unlisted = unlisted_files(output) if state == "dataset" else []
+    if unlisted:
+        raise OutputError(f"--overwrite would delete {join_path(output, unlisted[0])}, which the manifest of {output} "
+                          "does not list; move it out first (entailgen deletes only its own files)")
     partial = _sibling(output, PARTIAL)
     if FileSystems.exists(partial) and not FileSystems.exists(join_path(partial, MARKER)):
-        raise ValueError(f"{partial} is in the way of the build folder and is not entailgen's; move it")
+        raise OutputError(f"{partial} is in the way of the build folder and is not entailgen's; move it")
 
 
 def check_runner(options: PipelineOptions) -> None:
@@ -217,9 +282,57 @@ def check_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool 
         check_output(config.output, config.inputs, overwrite)
 
 
+def _holder(fd: int) -> str:
+    """Who holds a lock file, from what it wrote into it: 'pid 123 on host h'."""
+    os.lseek(fd, 0, os.SEEK_SET)
+    try:
+        held = json.loads(os.read(fd, 4096).decode("utf-8"))
+        return f"pid {held['pid']} on host {held['host']}"
+    except (ValueError, KeyError, TypeError):
+        return "a process that has not said its pid yet"
+
+
+@contextmanager
+def writer_lock(output: str):
+    """Make this process the one writer of output: an exclusive lock (flock) on a file beside it, holding this pid
+    and host. A second writer is refused (OutputError naming the first) rather than deleting the first's build
+    folder; the kernel frees the lock of a killed writer, so a dead writer's lock is taken over without a word.
+    Object stores have no lock: two writers into one gs:// output are the user's to avoid."""
+    if "://" in output:
+        yield
+        return
+    path = _sibling(output, LOCK)
+    while True:
+        try:
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as e:  # a read-only or full place: said of --output, not of this hidden file
+            raise type(e)(e.errno, e.strerror, output) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder(fd)
+            os.close(fd)
+            raise OutputError(f"another entailgen ({holder}) is writing {output}; wait for it to finish or "
+                              "choose another --output") from None
+        try:
+            if os.stat(path).st_ino == os.fstat(fd).st_ino:
+                break  # still the file at path: the last writer did not remove it between our open and lock
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+    try:
+        os.ftruncate(fd, 0)  # a killed writer's pid may still be in it
+        os.write(fd, json.dumps({"pid": os.getpid(), "host": platform.node()}).encode("utf-8"))
+        yield
+    finally:
+        os.remove(path)  # before the lock goes: a writer that opened this file meanwhile finds it gone, starts over
+        os.close(fd)
+
+
 def start_build(output: str) -> str:
     """The empty sibling folder the run builds in, marked as entailgen's first; a leftover of an interrupted run is
-    said and replaced."""
+    said and replaced (called with the writer lock held: no other writer is building it)."""
     partial = _sibling(output, PARTIAL)
     if FileSystems.exists(partial):
         print(f"entailgen: a previous run into {output} was interrupted; starting over", file=sys.stderr)
@@ -261,18 +374,22 @@ def swap_in(partial: str, output: str) -> None:
 
 
 @contextmanager
-def built_then_swapped(output: str):
-    """The marked sibling folder a run writes into, swapped in for output once the block completes; on any failure
-    (or Ctrl-C) it is deleted and what was at output stays as it was."""
-    partial = start_build(output)
-    try:
-        yield partial
-    except BaseException:
-        if FileSystems.exists(partial):
-            FileSystems.delete([partial])  # ours alone: the old dataset at output was not touched
-        raise
-    swap_in(partial, output)  # the marker goes along: a swap cut short on gs:// leaves an output said interrupted
-    FileSystems.delete([join_path(output, MARKER)])
+def built_then_swapped(output: str, check: Optional[Callable[[], None]] = None):
+    """The marked sibling folder a job writes into, swapped in for output once the block completes; on any failure
+    (or Ctrl-C, or SIGTERM) it is deleted and what was at output stays as it was. The writer lock is held
+    throughout; `check` (the output checks) runs once it is held, as another writer may have finished meanwhile."""
+    with writer_lock(output), interruptible():
+        if check is not None:
+            check()
+        partial = start_build(output)
+        try:
+            yield partial
+        except BaseException:
+            if FileSystems.exists(partial):
+                FileSystems.delete([partial])  # ours alone: the old dataset at output was not touched
+            raise
+        swap_in(partial, output)  # the marker goes along: a swap cut short on gs:// leaves an output said interrupted
+        FileSystems.delete([join_path(output, MARKER)])
 
 
 @contextmanager
@@ -303,6 +420,8 @@ def interruptible():
     hit = []
 
     def stop(signum, frame):
+        if not hit:  # the job is over: Beam's log of the interrupted bundle (and of dying workers) is not news
+            logging.getLogger("apache_beam").setLevel(logging.CRITICAL + 1)
         hit.append(signum)
         raise KeyboardInterrupt
 
@@ -311,6 +430,9 @@ def interruptible():
     threading.excepthook = lambda args: None if hit else thread_hook(args)
     try:
         yield
+    except KeyboardInterrupt:
+        hit.append(None)  # here or in a nested interruptible(): the threads' deaths still to come are not news
+        raise
     except Exception:
         if hit:
             raise KeyboardInterrupt from None
@@ -342,7 +464,7 @@ def run_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = 
     inputs = [fingerprint(path) for path in config.inputs]
     option_files = option_fingerprints(option_paths(config))  # hashed before the run, like the inputs
     started = time.time()
-    with built_then_swapped(config.output):
+    with built_then_swapped(config.output, check=lambda: check_output(config.output, config.inputs, overwrite)):
         with private_tempdir(), interruptible(), (
                 Progress(live, every=progress_every) if progress_every else contextlib.nullcontext()):
             result = p.run()

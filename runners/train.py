@@ -6,32 +6,16 @@ import os
 from entailgen.runners.cli import OUTPUT_FORMATS, UsageError
 
 
-def _model_output(path: str, overwrite: bool) -> None:
-    """Refuse a non-empty --output unless --overwrite and it is a model dir `entailgen train` wrote (has train.json);
-    that one is replaced only once the new model is complete."""
-    if os.path.isfile(path):
-        raise UsageError(f"--output {path} is a file")
-    if os.path.isdir(path) and os.listdir(path):
-        if not overwrite:
-            raise UsageError(f"--output {path} is not empty (use --overwrite to replace a model dir)")
-        if not os.path.isfile(os.path.join(path, "train.json")):
-            raise UsageError(f"--overwrite replaces only a model dir written by `entailgen train`; {path} is not one")
-
-
 def _train(args) -> int:
     from entailgen.training.data import DatasetError
     from entailgen.training.encoder import EncoderError
-    from entailgen.runners.job import built_then_swapped
     from entailgen.training.trainer import TrainOptions, train
 
     options = TrainOptions(encoder=args.encoder, epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
                            max_length=args.max_length, max_arcs=args.max_arcs, seed=args.seed, device=args.device,
                            max_examples=args.max_examples, progress=not args.quiet)
     try:
-        options.check()
-        _model_output(args.output, args.overwrite)
-        with built_then_swapped(args.output) as building:  # a failed run leaves the old model as it was
-            summary = train(args.dataset, building, options)
+        summary = train(args.dataset, args.output, options, overwrite=args.overwrite)
     except (DatasetError, EncoderError, ValueError) as e:
         raise UsageError(str(e))
     if not args.quiet:
@@ -60,7 +44,7 @@ def _evaluate(args) -> int:
 def _score(args) -> int:
     from apache_beam.io.filesystems import FileSystems
 
-    from entailgen.runners.job import built_then_swapped, check_output, interruptible, private_tempdir
+    from entailgen.runners.job import OutputError, built_then_swapped, check_output, interruptible, private_tempdir
     from entailgen.training.checkpoint import WEIGHTS, load_meta
     from entailgen.training.encoder import EncoderError
     from entailgen.training.score import run_scoring
@@ -83,9 +67,13 @@ def _score(args) -> int:
         check_output(args.output, [args.input], args.overwrite)
     except ValueError as e:
         raise UsageError(str(e))
-    with built_then_swapped(args.output) as building, private_tempdir(), interruptible():
-        manifest = run_scoring(args.model, args.input, building, args.format, args.num_shards,
-                               parser, args.device, args.beam_args)
+    try:
+        with built_then_swapped(args.output, check=lambda: check_output(args.output, [args.input], args.overwrite)
+                                ) as building, private_tempdir(), interruptible():
+            manifest = run_scoring(args.model, args.input, building, args.format, args.num_shards,
+                                   parser, args.device, args.beam_args)
+    except OutputError as e:  # another writer holds --output, or finished into it since the check above
+        raise UsageError(str(e))
     total = manifest["counts"]["total"]
     print(f"scored {total['written']} of {total['read']} pairs into {args.output}; "
           f"{total['dead_letters']} dead letters")

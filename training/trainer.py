@@ -109,7 +109,37 @@ def accuracy(model, task: str, feats: list, batch_size: int, pad_id: int, device
     return round(100.0 * correct / total, 2) if total else None
 
 
-def train(dataset: str, output: str, options: TrainOptions = TrainOptions()) -> dict:
+def check_model_output(output: str, overwrite: bool = False) -> None:
+    """Refuse (ValueError) a model dir that is a file, inside an entailgen dataset or model dir, or a non-empty
+    folder, unless overwrite and it is a model dir `entailgen train` wrote (has train.json); the API and the CLI
+    both check here."""
+    from entailgen.runners.job import check_not_inside_entailgen, entailgen_folder
+
+    if os.path.isfile(output):
+        raise ValueError(f"--output {output} is a file")
+    check_not_inside_entailgen(output)
+    if os.path.isdir(output) and os.listdir(output):
+        kind = entailgen_folder(output)
+        if kind not in (None, "model dir"):
+            raise ValueError(f"--output {output} is an entailgen {kind}, not a model dir; write the model elsewhere")
+        if not overwrite:
+            raise ValueError(f"--output {output} is not empty (use --overwrite to replace a model dir)")
+        if not os.path.isfile(os.path.join(output, TRAIN_JSON)):
+            raise ValueError(f"--overwrite replaces only a model dir written by `entailgen train`; {output} is not one")
+
+
+def train(dataset: str, output: str, options: TrainOptions = TrainOptions(), overwrite: bool = False) -> dict:
+    """Train into a folder beside output, swapped in once complete (a failed run leaves the old model as it was),
+    after the checks `entailgen train` makes; returns train.json."""
+    from entailgen.runners.job import built_then_swapped
+
+    options.check()
+    check_model_output(output, overwrite)
+    with built_then_swapped(output, check=lambda: check_model_output(output, overwrite)) as building:
+        return _fit(dataset, building, options)
+
+
+def _fit(dataset: str, output: str, options: TrainOptions) -> dict:
     """Train on the train split, keep the best epoch by dev accuracy, write the model dir; returns train.json."""
     import torch
 
