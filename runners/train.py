@@ -61,7 +61,7 @@ def _score(args) -> int:
     from apache_beam.io.filesystems import FileSystems
 
     from entailgen.runners.job import built_then_swapped, check_output, interruptible, private_tempdir
-    from entailgen.training.checkpoint import WEIGHTS, load_meta
+    from entailgen.training.checkpoint import verify_model_dir
     from entailgen.training.encoder import EncoderError
     from entailgen.training.score import run_scoring
     from entailgen.training.trainer import pick_device
@@ -69,10 +69,8 @@ def _score(args) -> int:
 
     parser = ParserConfig(model=args.parser_model)
     try:  # what the workers would fail on, checked here: one line, not a worker's traceback
-        if load_meta(args.model)["task"] != "dae":
+        if verify_model_dir(args.model)["task"] != "dae":  # damaged, incomplete or mismatched files: one line
             raise UsageError(f"{args.model} is not a dae model; `entailgen score` scores dependency arcs")
-        if not os.path.isfile(os.path.join(args.model, WEIGHTS)):
-            raise UsageError(f"{args.model} has no {WEIGHTS}: not a model `entailgen train` finished")
         pick_device(args.device)
         check_parser(parser)
     except (EncoderError, ValueError, RuntimeError) as e:  # RuntimeError: torch's word on an unknown --device
