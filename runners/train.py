@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from entailgen.runners.cli import OUTPUT_FORMATS, UsageError
+from entailgen.runners.cli import OUTPUT_FORMATS, UsageError, finite_float
 
 
 def _model_output(path: str, overwrite: bool) -> None:
@@ -99,7 +99,7 @@ def register(commands) -> None:
                        help="hub id, local dir or gs:// dir (safetensors); 'default' is the packaged all-MiniLM-L6-v2")
     train.add_argument("--epochs", type=int, default=3, help="passes over the train split")
     train.add_argument("--batch-size", type=int, default=32, help="examples per step")
-    train.add_argument("--lr", type=float, default=2e-5, help="AdamW learning rate")
+    train.add_argument("--lr", type=finite_float, default=2e-5, help="AdamW learning rate")
     train.add_argument("--max-length", type=int, default=128, help="longer pairs are counted, left out")
     train.add_argument("--max-arcs", type=int, default=20, help="arcs per example used in training")
     train.add_argument("--max-examples", type=int, metavar="N", help="read only the first N training rows")
