@@ -7,6 +7,7 @@ from typing import Optional
 import apache_beam as beam
 
 from entailgen.pipelines.base import Family, FamilyOutput, RunConfig
+from entailgen.runners.cli import finite_float  # the CLI's float type: nan and inf refused
 from entailgen.schemas.records import ScoredParaphrase
 from entailgen.transforms.generate.hf import HfGenerateOptions
 from entailgen.transforms.generate.model_dir import check_model_dir
@@ -37,9 +38,9 @@ def add_arguments(group) -> None:
     group.add_argument("--model", help="hf generator: model hub id, local dir or gs:// dir (safetensors)")
     group.add_argument("--k", type=int, default=10, help="hf generator: beam size (candidates per sentence)")
     group.add_argument("--max-new-tokens", type=int, default=48, help="hf generator: longest candidate")
-    group.add_argument("--min-similarity", type=float, default=SimilarityBand.low,
+    group.add_argument("--min-similarity", type=finite_float, default=SimilarityBand.low,
                        help="candidates less similar to x are garbage")
-    group.add_argument("--max-similarity", type=float, default=SimilarityBand.high,
+    group.add_argument("--max-similarity", type=finite_float, default=SimilarityBand.high,
                        help="candidates more similar to x are near copies")
     group.add_argument("--lexical-ranking", action="store_true", help="similarity by word overlap, not MiniLM")
     group.add_argument("--export", choices=("paranmt",), help="also write paranmt.tsv (x<TAB>h*<TAB>score) for dae")

@@ -12,6 +12,7 @@ import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
 
 from entailgen.pipelines.base import Family, FamilyOutput, RunConfig
+from entailgen.runners.cli import finite_float  # the CLI's float type: nan and inf refused
 from entailgen.schemas.records import RtePair
 from entailgen.schemas.sources import DncPair, FactualityAnnotation, NerSentence, Review, SourceText
 from entailgen.transforms.audit import AuditFn
@@ -47,7 +48,7 @@ class RecastOptions:
 def add_arguments(group) -> None:
     group.add_argument("--phenomena", help="comma list of ner,factuality,sentiment,relation (default: all, "
                                            f"relation only with --kb or --sample; a review's item: {', '.join(ITEMS)})")
-    group.add_argument("--factuality-threshold", type=float, default=FactualityConfig().threshold,
+    group.add_argument("--factuality-threshold", type=finite_float, default=FactualityConfig().threshold,
                        help="|value| below this is ambiguous: skipped and counted")
     group.add_argument("--export", choices=("dnc",), help="also write the Diverse NLI Collection JSON layout")
     group.add_argument("--kb", metavar="FILE", help="relation: KB triples, subject<TAB>relation<TAB>object"
@@ -83,7 +84,7 @@ def options(args) -> RecastOptions:
     unknown = sorted(set(phenomena) - set(PHENOMENA))
     if unknown or not phenomena:
         raise ValueError(f"--phenomena takes {', '.join(PHENOMENA)}; got {args.phenomena!r}")
-    if args.factuality_threshold < 0:
+    if not args.factuality_threshold >= 0:  # `not >=`: nan is refused too
         raise ValueError(f"--factuality-threshold must be 0 or more, got {args.factuality_threshold}")
     chosen = RecastOptions(phenomena, args.factuality_threshold, args.export == "dnc")
     if "relation" in phenomena:

@@ -5,6 +5,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from entailgen.pipelines import available, get_family
 from entailgen.runners.cli import UsageError
+from entailgen.schemas.reader import UnreadableShard
 from entailgen.transforms.manifest import MANIFEST, read_json
 from entailgen.transforms.report import ReportConfig, write_report
 from entailgen.transforms.shard import join_path
@@ -29,7 +30,10 @@ def report(dataset: str, config: ReportConfig = ReportConfig()) -> list[str]:
     missing = [path for path in listed if not FileSystems.exists(join_path(dataset, path))]
     if missing:
         raise UsageError(f"{dataset} is missing {len(missing)} shard(s) its manifest lists, e.g. {missing[0]}")
-    names = write_report(dataset, manifest, config, family_description(manifest["pipeline"]))
+    try:
+        names = write_report(dataset, manifest, config, family_description(manifest["pipeline"]))
+    except UnreadableShard as e:  # a shard damaged after its run: one line naming it
+        raise UsageError(str(e))
     return [join_path(dataset, name) for name in names]
 
 

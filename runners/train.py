@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from entailgen.runners.cli import OUTPUT_FORMATS, UsageError
+from entailgen.runners.cli import OUTPUT_FORMATS, UsageError, finite_float
 
 
 def _train(args) -> int:
@@ -45,7 +45,7 @@ def _score(args) -> int:
     from apache_beam.io.filesystems import FileSystems
 
     from entailgen.runners.job import OutputError, built_then_swapped, check_output, interruptible, private_tempdir
-    from entailgen.training.checkpoint import WEIGHTS, load_meta
+    from entailgen.training.checkpoint import verify_model_dir
     from entailgen.training.encoder import EncoderError
     from entailgen.training.score import run_scoring
     from entailgen.training.trainer import pick_device
@@ -53,10 +53,8 @@ def _score(args) -> int:
 
     parser = ParserConfig(model=args.parser_model)
     try:  # what the workers would fail on, checked here: one line, not a worker's traceback
-        if load_meta(args.model)["task"] != "dae":
+        if verify_model_dir(args.model)["task"] != "dae":  # damaged, incomplete or mismatched files: one line
             raise UsageError(f"{args.model} is not a dae model; `entailgen score` scores dependency arcs")
-        if not os.path.isfile(os.path.join(args.model, WEIGHTS)):
-            raise UsageError(f"{args.model} has no {WEIGHTS}: not a model `entailgen train` finished")
         pick_device(args.device)
         check_parser(parser)
     except (EncoderError, ValueError, RuntimeError) as e:  # RuntimeError: torch's word on an unknown --device
@@ -89,7 +87,7 @@ def register(commands) -> None:
                        help="hub id, local dir or gs:// dir (safetensors); 'default' is the packaged all-MiniLM-L6-v2")
     train.add_argument("--epochs", type=int, default=3, help="passes over the train split")
     train.add_argument("--batch-size", type=int, default=32, help="examples per step")
-    train.add_argument("--lr", type=float, default=2e-5, help="AdamW learning rate")
+    train.add_argument("--lr", type=finite_float, default=2e-5, help="AdamW learning rate")
     train.add_argument("--max-length", type=int, default=128, help="longer pairs are counted, left out")
     train.add_argument("--max-arcs", type=int, default=20, help="arcs per example used in training")
     train.add_argument("--max-examples", type=int, metavar="N", help="read only the first N training rows")

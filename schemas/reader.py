@@ -6,10 +6,10 @@ entailgen's schemas without Apache Beam. Paths may be local or any URI pyarrow.f
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 from typing import Iterator, Optional
 
+import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
@@ -19,6 +19,7 @@ from entailgen.schemas.records import RECORD_TYPES, DeadLetter
 MANIFEST = "manifest.json"
 DEAD_LETTERS = "dead_letters"
 _BATCH_ROWS = 1024
+_CHUNK = 1 << 20
 
 
 class IncompleteDataset(FileNotFoundError):
@@ -27,6 +28,10 @@ class IncompleteDataset(FileNotFoundError):
 
 class ChecksumMismatch(ValueError):
     """A shard whose bytes differ from the sha256 its manifest records: it was altered or truncated after the run."""
+
+
+class UnreadableShard(ValueError):
+    """A shard the manifest lists that is missing or cannot be parsed: the dataset was damaged after its run."""
 
 
 def _filesystem(directory: str) -> tuple[pafs.FileSystem, str]:
@@ -47,7 +52,11 @@ def load_manifest(directory: str) -> dict:
     if fs.get_file_info(path).type != pafs.FileType.File:
         raise IncompleteDataset(f"{directory} has no {MANIFEST}: not an entailgen dataset, or its run did not finish")
     with fs.open_input_stream(path) as f:
-        return json.loads(f.read().decode("utf-8"))
+        data = f.read()
+    try:
+        return json.loads(data.decode("utf-8"))
+    except ValueError as e:  # JSONDecodeError, UnicodeDecodeError
+        raise ValueError(f"{directory}: {MANIFEST} is not valid JSON ({e}); the dataset is damaged")
 
 
 def shard_entries(manifest: dict, split: Optional[str] = None) -> list[dict]:
@@ -64,27 +73,71 @@ def record_type_of(manifest: dict, split: Optional[str] = None) -> type:
     return DeadLetter if split == DEAD_LETTERS else RECORD_TYPES[manifest["record_type"]]
 
 
-def _verified_bytes(fs: pafs.FileSystem, path: str, entry: dict) -> bytes:
+def _file_sha256(fs: pafs.FileSystem, path: str) -> str:
+    digest = hashlib.sha256()
     with fs.open_input_stream(path) as f:
-        data = f.read()
-    if hashlib.sha256(data).hexdigest() != entry["sha256"]:
-        raise ChecksumMismatch(f"{entry['path']}: sha256 differs from the manifest")
-    return data
+        while chunk := f.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _differs(fs: pafs.FileSystem, path: str, expected: str) -> bool:
+    """Whether a readable file's sha256 is not the expected one (an unreadable file is left to its own error)."""
+    try:
+        return _file_sha256(fs, path) != expected
+    except OSError:
+        return False
+
+
+def _mismatch(directory: str, entry: dict) -> ChecksumMismatch:
+    return ChecksumMismatch(f"{entry['path']} in {directory}: sha256 differs from the manifest (the shard was changed "
+                            "or damaged after its run)")
+
+
+def _jsonl_rows(f, digest) -> Iterator[dict]:
+    """Rows of a JSON Lines stream read in chunks, each chunk hashed as it is read (digest None: not hashed)."""
+    pending = b""
+    while chunk := f.read(_CHUNK):
+        if digest is not None:
+            digest.update(chunk)
+        lines = (pending + chunk).split(b"\n")
+        pending = lines.pop()
+        for line in lines:
+            if line.strip():
+                yield json.loads(line)
+    if pending.strip():
+        yield json.loads(pending)
 
 
 def shard_rows(directory: str, entry: dict, verify: bool = False) -> Iterator[dict]:
-    """Rows of one shard, streamed in batches (a shard is never held whole unless verify reads it to hash it)."""
+    """Rows of one shard, streamed in batches. verify: the shard's sha256 is checked against the manifest's, as the
+    bytes are read (JSON Lines: the mismatch is raised at the shard's end) or in a pass before its rows (Parquet is
+    read out of order). A missing or unparsable shard is one line naming it, not a parser's traceback."""
     fs, root = _filesystem(directory)
     path = _join(root, entry["path"])
-    source = io.BytesIO(_verified_bytes(fs, path, entry)) if verify else fs.open_input_file(path)
-    with source as f:
+    expected = entry.get("sha256") if verify else None
+    try:
         if entry["path"].endswith(".jsonl"):
-            for line in io.TextIOWrapper(f, encoding="utf-8"):
-                if line.strip():
-                    yield json.loads(line)
+            digest = hashlib.sha256() if expected else None
+            with fs.open_input_stream(path) as f:
+                yield from _jsonl_rows(f, digest)
+            if digest is not None and digest.hexdigest() != expected:
+                raise _mismatch(directory, entry)
         else:
-            for batch in pq.ParquetFile(f).iter_batches(batch_size=_BATCH_ROWS):
-                yield from batch.to_pylist()
+            if expected and _differs(fs, path, expected):
+                raise _mismatch(directory, entry)
+            with fs.open_input_file(path) as f:
+                for batch in pq.ParquetFile(f).iter_batches(batch_size=_BATCH_ROWS):
+                    yield from batch.to_pylist()
+    except ChecksumMismatch:
+        raise
+    except FileNotFoundError:
+        raise UnreadableShard(f"{entry['path']} is missing from {directory} (its manifest lists it)")
+    except (OSError, ValueError, pa.ArrowException) as e:  # ArrowInvalid, JSONDecodeError, UnicodeDecodeError
+        if expected and _differs(fs, path, expected):
+            raise _mismatch(directory, entry)
+        raise UnreadableShard(f"{entry['path']} in {directory} cannot be read ({str(e).splitlines()[0]}); "
+                              "the dataset is damaged")
 
 
 def read_dataset(directory: str, split: Optional[str] = None, as_records: bool = False,

@@ -8,6 +8,11 @@ import os
 EVAL_DIR = "eval"
 
 
+def cell(value) -> str:
+    """A metric as shown: '-' where there is none (no such arcs, no baseline), never 'None'."""
+    return "-" if value is None else str(value)
+
+
 def metrics_table(result: dict) -> str:
     """The headline rows of one evaluation as a markdown table: model next to its baselines."""
     rows = ["| set | n | model | majority | lexical match / hypothesis-only | F1 (not entailed) |",
@@ -15,8 +20,9 @@ def metrics_table(result: dict) -> str:
     groups = [("all", result["overall"])] + ([("§4 kinds (Table 2)", result["table_2"])] if "table_2" in result else [])
     groups += sorted(result.get("per_kind", {}).items()) + sorted(result.get("per_phenomenon", {}).items())
     for name, m in groups:
-        rows.append(f"| {name} | {m['n']} | {m['accuracy']} | {m['majority_accuracy']} | "
-                    f"{m.get('lexical_match_accuracy', m.get('hypothesis_only_accuracy'))} | {m.get('f1', '')} |")
+        rows.append(f"| {name} | {m['n']} | {cell(m['accuracy'])} | {cell(m['majority_accuracy'])} | "
+                    f"{cell(m.get('lexical_match_accuracy', m.get('hypothesis_only_accuracy')))} | "
+                    f"{cell(m['f1']) if 'f1' in m else ''} |")
     return "\n".join(rows)
 
 
@@ -45,8 +51,8 @@ def write_card(model_dir: str) -> str:
         lines += [f"## Evaluation on {result['dataset_name']} ({result['split']} split)", "", metrics_table(result), ""]
         if "sentence" in result:
             s = result["sentence"]
-            lines += [f"Sentence level ({s['definition']}): accuracy {s['accuracy']} on {s['n']} hypotheses, "
-                      f"majority {s['majority_accuracy']}.", ""]
+            lines += [f"Sentence level ({s['definition']}): accuracy {cell(s['accuracy'])} on {s['n']} hypotheses, "
+                      f"majority {cell(s['majority_accuracy'])}.", ""]
     lines += ["Use it with `entailgen.training.DaeScorer(MODEL_DIR)` (dae) or `entailgen evaluate MODEL_DIR DATASET`.",
               ""]
     path = os.path.join(model_dir, "README.md")

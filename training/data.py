@@ -40,8 +40,9 @@ def manifest_sha256(directory: str) -> str:
 
 
 def records(directory: str, split: Optional[str]) -> Iterator:
-    """The split's records streamed shard by shard ('all' or None: every split)."""
-    return read_dataset(directory, None if split in (None, "all") else split, as_records=True)
+    """The split's records streamed shard by shard ('all' or None: every split), each shard's sha256 checked against
+    the manifest as it is read: the manifest's sha256 is what a model records as its data's provenance."""
+    return read_dataset(directory, None if split in (None, "all") else split, as_records=True, verify=True)
 
 
 def shuffled(items: Iterable, buffer: int, rng: random.Random) -> Iterator:

@@ -180,13 +180,13 @@ def evaluate(model_dir: str, dataset: str, split: str = "test", device: str = "a
 
 def result_table(result: dict) -> str:
     """The evaluation as a console table."""
-    from entailgen.training.card import metrics_table
+    from entailgen.training.card import cell, metrics_table
 
     head = (f"{result['task']} model on {result['dataset_name']} ({result['split']}): "
             + ", ".join(f"{k} {v}" for k, v in result["counts"].items()))
     lines = [head, metrics_table(result)]
     if "sentence" in result:
         s = result["sentence"]
-        lines.append(f"sentence level: accuracy {s['accuracy']} on {s['n']} hypotheses (majority "
-                     f"{s['majority_accuracy']}); {s['definition']}")
+        lines.append(f"sentence level: accuracy {cell(s['accuracy'])} on {s['n']} hypotheses (majority "
+                     f"{cell(s['majority_accuracy'])}); {s['definition']}")
     return "\n".join(lines)

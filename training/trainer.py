@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import random
 import sys
@@ -46,10 +47,27 @@ class TrainOptions:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
         if self.max_examples is not None and self.max_examples < 1:
             raise ValueError(f"--max-examples must be at least 1, got {self.max_examples}")
-        if not self.lr > 0:
-            raise ValueError(f"--lr must be positive, got {self.lr}")
+        for name in ("lr", "grad_clip"):  # `not 0 < x < inf`: nan fails it too
+            value = getattr(self, name)
+            if not 0 < value < math.inf:
+                raise ValueError(f"--{name.replace('_', '-')} must be a positive finite number, got {value}")
         if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
             raise ValueError(f"--device takes auto, cpu or cuda, got {self.device!r}")
+
+
+def check_max_length(max_length: int, encoder, tokenizer) -> None:
+    """--max-length within what the encoder can embed (position embeddings, the tokenizer's own limit)."""
+    limits = [getattr(encoder.config, "max_position_embeddings", None), tokenizer.model_max_length]
+    limit = min((n for n in limits if isinstance(n, int) and n > 0), default=None)
+    if limit is not None and max_length > limit:
+        raise ValueError(f"--max-length {max_length} is past the encoder's limit of {limit} tokens")
+
+
+def stop_if_not_finite(loss: float, step: int, epoch: int) -> None:
+    """A nan or inf loss means the weights are lost (e.g. too large an --lr): stop instead of saving them."""
+    if not math.isfinite(loss):
+        raise ValueError(f"training stopped at step {step} (epoch {epoch + 1}): the loss is {loss}; "
+                         "try a smaller --lr; nothing written")
 
 
 def pick_device(name: str):
@@ -160,6 +178,7 @@ def _fit(dataset: str, output: str, options: TrainOptions) -> dict:
 
         hf_logging.disable_progress_bar()
     encoder, tokenizer = load_encoder(options.encoder)
+    check_max_length(options.max_length, encoder, tokenizer)
     vocab = vocabulary(dataset, task, options.train_split)
     meta = {"task": task, "record_type": manifest["record_type"], "max_length": options.max_length,
             "max_arcs": options.max_arcs, "encoder_source": options.encoder,
@@ -199,12 +218,14 @@ def _fit(dataset: str, output: str, options: TrainOptions) -> dict:
         for batch in batches((f for r, f in _counted(read, bar) if f), options.batch_size):
             tensors = collate(batch, pad_id)
             loss = loss_of(task, forward(model, tensors, device), tensors["labels"].to(device))
+            value = loss.item()
+            stop_if_not_finite(value, len(losses) + 1, epoch)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), options.grad_clip)
             optimizer.step()
             scheduler.step()
-            losses.append(round(loss.item(), 4))
+            losses.append(round(value, 4))
             bar.set_postfix(epoch=epoch + 1, loss=f"{losses[-1]:.4f}")
         train_s += time.perf_counter() - epoch_started
         counts = epoch_counts  # every epoch sees the same rows; the last epoch's counts stand for all
@@ -216,6 +237,8 @@ def _fit(dataset: str, output: str, options: TrainOptions) -> dict:
             best = (epoch + 1, dev_acc if dev_acc is not None else -1.0,
                     {k: v.detach().clone() for k, v in model.state_dict().items()})
     bar.close()
+    if not all(bool(t.isfinite().all()) for t in best[2].values() if t.is_floating_point()):
+        raise ValueError(f"training gave non-finite weights (--lr {options.lr} is too large?); nothing written")
     model.load_state_dict(best[2])
     save_model(output, model, tokenizer, meta)
     summary = {

@@ -22,8 +22,8 @@ STAGING = ".staging.json"
 
 
 def dumps(obj) -> str:
-    """Stable JSON: sorted keys, two-space indent, trailing newline."""
-    return json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    """Stable JSON: sorted keys, two-space indent, trailing newline; nan / inf refused (they are not JSON)."""
+    return json.dumps(obj, sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def _file_digest(path: str) -> tuple[str, int]:
@@ -117,7 +117,11 @@ def build_manifest(*, version: str, pipeline: str, record_type: str, config: dic
 
 def write_json(output: str, name: str, obj) -> None:
     """Write a JSON document into the dataset directory atomically."""
-    write_atomically(join_path(output, name), dumps(obj).encode("utf-8"))
+    try:
+        text = dumps(obj)
+    except ValueError as e:  # a nan or inf reached it: refuse rather than write invalid JSON
+        raise ValueError(f"{name} not written: {e}")
+    write_atomically(join_path(output, name), text.encode("utf-8"))
 
 
 def read_json(output: str, name: str):

@@ -1,6 +1,7 @@
 """Split assignment by hash of the source context, so one context (premise, source sentence) never spans two splits."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable
 
@@ -19,8 +20,9 @@ class SplitConfig:
 
     def __post_init__(self):
         names = [n for n, _ in self.ratios]
-        if not self.ratios or any(r < 0 for _, r in self.ratios) or sum(r for _, r in self.ratios) <= 0:
-            raise ValueError(f"split ratios must be non-negative and sum to more than 0: {self.ratios}")
+        if not self.ratios or not all(math.isfinite(r) and r >= 0 for _, r in self.ratios) \
+                or sum(r for _, r in self.ratios) <= 0:  # nan fails every comparison: it sent all to the last
+            raise ValueError(f"split ratios must be finite, non-negative and sum to more than 0: {self.ratios}")
         if len(set(names)) != len(names):
             raise ValueError(f"split names must be unique: {names}")
 
@@ -37,6 +39,8 @@ class SplitConfig:
                            (part.split("=", 1) for part in spec.split(",") if part.strip()))
         except ValueError:
             raise ValueError(f"--splits wants name=ratio,... (e.g. train=0.9,dev=0.05,test=0.05), got {spec!r}")
+        if not all(math.isfinite(r) for _, r in ratios):
+            raise ValueError(f"--splits ratios must be finite numbers, got {spec!r}")
         if ratios and abs(sum(r for _, r in ratios) - 1) > 1e-6:
             raise ValueError(f"--splits ratios must sum to 1, got {sum(r for _, r in ratios):g} in {spec!r}")
         return cls(ratios, seed)

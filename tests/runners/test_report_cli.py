@@ -48,3 +48,15 @@ def test_report_of_a_directory_without_manifest_is_one_line_and_exit_2(tmp_path,
 def test_negative_example_count_is_a_usage_error(dataset, capsys):
     assert main(["report", str(dataset), "--examples", "-1"]) == 2
     assert "--examples must be 0 or more" in capsys.readouterr().err
+
+
+def test_a_corrupt_shard_is_one_line_naming_it(dataset, tmp_path, capsys):
+    import shutil
+
+    copy = shutil.copytree(dataset, tmp_path / "copy")
+    shard = json.loads((copy / "manifest.json").read_text())["shards"][0]["path"]
+    (copy / shard).write_bytes(b"not parquet at all")  # was pyarrow's ArrowInvalid traceback
+    assert main(["report", str(copy)]) == 2
+    assert capsys.readouterr().err == (f"entailgen: error: {shard} in {copy} cannot be read (Parquet magic bytes not "
+                                       "found in footer. Either the file is corrupted or this is not a parquet "
+                                       "file.); the dataset is damaged\n")
