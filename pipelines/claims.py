@@ -101,15 +101,6 @@ def _not_used(record) -> Skipped:
     return Skipped(record.source, record.source_id, "claims", f"NotUsed:{type(record).__name__}")
 
 
-def _documents_stat(outcomes: beam.PCollection, read: beam.PCollection) -> beam.PCollection:
-    """{read, outcome: {with_claims, skipped, dead}}: documents read = with claims + skipped + dead (the reader's
-    dead letters are counted by the job)."""
-    counts = ((read | "CountRead" >> beam.Map(lambda _: "read"), outcomes) | "Outcomes" >> beam.Flatten()
-              | "CountOutcomes" >> beam.combiners.Count.PerElement())
-    return counts | "AsDict" >> beam.combiners.ToDict() | "Fill" >> beam.Map(lambda d: {
-        "read": d.get("read", 0), "outcome": {k: d.get(k, 0) for k in ("with_claims", "skipped", "dead")}})
-
-
 def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
     """Documents -> claims (and back-translations, block rows); one document is never in two splits."""
     opts: ClaimsOptions = config.family or ClaimsOptions()
@@ -134,7 +125,7 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
         dead=dead | "Dead" >> beam.Flatten(),
         context=lambda row: row.document_id,
         skipped=skipped | "Skipped" >> beam.Flatten(),
-        stats={"balance": ClaimBalanceFn(), "audit": ClaimsAuditFn(), "documents": _documents_stat(made.outcome, documents)},
+        stats={"balance": ClaimBalanceFn(), "audit": ClaimsAuditFn()},
         exports={"factcc": WriteFactcc(config.output)} if opts.export_factcc else {},
     )
 

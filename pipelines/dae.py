@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 import apache_beam as beam
+from apache_beam.coders import BytesCoder
 from apache_beam.io.filesystems import FileSystems
 
 from entailgen.pipelines.base import Family, FamilyOutput, RunConfig, select
@@ -115,7 +116,7 @@ def generate(xs: beam.PCollection, opts: DaeOptions):
     if opts.generator == "candidates":
         from entailgen.transforms.generate.candidates import JoinCandidates, UserCandidatesOptions
 
-        rows = xs.pipeline | "CandidatesFile" >> beam.io.ReadFromText(opts.candidates)
+        rows = xs.pipeline | "CandidatesFile" >> beam.io.ReadFromText(opts.candidates, coder=BytesCoder())
         name = FileSystems.split(opts.candidates)[1]
         return {"sources": xs, "rows": rows} | "Join" >> JoinCandidates(UserCandidatesOptions(name=name))
     from entailgen.transforms.generate.apertium import ApertiumOptions, RoundTripCandidates
