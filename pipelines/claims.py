@@ -55,16 +55,22 @@ def add_arguments(group) -> None:
 
 
 def options(args) -> ClaimsOptions:
+    """The claims options; a flag nothing would use is refused rather than recorded in the card."""
     chosen = tuple(t.strip() for t in args.transformations.split(",") if t.strip())
     unknown = sorted(set(chosen) - set(TRANSFORMATIONS))
     if unknown:
         raise ValueError(f"--transformations takes {','.join(TRANSFORMATIONS)}; got {args.transformations!r}")
     if args.claims_per_document < 1:
         raise ValueError(f"--claims-per-document must be at least 1, got {args.claims_per_document}")
-    if args.backtranslator == "hf" and "backtranslation" in chosen:
+    if args.backtranslator == "hf" and "backtranslation" not in chosen:
+        raise ValueError("--backtranslator hf: back-translation is not among --transformations")
+    if args.backtranslator == "hf":
         if not args.model:
             raise ValueError("--backtranslator hf needs --model (hub id, local dir or gs:// dir)")
         check_model_dir(args.model)
+    elif args.model:  # ignored, yet it would be recorded in the card
+        raise ValueError(f"--model is for --backtranslator hf; the {args.backtranslator} back-translator takes no "
+                         "model")
     return ClaimsOptions(args.granularity, tuple(t for t in TRANSFORMATIONS if t in chosen), args.claims_per_document,
                          not args.no_noise, args.summaries_as_claims, args.backtranslator, args.model, args.pairs,
                          args.export == "factcc")
