@@ -55,16 +55,22 @@ def add_arguments(group) -> None:
 
 
 def options(args) -> ClaimsOptions:
+    """The claims options; a flag nothing would use is refused rather than recorded in the card."""
     chosen = tuple(t.strip() for t in args.transformations.split(",") if t.strip())
     unknown = sorted(set(chosen) - set(TRANSFORMATIONS))
     if unknown:
         raise ValueError(f"--transformations takes {','.join(TRANSFORMATIONS)}; got {args.transformations!r}")
     if args.claims_per_document < 1:
         raise ValueError(f"--claims-per-document must be at least 1, got {args.claims_per_document}")
-    if args.backtranslator == "hf" and "backtranslation" in chosen:
+    if args.backtranslator == "hf" and "backtranslation" not in chosen:
+        raise ValueError("--backtranslator hf: back-translation is not among --transformations")
+    if args.backtranslator == "hf":
         if not args.model:
             raise ValueError("--backtranslator hf needs --model (hub id, local dir or gs:// dir)")
         check_model_dir(args.model)
+    elif args.model:  # ignored, yet it would be recorded in the card
+        raise ValueError(f"--model is for --backtranslator hf; the {args.backtranslator} back-translator takes no "
+                         "model")
     return ClaimsOptions(args.granularity, tuple(t for t in TRANSFORMATIONS if t in chosen), args.claims_per_document,
                          not args.no_noise, args.summaries_as_claims, args.backtranslator, args.model, args.pairs,
                          args.export == "factcc")
@@ -101,15 +107,6 @@ def _not_used(record) -> Skipped:
     return Skipped(record.source, record.source_id, "claims", f"NotUsed:{type(record).__name__}")
 
 
-def _documents_stat(outcomes: beam.PCollection, read: beam.PCollection) -> beam.PCollection:
-    """{read, outcome: {with_claims, skipped, dead}}: documents read = with claims + skipped + dead (the reader's
-    dead letters are counted by the job)."""
-    counts = ((read | "CountRead" >> beam.Map(lambda _: "read"), outcomes) | "Outcomes" >> beam.Flatten()
-              | "CountOutcomes" >> beam.combiners.Count.PerElement())
-    return counts | "AsDict" >> beam.combiners.ToDict() | "Fill" >> beam.Map(lambda d: {
-        "read": d.get("read", 0), "outcome": {k: d.get(k, 0) for k in ("with_claims", "skipped", "dead")}})
-
-
 def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
     """Documents -> claims (and back-translations, block rows); one document is never in two splits."""
     opts: ClaimsOptions = config.family or ClaimsOptions()
@@ -134,7 +131,7 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
         dead=dead | "Dead" >> beam.Flatten(),
         context=lambda row: row.document_id,
         skipped=skipped | "Skipped" >> beam.Flatten(),
-        stats={"balance": ClaimBalanceFn(), "audit": ClaimsAuditFn(), "documents": _documents_stat(made.outcome, documents)},
+        stats={"balance": ClaimBalanceFn(), "audit": ClaimsAuditFn()},
         exports={"factcc": WriteFactcc(config.output)} if opts.export_factcc else {},
     )
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 import apache_beam as beam
+from apache_beam.coders import BytesCoder
 from apache_beam.io.filesystems import FileSystems
 
 from entailgen.pipelines.base import Family, FamilyOutput, RunConfig, select
@@ -14,6 +15,7 @@ from entailgen.schemas.sources import ParaphrasePair, SourceText
 from entailgen.transforms.generate import as_unit
 from entailgen.transforms.generate.hf import HfGenerateOptions
 from entailgen.transforms.generate.model_dir import check_model_dir
+from entailgen.transforms.io.option_files import check_option_file
 from entailgen.transforms.io.paths import path_option
 from entailgen.transforms.label import ArcLabelStats, LabelArcs, LabelConfig, arc_tally
 from entailgen.transforms.parse import Parse
@@ -85,8 +87,7 @@ def options(args) -> DaeOptions:
     if generator == "candidates":
         if not args.candidates:
             raise ValueError("--generator candidates needs --candidates FILE")
-        if not FileSystems.exists(args.candidates):
-            raise ValueError(f"candidates file not found: {args.candidates}")
+        check_option_file("--candidates", args.candidates)  # missing, a directory or empty: before the job
     if args.k < 1 or not 0 <= args.bottom < args.k:
         raise ValueError(f"need k >= 1 and 0 <= bottom < k, got k={args.k} bottom={args.bottom}")
     augment = tuple(a.strip() for a in args.augment.split(",") if a.strip())
@@ -115,7 +116,7 @@ def generate(xs: beam.PCollection, opts: DaeOptions):
     if opts.generator == "candidates":
         from entailgen.transforms.generate.candidates import JoinCandidates, UserCandidatesOptions
 
-        rows = xs.pipeline | "CandidatesFile" >> beam.io.ReadFromText(opts.candidates)
+        rows = xs.pipeline | "CandidatesFile" >> beam.io.ReadFromText(opts.candidates, coder=BytesCoder())
         name = FileSystems.split(opts.candidates)[1]
         return {"sources": xs, "rows": rows} | "Join" >> JoinCandidates(UserCandidatesOptions(name=name))
     from entailgen.transforms.generate.apertium import ApertiumOptions, RoundTripCandidates

@@ -4,13 +4,14 @@ from __future__ import annotations
 from typing import Optional
 
 import apache_beam as beam
-from apache_beam.io.filesystems import FileSystems
 
 from entailgen.pipelines.base import Family, FamilyOutput, RunConfig, select
 from entailgen.schemas.records import RtePair
 from entailgen.schemas.sources import NliPair
 from entailgen.transforms.audit import AuditFn
-from entailgen.transforms.augment.dialogue import PHRASES, AddDialoguePhrases, DialogueOptions, read_phrase_file
+from entailgen.transforms.augment.dialogue import (PHRASES, AddDialoguePhrases, DialogueOptions, read_phrase_file,
+                                                   read_phrase_lines)
+from entailgen.transforms.io.option_files import check_option_file
 
 
 def add_arguments(group) -> None:
@@ -22,12 +23,11 @@ def options(args) -> DialogueOptions:
     subset: Optional[int] = args.phrase_subset
     if subset is not None and subset < 1:
         raise ValueError(f"--phrase-subset must be at least 1, got {subset}")
-    if args.phrase_file and not FileSystems.exists(args.phrase_file):
-        raise ValueError(f"phrase file not found: {args.phrase_file}")
-    if subset is not None:
-        phrases = read_phrase_file(args.phrase_file) if args.phrase_file else PHRASES
-        if subset > len(phrases):
-            raise ValueError(f"--phrase-subset {subset} is more than the {len(phrases)} phrases there are")
+    if args.phrase_file:
+        check_option_file("--phrase-file", args.phrase_file)  # missing, a directory or empty
+    phrases = read_phrase_file(args.phrase_file) if args.phrase_file else PHRASES  # no phrase at all: refused here
+    if subset is not None and subset > len(phrases):
+        raise ValueError(f"--phrase-subset {subset} is more than the {len(phrases)} phrases there are")
     return DialogueOptions(phrase_subset=subset, phrase_file=args.phrase_file)
 
 
@@ -37,7 +37,11 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
     pairs, not_nli = select(sources, NliPair, "nli-dialogue")
     dialogue = pairs | "Dialogue" >> AddDialoguePhrases(
         DialogueOptions(seed=config.seed, phrase_subset=opts.phrase_subset, phrase_file=opts.phrase_file))
-    return FamilyOutput(records=dialogue.pairs, dead=dialogue.dead, context=lambda pair: pair.premise,
+    # the phrase file's lines that are not UTF-8: dead letters of that file (the run goes on with its other phrases)
+    phrase_dead = sources.pipeline | "PhraseFileDead" >> beam.Create(
+        list(read_phrase_lines(opts.phrase_file)[1]) if opts.phrase_file else [])
+    dead = (dialogue.dead, phrase_dead) | "Dead" >> beam.Flatten()
+    return FamilyOutput(records=dialogue.pairs, dead=dead, context=lambda pair: pair.premise,
                         skipped=not_nli, stats={"audit": AuditFn()})
 
 

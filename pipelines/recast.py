@@ -9,13 +9,13 @@ from types import SimpleNamespace
 from typing import Optional
 
 import apache_beam as beam
-from apache_beam.io.filesystems import FileSystems
 
 from entailgen.pipelines.base import Family, FamilyOutput, RunConfig
 from entailgen.runners.cli import finite_float  # the CLI's float type: nan and inf refused
 from entailgen.schemas.records import RtePair
 from entailgen.schemas.sources import DncPair, FactualityAnnotation, NerSentence, Review, SourceText
 from entailgen.transforms.audit import AuditFn
+from entailgen.transforms.io.option_files import check_option_file
 from entailgen.transforms.io.paths import path_option
 from entailgen.schemas.records import Skipped
 from entailgen.transforms.recast.dnc import WriteDnc
@@ -67,8 +67,8 @@ def _relation_options(args, kb: Optional[str]) -> dict:
     if args.negatives_per_sentence < 0:
         raise ValueError(f"--negatives-per-sentence must be >= 0; got {args.negatives_per_sentence}")
     for flag, path in (("--kb", kb), ("--relation-templates", args.relation_templates)):
-        if path and not FileSystems.exists(path):
-            raise ValueError(f"{flag}: file not found: {path}")
+        if path:
+            check_option_file(flag, path)  # missing, a directory or empty
     try:
         load_kb(kb, load_templates(args.relation_templates))
     except OSError as error:  # a directory, no permission: one line, not a traceback

@@ -27,6 +27,7 @@ from entailgen.pipelines import get_family
 from entailgen.pipelines.base import RunConfig
 from entailgen.runners.dataflow import check_cloud_paths, dataflow_args, dry_run, is_dry_run, needs_gpu
 from entailgen.runners.progress import Progress
+from entailgen.transforms.accounting import CountUnits
 from entailgen.transforms.branches import CombineBranches, EachBranch
 from entailgen.transforms.io import ReadInputs
 from entailgen.transforms.io.paths import option_paths
@@ -71,8 +72,8 @@ def build_job(p: beam.Pipeline, config: RunConfig) -> None:
           for i, b in enumerate(branches)),
         count_by(dead, "dead_by_source", lambda d: d.source),
         count_by(dead, "dead_by_stage", lambda d: f"{d.stage}:{d.error_type}"),
-        count_by(skipped, "skipped_by_source", lambda s: s.source),
-        count_by(skipped, "skipped_by_reason", lambda s: f"{s.stage}:{s.reason}"),
+        (*branches, dead, skipped) | "CountUnits" >> CountUnits(  # units: with output, skipped or dead
+            FileSystems.split(path)[1] for path in config.inputs),
     ) | "AllCounts" >> beam.Flatten() | "SumCounts" >> beam.CombinePerKey(sum)
     stats = [_statistic(branches, name, stat) | f"Name {name}" >> beam.Map(lambda v, n=name: (n, v))
              for name, stat in sorted(out.stats.items())]

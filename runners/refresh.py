@@ -90,18 +90,34 @@ def load_refresh_config(path: str) -> RefreshConfig:
     """Read a refresh config: JSON, or YAML (.yaml/.yml) when PyYAML is installed."""
     try:
         with FileSystems.open(path) as f:
-            text = f.read().decode("utf-8")
+            data = f.read()
     except (IOError, OSError) as e:
         raise UsageError(f"cannot read refresh config {path}: {e}")
     try:
-        if path.endswith((".yaml", ".yml")):
-            try:
-                import yaml
-            except ImportError:
-                raise UsageError("YAML refresh configs need PyYAML (pip install pyyaml); or write it as JSON")
-            return parse_refresh_config(yaml.safe_load(text))
-        return parse_refresh_config(json.loads(text))
-    except (ValueError, AttributeError) as e:  # json.JSONDecodeError and yaml.YAMLError's common ground
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        raise UsageError(f"refresh config {path} line {line}: not UTF-8")
+    if path.endswith((".yaml", ".yml")):
+        try:
+            import yaml
+        except ImportError:
+            raise UsageError("YAML refresh configs need PyYAML (pip install pyyaml); or write it as JSON")
+        try:
+            loaded = yaml.safe_load(text)
+        except yaml.YAMLError as e:  # not a ValueError: its own one line, with the line it points at (1-based)
+            mark = getattr(e, "problem_mark", None)
+            where = f" line {mark.line + 1}" if mark is not None else ""
+            raise UsageError(f"refresh config {path}{where} is not valid YAML: "
+                             f"{getattr(e, 'problem', None) or str(e).splitlines()[0]}")
+    else:
+        try:
+            loaded = json.loads(text)
+        except ValueError as e:  # json.JSONDecodeError: its message names the line and column
+            raise UsageError(f"refresh config {path} is not valid JSON: {e}")
+    try:
+        return parse_refresh_config(loaded)
+    except (ValueError, AttributeError, TypeError) as e:  # a value of the wrong type
         raise UsageError(f"refresh config {path} is not valid: {e}")
 
 

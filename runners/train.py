@@ -42,12 +42,10 @@ def _evaluate(args) -> int:
 
 
 def _score(args) -> int:
-    from apache_beam.io.filesystems import FileSystems
-
     from entailgen.runners.job import OutputError, built_then_swapped, check_output, interruptible, private_tempdir
     from entailgen.training.checkpoint import verify_model_dir
     from entailgen.training.encoder import EncoderError
-    from entailgen.training.score import run_scoring
+    from entailgen.training.score import check_scoring, run_scoring
     from entailgen.training.trainer import pick_device
     from entailgen.transforms.parse import ParserConfig, check_parser
 
@@ -57,10 +55,9 @@ def _score(args) -> int:
             raise UsageError(f"{args.model} is not a dae model; `entailgen score` scores dependency arcs")
         pick_device(args.device)
         check_parser(parser)
+        check_scoring(args.input, args.format, args.num_shards)  # empty, a directory, --num-shards 0
     except (EncoderError, ValueError, RuntimeError) as e:  # RuntimeError: torch's word on an unknown --device
         raise UsageError(str(e))
-    if not FileSystems.exists(args.input):
-        raise UsageError(f"input not found: {args.input}")
     try:
         check_output(args.output, [args.input], args.overwrite)
     except ValueError as e:

@@ -98,8 +98,14 @@ class PairInput:
     source_id: str
 
 
-def parse_line(line: str, source: str) -> PairInput | DeadLetter:
-    """A JSON Lines row with string fields premise and hypothesis (id optional), or a DeadLetter saying why not."""
+def parse_line(line: str | bytes, source: str) -> PairInput | DeadLetter:
+    """A JSON Lines row with string fields premise and hypothesis (id optional), or a DeadLetter saying why not; a
+    line read as bytes that is not UTF-8 is its own dead letter, not the job's end."""
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8").lstrip("\ufeff")
+        except UnicodeDecodeError as e:
+            return dead_letter(source, content_id(line), "read", "BadEncoding", f"not UTF-8: {e}", line)
     try:
         row = json.loads(line)
     except ValueError as e:
@@ -175,9 +181,20 @@ def _failed_batch(element) -> list[DeadLetter]:
                         p.hypothesis) for p in batch]
 
 
+def check_scoring(input_path: str, fmt: str = "parquet", num_shards: int = 1) -> None:
+    """What a scoring run is refused for before it starts (ValueError, one line): an --input that is missing, a
+    directory or empty, and a shard layout that cannot be."""
+    from entailgen.transforms.io.option_files import check_option_file
+    from entailgen.transforms.shard import ShardConfig
+
+    check_option_file("--input", input_path)
+    ShardConfig("", fmt, num_shards)  # checks --format and --num-shards
+
+
 def run_scoring(model_dir: str, input_path: str, output: str, fmt: str = "parquet", num_shards: int = 1,
                 parser: ParserConfig = ParserConfig(), device: str = "cpu", pipeline_args: Sequence[str] = ()) -> dict:
     """Score a JSON Lines file of pairs into OUTPUT: shards of ScoredPair, dead letters, then the manifest (last)."""
+    from apache_beam.coders import BytesCoder
     from apache_beam.io.filesystems import FileSystems
     from apache_beam.options.pipeline_options import PipelineOptions
 
@@ -189,7 +206,8 @@ def run_scoring(model_dir: str, input_path: str, output: str, fmt: str = "parque
     name = FileSystems.split(input_path)[1]
     shards = ShardConfig(output, fmt, num_shards)
     p = beam.Pipeline(options=PipelineOptions(list(pipeline_args), save_main_session=False))
-    lines = p | "Read" >> beam.io.ReadFromText(input_path) | "NotBlank" >> beam.Filter(lambda line: line.strip())
+    lines = (p | "Read" >> beam.io.ReadFromText(input_path, coder=BytesCoder())  # bytes: a bad line is a dead letter
+             | "NotBlank" >> beam.Filter(lambda line: line.strip()))
     out = lines | "ScorePairs" >> ScorePairs(model_dir, name, parser, device)
     counts = (count_by(lines, "read", lambda _: name),
               count_by(out["dead"], "dead_by_stage", lambda d: f"{d.stage}:{d.error_type}")

@@ -70,7 +70,7 @@ def test_missing_candidates_file_is_a_usage_error(figure3, tmp_path, capsys):
     pairs, _ = figure3
     assert main(["run", "dae", "--input", str(pairs), "--output", str(tmp_path / "o"), "--generator", "candidates",
                  "--candidates", str(tmp_path / "nope.jsonl")]) == 2
-    assert capsys.readouterr().err.strip() == f"entailgen: error: candidates file not found: {tmp_path / 'nope.jsonl'}"
+    assert capsys.readouterr().err.strip() == f"entailgen: error: --candidates: file not found: {tmp_path / 'nope.jsonl'}"
 
 
 def test_offline_sample_accounts_for_every_pair(tmp_path):
@@ -96,7 +96,7 @@ def test_augmentations_from_the_cli_tag_each_row_with_its_kind(tmp_path):
                      "The cat sat on the mat near the door .\tThe cat was sitting on the mat near the door .\n"
                      "Local volunteers cleaned the beach on Saturday .\tThe beach was cleaned by local volunteers .\n")
     beams = tmp_path / "beams.jsonl"
-    beams.write_text("")
+    beams.write_text(json.dumps({"source_id": "other.tsv:1", "candidates": ["a"]}) + "\n")  # an empty file is refused
     assert main(["run", "dae", "--input", str(pairs), "--output", str(tmp_path / "out"), "--generator", "candidates",
                  "--candidates", str(beams), "--splits", "train=1", "--quiet",
                  "--augment", "word_swap,synonym,hallucination,overlap"]) == 0
@@ -109,7 +109,8 @@ def test_augmentations_from_the_cli_tag_each_row_with_its_kind(tmp_path):
     hallucinated = [r for r in rows if r["kind"] == "hallucination"]
     assert all(len(r["premise"].split()) < len(r["hypothesis"].split()) for r in hallucinated)
     assert sorted((d["source_id"], d["stage"], d["error_type"]) for d in dead) == [  # no beams: each source says so
-        (f"pairs.tsv:{n}", "candidates", "MissingCandidates") for n in (1, 2, 3)]
+        ("other.tsv:1", "candidates", "UnmatchedCandidates"),
+        *[(f"pairs.tsv:{n}", "candidates", "MissingCandidates") for n in (1, 2, 3)]]
 
 
 def test_unknown_augmentation_is_a_usage_error(figure3, tmp_path, capsys):

@@ -103,7 +103,7 @@ def test_card_says_distant_supervision_is_noisy(relation):
      "--negatives-per-sentence must be >= 0"),
     (["--phenomena", "relation", "--kb", "{root}/kb.tsv", "--relation-templates", "{root}/kb.tsv"],
      "kb.tsv:1: want 5 tab-separated fields"),
-    (["--phenomena", "relation", "--kb", "{root}"], "cannot read the KB or templates"),
+    (["--phenomena", "relation", "--kb", "{root}"], "--kb: cannot read"),
     (["--phenomena", "ner", "--kb", "{root}/kb.tsv"], "--kb and --relation-templates are for --phenomena relation"),
 ])
 def test_bad_relation_options_are_one_line_usage_errors(tmp_path, capsys, flags, message):

@@ -227,7 +227,7 @@ def test_candidates_file_selects_the_candidates_generator(tmp_path):
     from entailgen.runners.cli import make_parser, run_config
 
     candidates = tmp_path / "c.jsonl"
-    candidates.write_text("")
+    candidates.write_text('{"source_id": "paraphrase.tsv:1", "candidates": ["a"]}\n')
     config = run_config(make_parser().parse_args(["run", "dae", "--sample", "--output", str(tmp_path / "o"),
                                                   "--candidates", str(candidates)]))
     assert config.family.generator == "candidates"

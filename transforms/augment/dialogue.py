@@ -18,9 +18,10 @@ import apache_beam as beam
 from apache_beam import pvalue
 
 from entailgen.schemas.ids import content_id, seeded_rng
-from entailgen.schemas.records import ENTAILED, NOT_ENTAILED, ParsedSentence, RtePair, dead_letter
+from entailgen.schemas.records import ENTAILED, NOT_ENTAILED, DeadLetter, ParsedSentence, RtePair, dead_letter
 from entailgen.schemas.sources import NliPair
 from entailgen.transforms.augment.common import DEAD
+from entailgen.transforms.io.option_files import option_file_lines
 from entailgen.transforms.io.paths import path_option
 
 KIND = "dialogue"
@@ -96,12 +97,24 @@ def parse_phrases(lines: Iterable[str], default_category: str = "custom") -> tup
     return tuple(phrases)
 
 
-def read_phrase_file(path: str) -> tuple[DialoguePhrase, ...]:
-    """Phrases from a local or remote (gs://) file, one per line with an optional tab-separated category."""
+def read_phrase_lines(path: str) -> tuple[tuple[DialoguePhrase, ...], tuple[DeadLetter, ...]]:
+    """(phrases, a DeadLetter per line that is not UTF-8) of a local or remote (gs://) phrase file: a bad line is
+    left out and said, the run goes on with the others; a file with no phrase is a ValueError naming it."""
     from apache_beam.io.filesystems import FileSystems
 
-    with FileSystems.open(path) as fp:
-        return parse_phrases(fp.read().decode("utf-8").splitlines())
+    name = FileSystems.split(path)[1]
+    lines = option_file_lines(path)
+    dead = tuple(dead_letter(name, f"{name}:{line.number}", "phrases", "BadEncoding",
+                             f"{name} line {line.number} is not UTF-8", line.raw) for line in lines if line.text is None)
+    try:
+        return parse_phrases(line.text for line in lines if line.text is not None), dead
+    except ValueError:
+        raise ValueError(f"--phrase-file {path} holds no phrases") from None
+
+
+def read_phrase_file(path: str) -> tuple[DialoguePhrase, ...]:
+    """Phrases from a local or remote (gs://) file, one per line with an optional tab-separated category."""
+    return read_phrase_lines(path)[0]
 
 
 def phrase_subset(phrases: tuple[DialoguePhrase, ...], k: int, seed: int) -> tuple[DialoguePhrase, ...]:

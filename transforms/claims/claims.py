@@ -28,7 +28,6 @@ STAGE = "claims"
 DEAD = "dead"
 SKIPPED = "skipped"
 BACKTRANSLATE = "backtranslate"
-OUTCOME = "outcome"
 NEGATIVE = ("pronoun_swap", "entity_swap", "number_swap", "date_swap", "negation")
 TRANSFORMATIONS = ("backtranslation",) + NEGATIVE  # sentence sampling is always on: it is what the others start from
 
@@ -211,12 +210,10 @@ class _ClaimsFromDocuments(beam.DoFn):
         for result in made:
             if isinstance(result, DeadLetter):
                 self.dead.inc()
-                yield pvalue.TaggedOutput(OUTCOME, "dead")
                 yield pvalue.TaggedOutput(DEAD, result)
                 continue
-            examples, skipped, pending, outcome = result
+            examples, skipped, pending, _ = result
             self.made.inc(len(examples))
-            yield pvalue.TaggedOutput(OUTCOME, outcome)
             yield from examples
             for s in skipped:
                 yield pvalue.TaggedOutput(SKIPPED, s)
@@ -226,7 +223,7 @@ class _ClaimsFromDocuments(beam.DoFn):
 
 class MakeClaims(beam.PTransform):
     """Document / LabelledClaim -> ClaimExample ('examples'), claims to back-translate ('backtranslate'), Skipped
-    ('skipped'), DeadLetter ('dead') and one outcome per document ('outcome')."""
+    ('skipped') and DeadLetter ('dead'); the job counts each document's outcome from these (transforms.accounting)."""
 
     def __init__(self, parser: ParserConfig, config: ClaimsConfig, batch_size: int = 32):
         super().__init__()
@@ -236,7 +233,7 @@ class MakeClaims(beam.PTransform):
         return (documents
                 | "Batch" >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size)
                 | "Claims" >> beam.ParDo(_ClaimsFromDocuments(self.parser, self.config)).with_outputs(
-                    BACKTRANSLATE, SKIPPED, DEAD, OUTCOME, main="examples"))
+                    BACKTRANSLATE, SKIPPED, DEAD, main="examples"))
 
 
 def backtranslated(pending: ClaimExample, texts: list[str], generator: Optional[str]) -> Union[ClaimExample, Skipped]:

@@ -64,8 +64,15 @@ def _hypothesis(entry) -> tuple[str, Optional[float]]:
     return normalise(entry["text"]), None if score is None else float(score)
 
 
-def parse_row(line: str, options: UserCandidatesOptions = UserCandidatesOptions()) -> Union[CandidateRow, DeadLetter]:
-    """A CandidateRow, or a DeadLetter saying why the line cannot be one."""
+def parse_row(line: Union[str, bytes],
+              options: UserCandidatesOptions = UserCandidatesOptions()) -> Union[CandidateRow, DeadLetter]:
+    """A CandidateRow, or a DeadLetter saying why the line (text, or bytes as read) cannot be one: a line that is
+    not UTF-8 is its own dead letter, not the job's end."""
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8").lstrip("\ufeff")
+        except UnicodeDecodeError as exc:
+            return dead_letter(options.name, content_id(line), "candidates", "BadEncoding", f"not UTF-8: {exc}", line)
     row_id = content_id(line)
     try:
         row = json.loads(line)
@@ -129,12 +136,14 @@ def resolve(source_id: str, matches: Iterable[Match],
 
 
 class _ParseRows(beam.DoFn):
-    """JSON lines -> CandidateRow, or DeadLetter on output 'dead'."""
+    """JSON lines (text or bytes) -> CandidateRow, or DeadLetter on output 'dead'; blank lines are left out."""
 
     def __init__(self, options: UserCandidatesOptions):
         self.options = options
 
-    def process(self, line: str):
+    def process(self, line: Union[str, bytes]):
+        if not line.strip():  # blank lines separate nothing: not rows, not dead letters
+            return
         row = parse_row(line, self.options)
         yield pvalue.TaggedOutput(DEAD, row) if isinstance(row, DeadLetter) else (row.key, row)
 
@@ -173,7 +182,7 @@ class _Resolve(beam.DoFn):
 
 
 class JoinCandidates(beam.PTransform):
-    """{'sources': SourceText x, 'rows': JSON lines} -> Candidate (main output 'candidates') and DeadLetter ('dead')."""
+    """{'sources': SourceText x, 'rows': JSON lines, as bytes or text} -> Candidate (main output 'candidates') and DeadLetter ('dead')."""
 
     def __init__(self, options: UserCandidatesOptions = UserCandidatesOptions()):
         super().__init__()

@@ -17,6 +17,7 @@ from apache_beam.io.filesystems import FileSystems
 from entailgen.schemas.ids import content_id, seeded_rng
 from entailgen.schemas.records import ENTAILED, ParsedSentence, RtePair, Skipped, Token
 from entailgen.schemas.sources import DncPair
+from entailgen.transforms.io.option_files import option_file_lines
 from entailgen.transforms.recast.common import DEAD, SKIPPED, RecastFn, recast_dead, rte_pair
 
 PHENOMENON = "relation"
@@ -105,9 +106,13 @@ def parse_templates(lines: Iterable[str], where: str = "templates") -> Templates
 
 
 def _read_lines(path: str) -> list[str]:
-    """The lines of a UTF-8 text file, local or on any Beam filesystem (gs://)."""
-    with FileSystems.open(path) as handle:
-        return handle.read().decode("utf-8").splitlines()
+    """The lines of a UTF-8 text file, local or on any Beam filesystem (gs://), numbered as an editor numbers them
+    (a byte-order mark stripped); a line that is not UTF-8 is a ValueError naming the file and the line."""
+    lines = option_file_lines(path)
+    bad = next((line.number for line in lines if line.text is None), None)
+    if bad is not None:
+        raise ValueError(f"{FileSystems.split(path)[1]}:{bad}: not UTF-8")
+    return [line.text for line in lines]
 
 
 def load_templates(path: Optional[str] = None) -> Templates:
@@ -148,6 +153,8 @@ def parse_kb(lines: Iterable[str], templates: Templates, where: str = "kb") -> K
             for name in [entity] + names.split("|"):
                 if normalise(name):
                     aliases.setdefault(normalise(name), set()).add(entity)
+    if not triples:
+        raise ValueError(f"{where}: no KB triples")
     return KnowledgeBase({k: tuple(sorted(v)) for k, v in sorted(triples.items())},
                          {k: tuple(sorted(v)) for k, v in sorted(aliases.items())},
                          max((len(a) for a in aliases), default=0))
@@ -351,17 +358,29 @@ def _draw(sentence: RelationSentence, pair: MentionPair, purpose: str, alternati
 
 
 def type_mismatches(sentence: RelationSentence, templates: Templates) -> int:
-    """Pairs left out because no template takes their types (or none of the KB's relations for them does)."""
+    """Pairs left out because no template takes their types (or none of the templates of the KB's relations for
+    them does)."""
     return sum(1 for p in sentence.pairs
                if not templates.fitting(p.subject.entity_type, p.object.entity_type)
-               or (p.held and not _fitting_triples(p, templates)))
+               or (_covered(p, templates) and not _fitting_triples(p, templates)))
+
+
+def _covered(pair: MentionPair, templates: Templates) -> list[tuple[str, str, str]]:
+    """The KB triples of a pair whose relation has a template."""
+    return [t for t in pair.held if t[1] in templates.by_relation]
+
+
+def uncovered_relations(sentence: RelationSentence, templates: Templates) -> list[str]:
+    """The relation of each KB triple held for the sentence's pairs that no template covers: counted, not ignored."""
+    return [t[1] for p in sentence.pairs for t in p.held if t[1] not in templates.by_relation]
 
 
 def recast_relation(sentence: RelationSentence, prior: RelationPrior,
                     config: RelationConfig) -> "list[RtePair] | Skipped":
     """Per KB pair: each held triple entailed, one relation the KB does not hold not entailed (kb_negative); pairs
     the KB knows nothing of give at most negatives_per_sentence not-entailed pairs (no_relation); pairs no template
-    fits are left out. A sentence with no pair left is Skipped with the reason."""
+    fits are left out. A sentence with no pair left is Skipped with the reason (NoTemplate:RELATIONS when the KB's
+    relations for it have no template)."""
     templates = config.templates
     if len(sentence.mentions) < 2:
         return Skipped(sentence.source, sentence.source_id, STAGE, "FewerThanTwoMentions")
@@ -396,8 +415,10 @@ def recast_relation(sentence: RelationSentence, prior: RelationPrior,
                   pair.object.entities[0] if pair.object.entities else pair.object.text)
         pairs.append(_pair(sentence, pair, relation, NO_RELATION, triple, templates))
     if not pairs:
-        mismatched = type_mismatches(sentence, templates) == len(sentence.pairs)
-        return Skipped(sentence.source, sentence.source_id, STAGE, "TypeMismatch" if mismatched else "NoKbPair")
+        uncovered = sorted(set(uncovered_relations(sentence, templates)))
+        reason = ("TypeMismatch" if type_mismatches(sentence, templates) == len(sentence.pairs)
+                  else f"NoTemplate:{','.join(uncovered)}" if uncovered else "NoKbPair")
+        return Skipped(sentence.source, sentence.source_id, STAGE, reason)
     unique = {p.id: p for p in pairs}  # one mention pair's words can repeat in a sentence: one row per content id
     return [unique[k] for k in dict.fromkeys(p.id for p in pairs)]
 
@@ -430,7 +451,8 @@ class _MentionPairsFn(beam.DoFn):
 
 
 class _RecastRelationFn(RecastFn):
-    """RecastFn that also counts the mention pairs left out for their types."""
+    """RecastFn that also counts the mention pairs left out for their types, and skips each KB triple whose relation
+    no template covers (in a sentence that still gives pairs; a skipped sentence's reason names them)."""
 
     def __init__(self, config: RelationConfig):
         super().__init__(STAGE, lambda sentence, prior: recast_relation(sentence, prior, config))
@@ -439,7 +461,12 @@ class _RecastRelationFn(RecastFn):
 
     def process(self, sentence, *side_inputs):
         self.mismatched.inc(type_mismatches(sentence, self.templates))
-        yield from super().process(sentence, *side_inputs)
+        outs = list(super().process(sentence, *side_inputs))
+        yield from outs
+        if any(isinstance(out, RtePair) for out in outs):  # a skipped sentence already names them in its reason
+            for relation in uncovered_relations(sentence, self.templates):
+                yield beam.pvalue.TaggedOutput(SKIPPED, Skipped(sentence.source, sentence.source_id, STAGE,
+                                                                f"NoTemplate:{relation}"))
 
 
 class RecastRelation(beam.PTransform):

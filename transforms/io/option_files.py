@@ -1,0 +1,59 @@
+"""Files that options name (--candidates, --kb, --phrase-file, score --input, a refresh config): refused before the
+job when missing, a directory or empty, and read line by line so a bad line is named by its true line number."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from apache_beam.io.filesystems import FileSystems
+
+BOM = b"\xef\xbb\xbf"
+CHUNK = 1 << 16
+
+
+def check_option_file(flag: str, path: str) -> None:
+    """ValueError (one line) when the file a flag names is missing, unreadable (a directory), or has no line that is
+    not blank; reads only as far as its first non-blank byte."""
+    if not FileSystems.exists(path):
+        raise ValueError(f"{flag}: file not found: {path}")
+    try:
+        with FileSystems.open(path) as handle:
+            first = True
+            for chunk in iter(lambda: handle.read(CHUNK), b""):
+                if first and chunk.startswith(BOM):
+                    chunk = chunk[len(BOM):]
+                first = False
+                if chunk.strip():
+                    return
+    except OSError as error:  # a directory, no permission: one line, not a traceback
+        raise ValueError(f"{flag}: cannot read {path}: {error.strerror or error}")
+    raise ValueError(f"{flag}: {path} is empty")
+
+
+@dataclass(frozen=True)
+class OptionLine:
+    """One line of an option file: its 1-based number, its text (None when it is not UTF-8) and its bytes."""
+
+    number: int
+    text: Optional[str]
+    raw: bytes
+
+
+def option_file_lines(path: str) -> list[OptionLine]:
+    """The file's lines, split at '\\n' only (str.splitlines also splits at form feeds and U+2028, which shifts every
+    later line number), a UTF-8 byte-order mark and each line's '\\r' removed; a line that is not UTF-8 has text
+    None, for the caller to refuse or dead-letter by its number."""
+    with FileSystems.open(path) as handle:
+        data = handle.read()
+    data = data[len(BOM):] if data.startswith(BOM) else data
+    lines = []
+    for number, raw in enumerate(data.split(b"\n"), 1):
+        raw = raw.removesuffix(b"\r")
+        try:
+            text: Optional[str] = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        lines.append(OptionLine(number, text, raw))
+    if lines and not lines[-1].raw:  # the final line end ends a line, it does not start one
+        lines.pop()
+    return lines
