@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 from entailgen.runners.cli import OUTPUT_FORMATS, UsageError
 
@@ -61,6 +62,7 @@ def _score(args) -> int:
     from apache_beam.io.filesystems import FileSystems
 
     from entailgen.runners.job import built_then_swapped, check_output, interruptible, private_tempdir
+    from entailgen.runners.progress import line_every
     from entailgen.training.checkpoint import WEIGHTS, load_meta
     from entailgen.training.encoder import EncoderError
     from entailgen.training.score import run_scoring
@@ -85,7 +87,7 @@ def _score(args) -> int:
         raise UsageError(str(e))
     with built_then_swapped(args.output) as building, private_tempdir(), interruptible():
         manifest = run_scoring(args.model, args.input, building, args.format, args.num_shards,
-                               parser, args.device, args.beam_args)
+                               parser, args.device, args.beam_args, progress_every=line_every(sys.stderr))
     total = manifest["counts"]["total"]
     print(f"scored {total['written']} of {total['read']} pairs into {args.output}; "
           f"{total['dead_letters']} dead letters")
@@ -101,7 +103,8 @@ def register(commands) -> None:
                        help="hub id, local dir or gs:// dir (safetensors); 'default' is the packaged all-MiniLM-L6-v2")
     train.add_argument("--epochs", type=int, default=3, help="passes over the train split")
     train.add_argument("--batch-size", type=int, default=32, help="examples per step")
-    train.add_argument("--lr", type=float, default=2e-5, help="AdamW learning rate")
+    train.add_argument("--lr", type=float, help="AdamW learning rate (default: by encoder size, the DAE authors' "
+                       "2e-5 from hidden size 768 up, 1e-4 below, e.g. the default MiniLM)")
     train.add_argument("--max-length", type=int, default=128, help="longer pairs are counted, left out")
     train.add_argument("--max-arcs", type=int, default=20, help="arcs per example used in training")
     train.add_argument("--max-examples", type=int, metavar="N", help="read only the first N training rows")
