@@ -67,9 +67,14 @@ def progress_bar(total: int, desc: str, shown: bool):
     """A tqdm bar on a terminal; on anything else (a log, a pipe) the same bar as a plain line every 5 s."""
     from tqdm import tqdm
 
+    class Bar(tqdm):
+        def set_postfix(self, ordered_dict=None, refresh=True, **kwargs):
+            """Shown at the next timed refresh, not at once: on a log, a line every 5 s rather than one per step."""
+            super().set_postfix(ordered_dict, refresh=False, **kwargs)
+
     tty = sys.stderr.isatty()
-    return tqdm(total=total, desc=desc, unit="ex", file=sys.stderr if tty else _Lines(sys.stderr), disable=not shown,
-                dynamic_ncols=tty, mininterval=0.1 if tty else 5.0, ascii=not tty)
+    return Bar(total=total, desc=desc, unit="ex", file=sys.stderr if tty else _Lines(sys.stderr), disable=not shown,
+               dynamic_ncols=tty, mininterval=0.1 if tty else 5.0, ascii=not tty)
 
 
 class _Lines:
