@@ -3,8 +3,9 @@ rates and elapsed time; a live line on a terminal, a line every few seconds othe
 
 The DirectRunner's FnApiRunner runs a pipeline to the end inside run() and only then hands back its metrics, so the
 counters are collected bundle by bundle from the runner itself (in_memory and multi_processing alike: the workers'
-bundle responses come back through it). Where that hook is missing (another Beam version, another runner) the line
-shows the elapsed time only.
+bundle responses come back through it). A bundle's counters come when it finishes, so a job whose first stage is one
+long bundle shows the elapsed time alone until then, and says so; so does a runner without that hook. The read rate
+is taken over the reading period (up to the last time `read` grew), so it holds still once reading ends.
 """
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ from apache_beam.runners.portability.fn_api_runner.fn_runner import FnApiRunner
 NAMESPACE = "entailgen"
 SHOWN_FIRST = ("read", "parsed", "generated", "labelled")  # the stages in the order data flows
 RATE_OF = "read"
+NO_COUNTERS_YET = "counters come as the job's stages finish"
+TICK = 0.25  # seconds between looks at the read counter, so the read rate's period is this close
 
 
 def user_counters(monitoring_infos) -> dict[str, int]:
@@ -49,18 +52,27 @@ class CountingFnApiRunner(FnApiRunner):
         return response
 
 
-def progress_line(counters: dict, seconds: float) -> str:
-    """'12.3s  read 200 (16.3/s)  parsed 400  ...  dead 2': the stages first, then the rest, dead letters summed."""
+def progress_line(counters: dict, seconds: float, read_seconds: Optional[float] = None) -> str:
+    """'12.3s  read 200 (16.3/s)  parsed 400  ...  dead 2': the stages first, then the rest, dead letters summed; the
+    read rate over read_seconds (the reading period) when given, else over the whole elapsed time."""
+    if not counters:
+        return f"{seconds:.1f}s  {NO_COUNTERS_YET}"
     names = [n for n in SHOWN_FIRST if n in counters]
     names += sorted(n for n in counters if n not in SHOWN_FIRST and not n.endswith("_dead"))
     parts = [f"{seconds:.1f}s"]
+    period = seconds if read_seconds is None else read_seconds
     for name in names:
-        rate = f" ({counters[name] / seconds:.1f}/s)" if name == RATE_OF and seconds > 0 else ""
+        rate = f" ({counters[name] / period:.1f}/s)" if name == RATE_OF and period > 0 else ""
         parts.append(f"{name} {counters[name]}{rate}")
     dead = sum(v for n, v in counters.items() if n.endswith("_dead"))
     if dead:
         parts.append(f"dead {dead}")
     return "  ".join(parts)
+
+
+def line_every(stream: TextIO) -> float:
+    """Seconds between progress lines: 0.5 on a terminal (one line rewritten in place), 5 elsewhere (a line each)."""
+    return 0.5 if getattr(stream, "isatty", lambda: False)() else 5.0
 
 
 class Progress:
@@ -69,8 +81,9 @@ class Progress:
     def __init__(self, live: dict, stream: Optional[TextIO] = None, every: Optional[float] = None):
         self.live, self.stream = live, stream or sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.every = every or (0.5 if self.tty else 5.0)
+        self.every = every or line_every(self.stream)
         self.started = time.monotonic()
+        self.read, self.read_at = 0, None  # the read counter and when it last grew
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="entailgen-progress", daemon=True)
 
@@ -86,11 +99,28 @@ class Progress:
             self.stream.write("\n")
             self.stream.flush()
 
+    def watch(self, now: float) -> None:
+        """Note when the read counter grew: the end of the reading period so far."""
+        read = self.live.get(RATE_OF, 0)
+        if read != self.read:
+            self.read, self.read_at = read, now
+
+    def line(self, now: float) -> str:
+        """The progress line at `now`, the read rate over the reading period."""
+        read_seconds = None if self.read_at is None else self.read_at - self.started
+        return progress_line(dict(self.live), now - self.started, read_seconds)
+
     def _write(self) -> None:
-        line = "  " + progress_line(dict(self.live), time.monotonic() - self.started)
+        line = "  " + self.line(time.monotonic())
         self.stream.write(f"\r{line}\033[K" if self.tty else line + "\n")
         self.stream.flush()
 
     def _loop(self) -> None:
-        while not self._stop.wait(self.every):
-            self._write()
+        due = self.started + self.every
+        while not self._stop.wait(min(TICK, self.every)):
+            now = time.monotonic()
+            self.watch(now)
+            if now >= due:
+                self._write()
+                while due <= now:
+                    due += self.every

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 from entailgen.runners.cli import OUTPUT_FORMATS, UsageError, finite_float
 
@@ -43,6 +44,7 @@ def _evaluate(args) -> int:
 
 def _score(args) -> int:
     from entailgen.runners.job import OutputError, built_then_swapped, check_output, interruptible, private_tempdir
+    from entailgen.runners.progress import line_every
     from entailgen.training.checkpoint import verify_model_dir
     from entailgen.training.encoder import EncoderError
     from entailgen.training.score import check_scoring, run_scoring
@@ -66,7 +68,8 @@ def _score(args) -> int:
         with built_then_swapped(args.output, check=lambda: check_output(args.output, [args.input], args.overwrite)
                                 ) as building, private_tempdir(), interruptible():
             manifest = run_scoring(args.model, args.input, building, args.format, args.num_shards,
-                                   parser, args.device, args.beam_args)
+                                   parser, args.device, args.beam_args,
+                                   progress_every=line_every(sys.stderr))
     except OutputError as e:  # another writer holds --output, or finished into it since the check above
         raise UsageError(str(e))
     total = manifest["counts"]["total"]
@@ -84,7 +87,8 @@ def register(commands) -> None:
                        help="hub id, local dir or gs:// dir (safetensors); 'default' is the packaged all-MiniLM-L6-v2")
     train.add_argument("--epochs", type=int, default=3, help="passes over the train split")
     train.add_argument("--batch-size", type=int, default=32, help="examples per step")
-    train.add_argument("--lr", type=finite_float, default=2e-5, help="AdamW learning rate")
+    train.add_argument("--lr", type=finite_float, help="AdamW learning rate (default: by encoder size, the DAE authors' "
+                       "2e-5 from hidden size 768 up, 1e-4 below, e.g. the default MiniLM)")
     train.add_argument("--max-length", type=int, default=128, help="longer pairs are counted, left out")
     train.add_argument("--max-arcs", type=int, default=20, help="arcs per example used in training")
     train.add_argument("--max-examples", type=int, metavar="N", help="read only the first N training rows")

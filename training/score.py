@@ -191,24 +191,43 @@ def check_scoring(input_path: str, fmt: str = "parquet", num_shards: int = 1) ->
     ShardConfig("", fmt, num_shards)  # checks --format and --num-shards
 
 
+
+
+def _count(element, counter) -> tuple:
+    """Count an element in an 'entailgen' counter (what the progress line shows while scoring runs); emit nothing."""
+    counter.inc()
+    return ()
+
+
 def run_scoring(model_dir: str, input_path: str, output: str, fmt: str = "parquet", num_shards: int = 1,
-                parser: ParserConfig = ParserConfig(), device: str = "cpu", pipeline_args: Sequence[str] = ()) -> dict:
-    """Score a JSON Lines file of pairs into OUTPUT: shards of ScoredPair, dead letters, then the manifest (last)."""
+                parser: ParserConfig = ParserConfig(), device: str = "cpu", pipeline_args: Sequence[str] = (),
+                progress_every: Optional[float] = None) -> dict:
+    """Score a JSON Lines file of pairs into OUTPUT: shards of ScoredPair, dead letters, then the manifest (last).
+    Locally it runs on the counting runner `run` uses; with progress_every (seconds), counters go to stderr as it runs."""
+    import contextlib
+
     from apache_beam.coders import BytesCoder
     from apache_beam.io.filesystems import FileSystems
     from apache_beam.options.pipeline_options import PipelineOptions
 
     import entailgen
+    from entailgen.runners.job import direct_runner, is_direct
+    from entailgen.runners.progress import Progress
     from entailgen.transforms.manifest import (MANIFEST, STAGING, StageSummary, build_manifest, count_by, fingerprint,
                                                metric_counters, read_json, write_json)
     from entailgen.transforms.shard import ShardConfig, WriteDeadLetters, WriteShards, join_path, remove_runs
 
     name = FileSystems.split(input_path)[1]
     shards = ShardConfig(output, fmt, num_shards)
-    p = beam.Pipeline(options=PipelineOptions(list(pipeline_args), save_main_session=False))
+    options = PipelineOptions(list(pipeline_args), save_main_session=False)
+    live: dict = {}
+    p = beam.Pipeline(runner=direct_runner(options, live) if is_direct(options) else None, options=options)
     lines = (p | "Read" >> beam.io.ReadFromText(input_path, coder=BytesCoder())  # bytes: a bad line is a dead letter
              | "NotBlank" >> beam.Filter(lambda line: line.strip()))
     out = lines | "ScorePairs" >> ScorePairs(model_dir, name, parser, device)
+    for label, pcoll, counter in (("ReadCounter", lines, "read"), ("ScoredCounter", out["scored"], "scored"),
+                                  ("DeadCounter", out["dead"], "score_dead")):
+        pcoll | label >> beam.FlatMap(_count, beam.metrics.Metrics.counter("entailgen", counter))
     counts = (count_by(lines, "read", lambda _: name),
               count_by(out["dead"], "dead_by_stage", lambda d: f"{d.stage}:{d.error_type}")
               ) | "AllCounts" >> beam.Flatten() | "SumCounts" >> beam.CombinePerKey(sum)
@@ -216,8 +235,9 @@ def run_scoring(model_dir: str, input_path: str, output: str, fmt: str = "parque
      "dead_letters": out["dead"] | "DeadLetters" >> WriteDeadLetters(shards),
      "counts": counts, "stats": p | "NoStats" >> beam.Create([]),
      "exports": p | "NoExports" >> beam.Create([])} | "Stage" >> StageSummary(output)
-    result = p.run()
-    result.wait_until_finish()
+    with Progress(live, every=progress_every) if progress_every else contextlib.nullcontext():
+        result = p.run()
+        result.wait_until_finish()
     manifest = build_manifest(version=entailgen.__version__, pipeline="score", record_type="ScoredPair",
                               config={"model": model_dir, "format": fmt, "num_shards": num_shards, "device": device},
                               inputs=[fingerprint(input_path)], staged=read_json(output, STAGING),

@@ -23,12 +23,13 @@ TRAIN_JSON = "train.json"
 
 @dataclass(frozen=True)
 class TrainOptions:
-    """Defaults from the DAE authors' code: AdamW lr 2e-5, batch 32, 3 epochs, clip 1.0, 128 tokens, 20 arcs."""
+    """Defaults from the DAE authors' code: AdamW lr 2e-5, batch 32, 3 epochs, clip 1.0, 128 tokens, 20 arcs; lr None
+    is auto: their 2e-5 for BERT-size encoders, 1e-4 for smaller ones (auto_lr)."""
 
     encoder: str = DEFAULT_ENCODER
     epochs: int = 3
     batch_size: int = 32
-    lr: float = 2e-5
+    lr: Optional[float] = None  # None: auto_lr(encoder), resolved once the encoder is loaded
     max_length: int = 128
     max_arcs: int = 20
     grad_clip: float = 1.0
@@ -49,6 +50,8 @@ class TrainOptions:
             raise ValueError(f"--max-examples must be at least 1, got {self.max_examples}")
         for name in ("lr", "grad_clip"):  # `not 0 < x < inf`: nan fails it too
             value = getattr(self, name)
+            if name == "lr" and value is None:  # auto: chosen by encoder size
+                continue
             if not 0 < value < math.inf:
                 raise ValueError(f"--{name.replace('_', '-')} must be a positive finite number, got {value}")
         if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
@@ -68,6 +71,45 @@ def stop_if_not_finite(loss: float, step: int, epoch: int) -> None:
     if not math.isfinite(loss):
         raise ValueError(f"training stopped at step {step} (epoch {epoch + 1}): the loss is {loss}; "
                          "try a smaller --lr; nothing written")
+
+
+# The DAE authors' lr 2e-5 is for BERT-size encoders (hidden size 768 and up); MiniLM-size ones (384, the packaged
+# default) stayed below the dev majority with it on the sample dataset and learnt with 1e-4.
+BERT_SIZE, BERT_LR, SMALL_LR = 768, 2e-5, 1e-4
+
+
+def auto_lr(encoder) -> float:
+    """The learning rate for an encoder by its size: 2e-5 from hidden size 768 up, 1e-4 below."""
+    return BERT_LR if encoder.config.hidden_size >= BERT_SIZE else SMALL_LR
+
+
+def progress_bar(total: int, desc: str, shown: bool):
+    """A tqdm bar on a terminal; on anything else (a log, a pipe) the same bar as a plain line every 5 s."""
+    from tqdm import tqdm
+
+    class Bar(tqdm):
+        def set_postfix(self, ordered_dict=None, refresh=True, **kwargs):
+            """Shown at the next timed refresh, not at once: on a log, a line every 5 s rather than one per step."""
+            super().set_postfix(ordered_dict, refresh=False, **kwargs)
+
+    tty = sys.stderr.isatty()
+    return Bar(total=total, desc=desc, unit="ex", file=sys.stderr if tty else _Lines(sys.stderr), disable=not shown,
+               dynamic_ncols=tty, mininterval=0.1 if tty else 5.0, ascii=not tty)
+
+
+class _Lines:
+    """A stream that writes each of tqdm's repaints (carriage return, bar, padding) as a line of its own."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text: str) -> None:
+        line = text.replace("\r", "").rstrip()
+        if line:
+            self.stream.write(line + "\n")
+
+    def flush(self) -> None:
+        self.stream.flush()
 
 
 def pick_device(name: str):
@@ -173,12 +215,14 @@ def _fit(dataset: str, output: str, options: TrainOptions) -> dict:
     device = pick_device(options.device)
     started = time.time()
     torch.manual_seed(options.seed)
-    if not options.progress:  # --quiet: no "Loading weights" bar either
+    if not options.progress or not sys.stderr.isatty():  # --quiet, or a log: no "Loading weights" bar either
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()
     encoder, tokenizer = load_encoder(options.encoder)
     check_max_length(options.max_length, encoder, tokenizer)
+    if options.lr is None:
+        options = dataclasses.replace(options, lr=auto_lr(encoder))
     vocab = vocabulary(dataset, task, options.train_split)
     meta = {"task": task, "record_type": manifest["record_type"], "max_length": options.max_length,
             "max_arcs": options.max_arcs, "encoder_source": options.encoder,
@@ -202,10 +246,7 @@ def _fit(dataset: str, output: str, options: TrainOptions) -> dict:
     scheduler = get_linear_schedule_with_warmup(optimizer, 0, max(1, -(-rows // options.batch_size) * options.epochs))
     counts: Counter = Counter()
     losses, dev_curve, best = [], [], (None, -1.0, None)
-    from tqdm import tqdm
-
-    bar = tqdm(total=rows * options.epochs, desc=f"train {task}", unit="ex", file=sys.stderr,
-               disable=not options.progress, dynamic_ncols=True)
+    bar = progress_bar(rows * options.epochs, f"train {task}", options.progress)
     train_s = 0.0  # the epochs' reading and steps: not loading, not dev passes
     for epoch in range(options.epochs):
         epoch_started = time.perf_counter()

@@ -273,7 +273,7 @@ def test_progress_line_shows_stages_in_order_with_the_read_rate_and_dead_letters
 
     counters = {"parsed": 30, "read": 20, "parse_dead": 2, "read_dead": 1, "labelled": 12, "overlap_examples": 4}
     assert progress_line(counters, 4.0) == "4.0s  read 20 (5.0/s)  parsed 30  labelled 12  overlap_examples 4  dead 3"
-    assert progress_line({}, 0.0) == "0.0s"
+    assert progress_line({}, 0.0) == "0.0s  counters come as the job's stages finish"
 
 
 def test_beam_noise_is_hidden_from_the_log():

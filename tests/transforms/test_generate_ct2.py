@@ -23,7 +23,8 @@ pytest.importorskip("ctranslate2")
 from entailgen.schemas.sources import SourceText  # noqa: E402
 from entailgen.transforms.generate.batching import content_batches, content_bucket  # noqa: E402
 from entailgen.transforms.generate.ct2 import (Ct2BeamHandler, Ct2Candidates, Ct2GenerateOptions,  # noqa: E402
-                                               ct2_model_dir, is_ct2_dir, model_digest, resolve_compute_type)
+                                               ct2_model_dir, is_ct2_dir, model_digest, resolve_compute_type,
+                                               with_forced_eos)
 
 K, NEW_TOKENS = 4, 8
 
@@ -81,7 +82,7 @@ def inputs(n: int, seed: int = 1) -> list[SourceText]:
             for i in range(n)]
 
 
-def hf_beams(model_dir, units):
+def hf_beams(model_dir, units, new_tokens=NEW_TOKENS):
     """HF generate's own ranked beams and sequences_scores, in one padded batch."""
     from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
@@ -90,7 +91,7 @@ def hf_beams(model_dir, units):
     features = tokenizer([u.text for u in units], padding=True, return_tensors="pt")
     with torch.inference_mode():
         out = model.generate(**features, num_beams=K, num_return_sequences=K, do_sample=False,
-                             max_new_tokens=NEW_TOKENS, output_scores=True, return_dict_in_generate=True)
+                             max_new_tokens=new_tokens, output_scores=True, return_dict_in_generate=True)
     texts = tokenizer.batch_decode(out.sequences, skip_special_tokens=True)
     ended = sum(int((row[1:] == model.config.eos_token_id).any()) for row in out.sequences)
     scores = out.sequences_scores.tolist()
@@ -109,6 +110,35 @@ def test_ranked_hypotheses_and_scores_equal_hf_generate_in_fp32(model_dir, cache
     assert [c.rank for c in ours[0]] == [1, 2, 3, 4]
     drift = max(abs(c.score - s) for i in same for c, (_, s) in zip(ours[i], theirs[i]))
     assert drift < 1e-3
+
+
+@pytest.mark.parametrize("forced_eos", [2, None], ids=["forced-eos", "no-forced-eos"])
+def test_beams_that_reach_the_limit_equal_hf_generates(forced_eos, cache, tmp_path):
+    """Random weights rarely end a beam, so nearly all reach max_new_tokens = 5 tokens, which counts what generate's
+    does (forced BOS, words, end token); with bart-base's forced_eos_token_id, generate ends them one word early."""
+    torch.manual_seed(0)
+    model, tokenizer = tiny_seq2seq.tiny_bart(forced_eos_token_id=forced_eos)
+    model.generation_config.forced_bos_token_id = 0
+    path = str(tiny_seq2seq.saved(tmp_path, model, tokenizer))
+    units = inputs(40, seed=7)
+    handler = Ct2BeamHandler(options(path, cache, max_new_tokens=5))
+    ours = list(handler.run_inference(units, handler.load_model()))
+    theirs, _ = hf_beams(path, units, new_tokens=5)
+    counts = [[len(c.text.split()) for c in beam_] for beam_ in ours]
+    assert counts == [[len(t.split()) for t, _ in beam_] for beam_ in theirs]
+    limit = 3 if forced_eos is not None else 4  # 5 tokens less <s>, less the </s> generate forces
+    assert sum(n == limit for beam_ in counts for n in beam_) >= 0.75 * 40 * K and max(map(max, counts)) == limit
+    assert [[c.text for c in beam_] for beam_ in ours] == [[t for t, _ in beam_] for beam_ in theirs]
+    assert max(abs(c.score - s) for a, b in zip(ours, theirs) for c, (_, s) in zip(a, b)) < 1e-4
+
+
+def test_forced_eos_adds_one_to_the_length_of_beams_that_did_not_end():
+    # sums -2.0 over 2 tokens and -3.0 over 3; forced eos: -2.0 / 3 and -3.0 / 4 (length penalty 1)
+    ranked = with_forced_eos([["a", "b"], ["a", "b", "</s>"]], [-1.0, -1.0], "</s>", 1.0)
+    assert ranked == [(["a", "b", "</s>"], -2.0 / 3), (["a", "b", "</s>"], -1.0)]
+    # length penalty 2: -1.0 x 2 ** 2 / 3 ** 2 = -4 / 9, which now ranks above the ended -0.5
+    ranked = with_forced_eos([["x", "</s>"], ["a", "b"]], [-0.5, -1.0], "</s>", 2.0)
+    assert ranked == [(["a", "b", "</s>"], -4.0 / 9), (["x", "</s>"], -0.5)]
 
 
 def test_conversion_is_cached_by_content_and_leaves_the_users_dir_alone(model_dir, cache, tmp_path):

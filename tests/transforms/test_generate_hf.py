@@ -157,3 +157,19 @@ def test_recomputed_scores_equal_generates_own_when_a_bucket_exceeds_score_memor
     assert [c.score for b in again for c in b] == pytest.approx([c.score for b in own for c in b],
                                                                 abs=1e-4 if DEVICE == "cpu" else 5e-2)
     assert score_bytes(2, 10, 50265, 24) == 2 * 10 * 50265 * 4 * 24
+
+
+def test_recomputed_scores_count_the_tokens_generate_forces_as_zero(tmp_path):
+    """bart-base's decoding: generate forces <s> first and </s> at step max_new_tokens, each with log-prob 0."""
+    torch.manual_seed(0)
+    model, tokenizer = tiny_seq2seq.tiny_bart(forced_eos_token_id=2)
+    model.generation_config.forced_bos_token_id = 0
+    path = str(tiny_seq2seq.saved(tmp_path, model, tokenizer))
+    own = Seq2SeqBeamHandler(options(path))
+    again = Seq2SeqBeamHandler(options(path, score_memory=0))
+    bundle = own.load_model()
+    a, b = list(own.run_inference(UNITS, bundle)), list(again.run_inference(UNITS, bundle))
+    assert [[c.text for c in x] for x in b] == [[c.text for c in x] for x in a]
+    assert max(len(c.text.split()) for x in a for c in x) == 3  # 5 tokens: <s>, 3 words, the forced </s>
+    assert [c.score for x in b for c in x] == pytest.approx([c.score for x in a for c in x],
+                                                            abs=1e-4 if DEVICE == "cpu" else 5e-2)

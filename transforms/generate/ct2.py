@@ -4,9 +4,11 @@ The model is a Hugging Face seq2seq dir, hub id or gs:// dir (BART, T5, Marian, 
 TransformersConverter supports), converted once per worker into a local cache keyed by the model files' sha256, or a
 directory CTranslate2 already converted. Decoding replays what HF generate does, so the beams and scores are the
 same in fp32: the decoder starts from the model's decoder_start_token_id (BART: eos; T5: pad), a forced BOS becomes
-the target prefix, EOS is allowed from the first step (min_decoding_length=0) and scores are the summed token
+the target prefix, EOS is allowed from the first step (min_decoding_length=0), a forced EOS (bart-base's
+forced_eos_token_id) ends the beams one step before the limit (with_forced_eos), and scores are the summed token
 log-probs over length ** length_penalty, as generate's sequences_scores; the search goes on past the first k
-ended hypotheses (PATIENCE), as generate's does.
+ended hypotheses (PATIENCE), as generate's does. max_new_tokens counts what generate's does: every token after the
+decoder start, the forced BOS and the end token included.
 """
 from __future__ import annotations
 
@@ -38,7 +40,7 @@ WEIGHT_FILES = (".safetensors", ".bin", ".pt", ".pth", ".h5", ".msgpack", ".ckpt
 # (64 % of tiny-T5 beams matched HF's); from 2 on, 100 % (T5) and 98 % (BART) matched.
 PATIENCE = 2
 # generate settings CTranslate2 has no equivalent for: with them set, beams can differ from HF's
-NOT_REPLAYED = ("forced_eos_token_id", "early_stopping", "min_length", "diversity_penalty", "num_beam_groups")
+NOT_REPLAYED = ("early_stopping", "min_length", "diversity_penalty", "num_beam_groups")
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,7 @@ class Ct2Model:
     decoding: dict = field(default_factory=dict)
     target_prefix: Optional[list] = None
     name: str = ""
+    forced_eos: Optional[str] = None  # the end token generate forces at its last step, if any
 
 
 def is_ct2_dir(path: str) -> bool:
@@ -189,8 +192,9 @@ def resolve_compute_type(compute_type: str, device: str) -> str:
     return "bfloat16" if "bfloat16" in ctranslate2.get_supported_compute_types(device) else "float16"
 
 
-def decoding_settings(path: str, tokenizer) -> tuple[dict, Optional[list]]:
-    """translate_batch settings that replay the model's generation config, and the forced-BOS target prefix."""
+def decoding_settings(path: str, tokenizer) -> tuple[dict, Optional[list], Optional[str]]:
+    """translate_batch settings that replay the model's generation config, the forced-BOS target prefix and the
+    forced EOS token."""
     from transformers import GenerationConfig
 
     try:
@@ -205,7 +209,14 @@ def decoding_settings(path: str, tokenizer) -> tuple[dict, Optional[list]]:
         log.warning("CTranslate2 does not replay generation settings %s; beams may differ from HF generate's", ignored)
     forced = config.forced_bos_token_id
     prefix = None if forced is None else tokenizer.convert_ids_to_tokens([forced])
-    return settings, prefix
+    forced_eos = config.forced_eos_token_id
+    if isinstance(forced_eos, list):  # generate forces the first of several
+        forced_eos = forced_eos[0] if forced_eos else None
+    if forced_eos is not None and forced_eos != tokenizer.eos_token_id:
+        log.warning("CTranslate2 cannot force token %s, not the end token, at the last step; beams may differ from "
+                    "HF generate's", forced_eos)
+        forced_eos = None
+    return settings, prefix, None if forced_eos is None else tokenizer.convert_ids_to_tokens(forced_eos)
 
 
 def load_ct2(options: Ct2GenerateOptions) -> Ct2Model:
@@ -219,8 +230,22 @@ def load_ct2(options: Ct2GenerateOptions) -> Ct2Model:
     translator = ctranslate2.Translator(path, device=device, compute_type=compute_type,
                                        intra_threads=options.threads)
     tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
-    settings, prefix = decoding_settings(path, tokenizer)
-    return Ct2Model(translator, tokenizer, settings, prefix, f"ct2:{options.model.rstrip('/')}")
+    settings, prefix, forced_eos = decoding_settings(path, tokenizer)
+    return Ct2Model(translator, tokenizer, settings, prefix, f"ct2:{options.model.rstrip('/')}", forced_eos)
+
+
+def with_forced_eos(hypotheses: Sequence[list], scores: Sequence[float], eos: str,
+                    length_penalty: float) -> list[tuple[list, float]]:
+    """The hypotheses of a search stopped one step early, as generate ends them when it forces EOS at its last step:
+    a hypothesis that did not end gets that EOS, whose log-prob (0, forced) adds nothing to its sum but one to its
+    length, so its score becomes sum / (length + 1) ** length_penalty; ranked again, best first."""
+    ended = []
+    for tokens, score in zip(hypotheses, scores):
+        if not tokens or tokens[-1] != eos:
+            score = score * len(tokens) ** length_penalty / (len(tokens) + 1) ** length_penalty
+            tokens = list(tokens) + [eos]
+        ended.append((tokens, score))
+    return sorted(ended, key=lambda pair: -pair[1])
 
 
 def translate_beams(bundle: Ct2Model, units: Sequence[SourceText], options: Ct2GenerateOptions) -> list[list[Candidate]]:
@@ -231,15 +256,19 @@ def translate_beams(bundle: Ct2Model, units: Sequence[SourceText], options: Ct2G
     results = bundle.translator.translate_batch(
         [tokenizer.convert_ids_to_tokens(x) for x in ids], max_batch_size=options.bucket_size,
         beam_size=k, num_hypotheses=k, patience=PATIENCE, return_scores=True, return_end_token=True,
-        max_decoding_length=options.max_new_tokens, min_decoding_length=0,
+        max_decoding_length=max(1, options.max_new_tokens - (bundle.forced_eos is not None)), min_decoding_length=0,
         target_prefix=None if bundle.target_prefix is None else [bundle.target_prefix] * len(ids),
         **bundle.decoding)
     beams = []
     for unit, result in zip(units, results):
-        texts = tokenizer.batch_decode([tokenizer.convert_tokens_to_ids(h) for h in result.hypotheses],
+        ranked = list(zip(result.hypotheses, result.scores))
+        if bundle.forced_eos is not None:
+            ranked = with_forced_eos(result.hypotheses, result.scores, bundle.forced_eos,
+                                     bundle.decoding["length_penalty"])
+        texts = tokenizer.batch_decode([tokenizer.convert_tokens_to_ids(h) for h, _ in ranked],
                                        skip_special_tokens=True)
         beams.append([Candidate(unit.source_id, normalise(text), rank, float(score), bundle.name)
-                      for rank, (text, score) in enumerate(zip(texts, result.scores), start=1)])
+                      for rank, (text, (_, score)) in enumerate(zip(texts, ranked), start=1)])
     return beams
 
 

@@ -100,12 +100,14 @@ def score_bytes(sentences: int, k: int, vocab_size: int, steps: int) -> int:
     return sentences * k * vocab_size * 4 * steps
 
 
-def beam_scores(bundle: Seq2SeqModel, encoded, mask, sequences, k: int, chunk: int = 1024) -> list[float]:
+def beam_scores(bundle: Seq2SeqModel, encoded, mask, sequences, k: int, max_new_tokens: int,
+                chunk: int = 1024) -> list[float]:
     """Each returned sequence's beam score (sum of its token log-probs over length ** length_penalty), in one
     teacher-forced pass: asking generate for it (output_scores) keeps a vocabulary-wide score tensor for every step,
-    which at large batches fills the GPU. Raw model log-probs: logits processors (forced BOS, repetition penalty) are
-    not replayed, so with those the score can differ from generate's, never the beam order. encoded is the encoder
-    output generate already used, so the sources are not encoded twice."""
+    which at large batches fills the GPU. A token generate forces (BOS first, EOS at step max_new_tokens) counts 0,
+    as in generate; other logits processors (repetition penalty) are not replayed, so with those the score can
+    differ from generate's, never the beam order. encoded is the encoder output generate already used, so the
+    sources are not encoded twice."""
     import torch
 
     model, config = bundle.model, bundle.model.generation_config
@@ -116,13 +118,18 @@ def beam_scores(bundle: Seq2SeqModel, encoded, mask, sequences, k: int, chunk: i
     tokens = sequences[:, 1:]  # after the decoder start token
     eos = torch.isin(tokens, torch.tensor(eos_id, device=tokens.device).reshape(-1))
     counted = (eos.cumsum(1) - eos.int()) == 0  # up to and including the first eos
+    forced = torch.zeros(tokens.shape[1], dtype=torch.bool, device=tokens.device)
+    if config.forced_bos_token_id is not None:
+        forced[0] = True
+    if config.forced_eos_token_id is not None and tokens.shape[1] == max_new_tokens:
+        forced[-1] = True
     scores = []
     for start in range(0, len(sequences), chunk):
         end = start + chunk
         logits = model(encoder_outputs=(hidden[start:end],), attention_mask=mask[start:end],
                        decoder_input_ids=sequences[start:end, :-1], use_cache=False).logits
         logp = logits.float().log_softmax(-1).gather(-1, tokens[start:end, :, None]).squeeze(-1)
-        total = torch.where(counted[start:end], logp, 0.0).sum(1)
+        total = torch.where(counted[start:end] & ~forced, logp, 0.0).sum(1)
         scores.append(total / counted[start:end].sum(1).float() ** length_penalty)
     return torch.cat(scores).tolist()
 
@@ -153,7 +160,8 @@ def generate_beams(bundle: Seq2SeqModel, units: Sequence[SourceText],
             if own_scores:
                 scores = out.sequences_scores.float().tolist()
             else:
-                scores = beam_scores(bundle, encoded, features["attention_mask"], sequences, k)
+                scores = beam_scores(bundle, encoded, features["attention_mask"], sequences, k,
+                                     options.max_new_tokens)
         texts = tokenizer.batch_decode(sequences, skip_special_tokens=True)
         for row, i in enumerate(bucket):
             beams[i] = [Candidate(units[i].source_id, normalise(texts[row * k + r]), r + 1, scores[row * k + r],
