@@ -7,7 +7,7 @@ from typing import Optional
 import apache_beam as beam
 
 from entailgen.pipelines.base import Family, FamilyOutput, RunConfig
-from entailgen.runners.cli import finite_float  # the CLI's float type: nan and inf refused
+from entailgen.transforms.flags import finite_float  # the CLI's float type: nan and inf refused
 from entailgen.schemas.records import ScoredParaphrase
 from entailgen.transforms.generate.hf import HfGenerateOptions
 from entailgen.transforms.generate.model_dir import check_model_dir

@@ -11,7 +11,7 @@ from typing import Optional
 import apache_beam as beam
 
 from entailgen.pipelines.base import Family, FamilyOutput, RunConfig
-from entailgen.runners.cli import finite_float  # the CLI's float type: nan and inf refused
+from entailgen.transforms.flags import finite_float  # the CLI's float type: nan and inf refused
 from entailgen.schemas.records import RtePair
 from entailgen.schemas.sources import DncPair, FactualityAnnotation, NerSentence, Review, SourceText
 from entailgen.transforms.audit import AuditFn

@@ -6,7 +6,6 @@ import errno
 import importlib
 import json
 import logging
-import math
 import os
 import re
 import sys
@@ -31,18 +30,6 @@ COMMAND_MODULES: dict[str, str] = {
 
 class UsageError(Exception):
     """A bad flag or input: reported as one line, exit code 2."""
-
-
-def finite_float(text: str) -> float:
-    """argparse type of every float flag: nan and inf are refused (every comparison with nan is false, so range
-    checks such as `x < 0` let it through; inf trains to nan weights)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid number: {text!r}")
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
-    return value
 
 
 class _HelpFormatter(argparse.HelpFormatter):

@@ -4,7 +4,8 @@ from __future__ import annotations
 import os
 import sys
 
-from entailgen.runners.cli import OUTPUT_FORMATS, UsageError, finite_float
+from entailgen.runners.cli import OUTPUT_FORMATS, UsageError
+from entailgen.transforms.flags import finite_float
 
 
 def _train(args) -> int:

@@ -13,7 +13,7 @@ import entailgen
 import entailgen.runners.dataflow as dataflow
 import entailgen.runners.job as job
 from entailgen.pipelines import available
-from entailgen.runners.cli import make_parser, run_config
+from entailgen.runners.cli import UsageError, make_parser, run_config
 from entailgen.runners.dataflow import GPU_ACCELERATOR, SETUP_FILE, check_cloud_paths, dataflow_args, needs_gpu
 
 CLOUD = ["--runner", "DataflowRunner", "--project", "my-project", "--region", "us-central1",
@@ -158,8 +158,9 @@ def test_claims_back_translating_with_hf_gets_gpu_workers_and_beam_search_in_the
     hf = ["--backtranslator", "hf", "--model", "gs://my-bucket/models/round-trip"]
     config = run_config(make_parser().parse_args(["run", "claims", "--sample", "--output", "gs://my-bucket/o", *hf]))
     assert not needs_gpu(run_config(make_parser().parse_args(["run", "claims", "--sample", "--output", "o"])))
-    assert not needs_gpu(run_config(make_parser().parse_args(
-        ["run", "claims", "--sample", "--output", "o", *hf, "--transformations", "negation"])))
+    with pytest.raises(UsageError, match="back-translation is not among --transformations"):  # hf would idle
+        run_config(make_parser().parse_args(["run", "claims", "--sample", "--output", "o", *hf,
+                                             "--transformations", "negation"]))
     assert needs_gpu(config)
     dataflow_job = dataflow.dry_run(job.job_pipeline(config, CLOUD + ["--dry_run=True", PREBUILT]))
     names = {t.unique_name for t in dataflow_job.proto_pipeline.components.transforms.values()}

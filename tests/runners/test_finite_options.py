@@ -8,7 +8,8 @@ import torch
 
 torch.set_num_threads(1)
 
-from entailgen.runners.cli import finite_float, main
+from entailgen.runners.cli import main
+from entailgen.transforms.flags import finite_float
 from entailgen.training.trainer import TrainOptions, stop_if_not_finite
 from entailgen.transforms.manifest import dumps, write_json
 from entailgen.transforms.split import SplitConfig
