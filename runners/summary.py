@@ -42,6 +42,13 @@ def summary_text(output: str, manifest: dict, seconds: Optional[float] = None) -
     ]
     if total.get("skipped"):
         lines.append(f"  skipped     {total['skipped']} input units on purpose ({_pairs(counts['skipped_by_reason'])})")
+    if "units_with_output" in counts or "units_dead" in counts:  # every unit is one of these (transforms.accounting)
+        units = {name: sum(counts.get(key, {}).values()) for name, key in (
+            ("with output", "units_with_output"), ("skipped", "skipped_by_source"), ("dead", "units_dead"))}
+        lines.append(f"  units       {_pairs(units)}")
+    if counts.get("skipped_transformations"):
+        lines.append(f"  not made    {sum(counts['skipped_transformations'].values())} transformations of units that "
+                     f"have output ({_pairs(counts['skipped_transformations'])})")
     lines.append(f"  counters    {_pairs(manifest['metrics'])}")
     for name, value in manifest["stats"].items():
         lines.append(f"  {name:<11} {_stat_text(name, value)}")
