@@ -152,6 +152,17 @@ def test_counts_per_input_and_by_reason_are_tables():
     assert "Inputs skipped on purpose, by reason:\n\n| key | count |\n|---|---|\n| recast:NotSelected:ner | 7 |" in card
 
 
+def test_the_card_shows_where_every_unit_went_and_transformation_skips_apart():
+    counts = [[["units_with_output", "paraphrase.tsv"], 489], [["skipped_by_source", "paraphrase.tsv"], 7],
+              [["units_dead", "paraphrase.tsv"], 4], [["records_by_source", "paraphrase.tsv"], 1610],
+              [["dead_by_source", "paraphrase.tsv"], 4], [["skipped_transformations", "claims:negation:NoAuxiliary"], 2]]
+    card = render_card(manifest(counts=counts), NO_STATS, sample_digests=SAMPLE)
+    assert ("| input | units read | with output | skipped | dead | rows written | dead letters | licence | sha256 |"
+            in card)
+    assert "| paraphrase.tsv | 500 | 489 | 7 | 4 | 1610 | 4 | cc0-1.0 | 000000000000 |" in card  # 489 + 7 + 4 = 500
+    assert "Transformations that found nothing to change, in units that have output:" in card
+
+
 def test_label_balance_over_rows_is_in_the_counts():
     stats = dict(NO_STATS, labels={"split": {"train": {"entailed": 3, "not-entailed": 1}, "dev": {"entailed": 1}}})
     assert "| label | count | share |\n|---|---|---|\n| entailed | 4 | 80.0% |\n| not-entailed | 1 | 20.0% |" in \

@@ -431,10 +431,12 @@ def dead_examples_section(stats: dict, limit: int = 10) -> list[str]:
             md_table(["where (file:line or id)", "stage:error", "message", "input"], rows)]
 
 
-PER_SOURCE = (("read", "units read"), ("records_by_source", "rows written"), ("dead_by_source", "dead letters"),
-              ("skipped_by_source", "skipped"))
+# per input: units read = with output + skipped + dead (transforms.accounting); rows and dead letters are per row
+PER_SOURCE = (("read", "units read"), ("units_with_output", "with output"), ("skipped_by_source", "skipped"),
+              ("units_dead", "dead"), ("records_by_source", "rows written"), ("dead_by_source", "dead letters"))
 COUNT_TITLES = {"dead_by_stage": "Dead letters by stage and error",
-                "skipped_by_reason": "Inputs skipped on purpose, by reason"}
+                "skipped_by_reason": "Inputs skipped on purpose, by reason",
+                "skipped_transformations": "Transformations that found nothing to change, in units that have output"}
 
 
 def _counts(manifest: dict, stats: dict, licences: dict[str, str]) -> list[str]:
