@@ -33,13 +33,14 @@ def _train(args) -> int:
 def _evaluate(args) -> int:
     from entailgen.training.data import DatasetError
     from entailgen.training.encoder import EncoderError
-    from entailgen.training.evaluation import evaluate, result_table
+    from entailgen.training.evaluation import evaluate, result_table, write_evaluation
 
     try:
-        result = evaluate(args.model, args.dataset, args.split, device=args.device)
+        result = evaluate(args.model, args.dataset, args.split, device=args.device, write=False)
     except (DatasetError, EncoderError, ValueError, KeyError) as e:
         raise UsageError(str(e).strip("'\""))
-    print(result_table(result))
+    print(result_table(result), flush=True)  # shown even when the model dir cannot take the eval file
+    write_evaluation(args.model, result)
     return 0
 
 

@@ -146,7 +146,6 @@ def evaluate_pairs(scored, labels: list[str], audit: dict) -> dict:
 
 def evaluate(model_dir: str, dataset: str, split: str = "test", device: str = "auto", write: bool = True) -> dict:
     """Evaluate a model dir on a dataset split ('all' for every split); writes MODEL_DIR/eval/<dataset>.json."""
-    from entailgen.training.card import EVAL_DIR, write_card
     from entailgen.training.checkpoint import load_meta, load_trained
     from entailgen.training.trainer import pick_device
 
@@ -169,13 +168,22 @@ def evaluate(model_dir: str, dataset: str, split: str = "test", device: str = "a
     result = {"dataset": dataset, "dataset_name": name, "split": split, "task": task,
               "counts": dict(sorted(counts.items())), **result}
     if write:
-        os.makedirs(os.path.join(model_dir, EVAL_DIR), exist_ok=True)
-        filename = f"{name}.json" if split == "test" else f"{name}.{split}.json"
-        with open(os.path.join(model_dir, EVAL_DIR, filename), "w", encoding="utf-8") as f:
-            json.dump(result, f, indent=2)
-        if os.path.isfile(os.path.join(model_dir, "train.json")):
-            write_card(model_dir)
+        write_evaluation(model_dir, result)
     return result
+
+
+def write_evaluation(model_dir: str, result: dict) -> str:
+    """MODEL_DIR/eval/<dataset>[.<split>].json, listed in the model card; returns its path."""
+    from entailgen.training.card import EVAL_DIR, write_card
+
+    os.makedirs(os.path.join(model_dir, EVAL_DIR), exist_ok=True)
+    name, split = result["dataset_name"], result["split"]
+    path = os.path.join(model_dir, EVAL_DIR, f"{name}.json" if split == "test" else f"{name}.{split}.json")
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(result, f, indent=2)
+    if os.path.isfile(os.path.join(model_dir, "train.json")):
+        write_card(model_dir)
+    return path
 
 
 def result_table(result: dict) -> str:

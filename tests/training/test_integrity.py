@@ -167,3 +167,20 @@ def test_nan_weights_of_an_older_dir_are_refused(model):
     save_file(weights, str(model / "model.safetensors"), metadata={"format": "pt"})
     with pytest.raises(EncoderError, match="model.safetensors holds nan or inf weights"):
         load_trained(str(model))
+
+
+def test_evaluate_prints_its_metrics_even_when_the_model_dir_cannot_take_the_eval_file(model, trained, monkeypatch,
+                                                                                      capsys):
+    real_makedirs = os.makedirs
+
+    def read_only(path, *args, **kwargs):  # root ignores chmod: the refusal a read-only model dir gives
+        if str(path).startswith(str(model)):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_makedirs(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "makedirs", read_only)
+    assert main(["evaluate", str(model), str(trained[0])]) == 2
+    out, err = capsys.readouterr()
+    assert "majority" in out and "lexical match" in out  # the table came out before the write failed
+    assert err.startswith("entailgen: error: Permission denied: ") and err.count("\n") == 1, err
+    assert not (model / "eval").exists()
