@@ -56,7 +56,8 @@ def add_arguments(group) -> None:
     group.add_argument("--k", type=int, default=10, help="beam size / candidates per source")
     group.add_argument("--bottom", type=int, default=3, help="bottom-of-beam candidates to label")
     group.add_argument("--level", default="arc", choices=("arc", "sentence"), help="arc labels or sentence variant")
-    group.add_argument("--max-new-tokens", type=int, default=24, help="hf generator: longest candidate")
+    group.add_argument("--max-new-tokens", type=int,
+                       help=f"hf and ct2 generators: longest candidate (default {DaeOptions.max_new_tokens})")
     group.add_argument("--batch-tokens", type=int, default=HfGenerateOptions.batch_tokens,
                        help="hf generator: token budget of one generate call (sentences x k x padded length)")
     group.add_argument("--bucket-size", type=int, default=HfGenerateOptions.bucket_size,
@@ -82,6 +83,11 @@ def options(args) -> DaeOptions:
         if not args.model:
             raise ValueError(f"--generator {generator} needs --model (hub id, local dir or gs:// dir)")
         check_model_dir(args.model)
+    if args.max_new_tokens is not None and generator not in MODEL_GENERATORS:
+        raise ValueError(f"--max-new-tokens is for --generator hf or ct2; the {generator} generator ignores it")
+    max_new_tokens = DaeOptions.max_new_tokens if args.max_new_tokens is None else args.max_new_tokens
+    if max_new_tokens < 1:
+        raise ValueError(f"--max-new-tokens must be at least 1, got {max_new_tokens}")
     if generator == "ct2" and importlib.util.find_spec("ctranslate2") is None:
         raise ValueError("--generator ct2 needs CTranslate2: pip install ctranslate2==4.8.5")
     if generator == "candidates":
@@ -94,7 +100,7 @@ def options(args) -> DaeOptions:
     if set(augment) - set(AUGMENTATIONS):
         raise ValueError(f"--augment takes {','.join(AUGMENTATIONS)}; got {args.augment!r}")
     return DaeOptions(generator, args.model, args.candidates, args.k, args.bottom, args.level,
-                      args.max_new_tokens, args.batch_tokens, args.bucket_size,
+                      max_new_tokens, args.batch_tokens, args.bucket_size,
                       None if args.lexical_ranking else "default",
                       tuple(a for a in AUGMENTATIONS if a in augment), args.compute_type)
 

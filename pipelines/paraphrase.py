@@ -38,7 +38,8 @@ def add_arguments(group) -> None:
     group.add_argument("--model", help="hf generator: model hub id, local dir or gs:// dir (safetensors)")
     group.add_argument("--k", type=int, help=f"hf generator: beam size (candidates per sentence; default "
                                               f"{ParaphraseOptions.k})")
-    group.add_argument("--max-new-tokens", type=int, default=48, help="hf generator: longest candidate")
+    group.add_argument("--max-new-tokens", type=int,
+                       help=f"hf generator: longest candidate (default {ParaphraseOptions.max_new_tokens})")
     group.add_argument("--min-similarity", type=finite_float, default=SimilarityBand.low,
                        help="candidates less similar to x are garbage")
     group.add_argument("--max-similarity", type=finite_float, default=SimilarityBand.high,
@@ -54,17 +55,21 @@ def options(args) -> ParaphraseOptions:
             raise ValueError("--generator hf needs --model (hub id, local dir or gs:// dir)")
         check_model_dir(args.model)
     else:
-        ignored = [flag for flag, value in (("--model", args.model), ("--k", args.k)) if value is not None]
+        ignored = [flag for flag, value in (("--model", args.model), ("--k", args.k),
+                                            ("--max-new-tokens", args.max_new_tokens)) if value is not None]
         if ignored:
             raise ValueError(f"{' and '.join(ignored)} {'is' if len(ignored) == 1 else 'are'} for --generator hf; the "
                              f"{args.generator} generator takes no model and makes one candidate per route")
     k = ParaphraseOptions.k if args.k is None else args.k
     if k < 1:
         raise ValueError(f"--k must be at least 1, got {k}")
+    max_new_tokens = ParaphraseOptions.max_new_tokens if args.max_new_tokens is None else args.max_new_tokens
+    if max_new_tokens < 1:
+        raise ValueError(f"--max-new-tokens must be at least 1, got {max_new_tokens}")
     if not -1.0 <= args.min_similarity <= args.max_similarity <= 1.0:
         raise ValueError("need -1 <= --min-similarity <= --max-similarity <= 1, got "
                          f"{args.min_similarity} and {args.max_similarity}")
-    return ParaphraseOptions(args.generator, args.model, k, args.max_new_tokens, args.min_similarity,
+    return ParaphraseOptions(args.generator, args.model, k, max_new_tokens, args.min_similarity,
                              args.max_similarity, None if args.lexical_ranking else "default",
                              args.export == "paranmt")
 

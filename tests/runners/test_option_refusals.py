@@ -25,6 +25,11 @@ def one_error(capsys) -> str:
     ("paraphrase", ["--input", "text.txt", "--model", "m", "--k", "5"],
      "--model and --k are for --generator hf; the apertium generator takes no model and makes one candidate per "
      "route"),
+    ("paraphrase", ["--input", "text.txt", "--max-new-tokens", "30"],
+     "--max-new-tokens is for --generator hf; the apertium generator takes no model and makes one candidate per "
+     "route"),
+    ("dae", ["--input", "paraphrase.tsv", "--max-new-tokens", "30"],
+     "--max-new-tokens is for --generator hf or ct2; the apertium generator ignores it"),
     ("claims", ["--input", "documents.jsonl", "--model", "m"],
      "--model is for --backtranslator hf; the apertium back-translator takes no model"),
     ("claims", ["--input", "documents.jsonl", "--backtranslator", "hf", "--model", "m", "--transformations",
