@@ -298,7 +298,12 @@ def writer_lock(output: str):
     """Make this process the one writer of output: an exclusive lock (flock) on a file beside it, holding this pid
     and host. A second writer is refused (OutputError naming the first) rather than deleting the first's build
     folder; the kernel frees the lock of a killed writer, so a dead writer's lock is taken over without a word.
-    Object stores have no lock: two writers into one gs:// output are the user's to avoid."""
+    On gs:// the lock is a marker object created only if absent (generation precondition 0); other object stores
+    have none."""
+    if output.startswith("gs://"):
+        with _marker_object_lock(output):
+            yield
+        return
     if "://" in output:
         yield
         return
@@ -329,6 +334,44 @@ def writer_lock(output: str):
     finally:
         os.remove(path)  # before the lock goes: a writer that opened this file meanwhile finds it gone, starts over
         os.close(fd)
+
+
+def _gcs_bucket(name: str):
+    """A google-cloud-storage bucket handle (apache-beam[gcp] brings the client); tests replace this."""
+    from google.cloud import storage
+
+    return storage.Client().bucket(name)
+
+
+@contextmanager
+def _marker_object_lock(output: str):
+    """gs://'s writer lock: `.OUT.entailgen-lock` is created only if no object has that name (if_generation_match=0,
+    which GCS checks atomically), and deleted at the end only if it is still ours. Nothing frees the marker of a
+    killed run: the refusal names it, for the user to delete once that run is known dead."""
+    from google.api_core.exceptions import NotFound, PreconditionFailed
+
+    path = _sibling(output, LOCK)
+    bucket, _, name = path[len("gs://"):].partition("/")
+    blob = _gcs_bucket(bucket).blob(name)
+    holder = {"pid": os.getpid(), "host": platform.node(),
+              "started": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+    try:
+        blob.upload_from_string(json.dumps(holder), content_type="application/json", if_generation_match=0)
+    except PreconditionFailed:
+        try:
+            held = json.loads(blob.download_as_text())
+            who = f"pid {held['pid']} on host {held['host']}, since {held['started']}"
+        except (NotFound, ValueError, KeyError, TypeError):
+            who = "a writer that left no pid"
+        raise OutputError(f"another entailgen ({who}) is writing {output}; wait for it to finish, or delete {path} "
+                          "if that run is dead") from None
+    try:
+        yield
+    finally:
+        try:
+            blob.delete(if_generation_match=blob.generation)
+        except (NotFound, PreconditionFailed):
+            pass  # removed by hand, or replaced by a writer the user let in: not ours to delete
 
 
 def start_build(output: str) -> str:

@@ -5,12 +5,14 @@ import json
 import logging
 import os
 import platform
+import re
 import signal
 
 import pytest
 
 from entailgen.runners.cli import main
-from entailgen.runners.job import built_then_swapped, check_not_inside_entailgen, entailgen_folder, writer_lock
+from entailgen.runners.job import (OutputError, built_then_swapped, check_not_inside_entailgen, entailgen_folder,
+                                   writer_lock)
 from trainer_fixtures import tiny_encoder, toy_example, write_dataset  # noqa: F401 (tiny_encoder: a fixture)
 
 
@@ -83,6 +85,62 @@ def test_a_lock_a_killed_writer_left_is_taken_over(tmp_path, corpus):
     with writer_lock(str(tmp_path / "o2")):  # what a refused writer reads: this pid and host, nothing stale
         assert json.loads((tmp_path / ".o2.entailgen-lock").read_text()) == {"pid": os.getpid(),
                                                                              "host": platform.node()}
+
+
+class _Bucket:
+    """Just what the writer lock uses of a GCS bucket, with GCS's generation precondition kept in a dict."""
+
+    def __init__(self):
+        self.objects: dict[str, tuple[int, str]] = {}  # name -> (generation, content)
+
+    def blob(self, name):
+        return _Blob(self, name)
+
+
+class _Blob:
+    def __init__(self, bucket, name):
+        self.bucket, self.name, self.generation = bucket, name, None
+
+    def upload_from_string(self, data, content_type=None, if_generation_match=None):
+        from google.api_core.exceptions import PreconditionFailed
+
+        current = self.bucket.objects.get(self.name, (0, None))[0]
+        if if_generation_match is not None and if_generation_match != current:
+            raise PreconditionFailed("generation mismatch")
+        self.generation = current + 1
+        self.bucket.objects[self.name] = (self.generation, data)
+
+    def download_as_text(self):
+        return self.bucket.objects[self.name][1]
+
+    def delete(self, if_generation_match=None):
+        from google.api_core.exceptions import PreconditionFailed
+
+        if if_generation_match is not None and self.bucket.objects[self.name][0] != if_generation_match:
+            raise PreconditionFailed("generation mismatch")
+        del self.bucket.objects[self.name]
+
+
+def test_on_gcs_the_lock_is_a_marker_object_made_only_if_absent(monkeypatch):
+    import entailgen.runners.job as job
+
+    bucket = _Bucket()
+    monkeypatch.setattr(job, "_gcs_bucket", lambda name: bucket if name == "b" else None)
+    with writer_lock("gs://b/data/out"):
+        held = json.loads(bucket.objects["data/.out.entailgen-lock"][1])
+        assert (held["pid"], held["host"]) == (os.getpid(), platform.node())
+        with pytest.raises(OutputError, match=(
+                rf"^another entailgen \(pid {os.getpid()} on host {re.escape(platform.node())}, since .+\) is writing "
+                r"gs://b/data/out; wait for it to finish, or delete gs://b/data/.out.entailgen-lock if that run is "
+                r"dead$")):
+            with writer_lock("gs://b/data/out"):
+                pass
+        assert "data/.out.entailgen-lock" in bucket.objects  # the refused writer did not touch the first's marker
+    assert bucket.objects == {}  # released at the end
+    bucket.objects["data/.out.entailgen-lock"] = (7, "not json")  # a killed run's marker: nothing frees it
+    with pytest.raises(OutputError, match="^another entailgen \\(a writer that left no pid\\)"):
+        with writer_lock("gs://b/data/out"):
+            pass
 
 
 # -- item 2: nothing written inside an entailgen dataset or model dir, nothing unlisted deleted ----------------------
