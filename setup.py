@@ -38,5 +38,5 @@ setup(
     extras_require={
         "test": ["pytest>=8", "pytest-xdist>=3.5", "hypothesis>=6.100", "datasets>=3", "conllu>=6", "jsonschema>=4", "selenium>=4.20"],
     },
-    entry_points={"console_scripts": ["entailgen=entailgen.runners.cli:main"]},
+    entry_points={"console_scripts": ["entailgen=entailgen.runners.cli:console"]},
 )

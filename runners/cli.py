@@ -317,5 +317,16 @@ def system_error_text(e: BaseException) -> Optional[str]:
     return said.group(1) if said else cause.strerror or str(cause)
 
 
+def console() -> None:
+    """The `entailgen` console script: main(), then out. After Ctrl-C a multi_processing job's threads (its gRPC
+    servers, its workers' handlers) are not daemons and would keep the process alive after the one line: leave now."""
+    code = main()
+    if code == 130:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)  # the build folder is gone and the lock released already: the `with` blocks have exited
+    sys.exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    console()

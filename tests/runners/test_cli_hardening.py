@@ -335,3 +335,26 @@ def test_caches_outlive_a_runs_private_temp_folder(tmp_path, monkeypatch):
 def test_every_family_checks_a_local_model_dir_before_the_job(tmp_path, capsys, argv):
     assert main(["run", *argv, "--model", str(tmp_path / "nope"), "--sample", "--output", str(tmp_path / "o")]) == 2
     assert one_error_line(capsys) == f"cannot load model {tmp_path / 'nope'}: no such directory"
+
+
+def test_ctrl_c_during_a_multi_processing_run_ends_the_process(tmp_path):
+    """The job's gRPC and worker threads are not daemons: after 'interrupted' the process used to stay alive."""
+    import time
+
+    exe = Path(sys.executable).with_name("entailgen")
+    out = tmp_path / "out"
+    job = subprocess.Popen([str(exe), "run", "dae", "--sample", "--output", str(out),
+                            "--direct_running_mode", "multi_processing", "--direct_num_workers", "2"],
+                           stderr=subprocess.PIPE, text=True)
+    try:
+        for line in job.stderr:  # progress lines arrive every 5 s off a terminal: the workers are running
+            if "generated" in line:
+                break
+        job.send_signal(signal.SIGINT)
+        started = time.monotonic()
+        assert job.wait(timeout=60) == 130
+        assert time.monotonic() - started < 30
+        assert "entailgen: interrupted" in job.stderr.read()
+    finally:
+        job.kill()
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no dataset, no build folder, no lock
