@@ -42,6 +42,21 @@ class CountingFnApiRunner(FnApiRunner):
         super().__init__(**kwargs)
         self.live = live
 
+    @property
+    def _default_environment(self):
+        return self.__dict__.get("_environment")
+
+    @_default_environment.setter
+    def _default_environment(self, environment):
+        """multi_processing workers ignore SIGINT (the shell's `trap '' INT` is kept across exec): a Ctrl-C reaches
+        the whole process group, and each worker printed a traceback; the driver stops them when it stops."""
+        from apache_beam.transforms.environments import SubprocessSDKEnvironment
+
+        if isinstance(environment, SubprocessSDKEnvironment) and "trap" not in environment.command_string:
+            environment = SubprocessSDKEnvironment.from_command_string(
+                f"trap '' INT; exec {environment.command_string}")
+        self.__dict__["_environment"] = environment
+
     def _execute_bundle(self, *args, **kwargs):
         response = super()._execute_bundle(*args, **kwargs)
         try:
