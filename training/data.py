@@ -121,13 +121,13 @@ def parse_mix(text: str, names: Sequence[Sequence[str]]) -> tuple[float, ...]:
         else:
             index = position
         if index >= len(names) or weights[index] is not None:
-            raise ValueError(f"--mix {text!r}: one weight per dataset ({len(names)} given)")
+            raise ValueError(f"--mix {text!r}: one weight for each of the {len(names)} datasets")
         try:
             weights[index] = float(value)
         except ValueError:
             raise ValueError(f"--mix {text!r}: {value!r} is not a number")
     if None in weights:
-        raise ValueError(f"--mix {text!r}: one weight per dataset ({len(names)} given)")
+        raise ValueError(f"--mix {text!r}: one weight for each of the {len(names)} datasets")
     return tuple(weights)
 
 

@@ -48,9 +48,9 @@ def test_mix_weights_by_name_pipeline_or_position():
     names = [("news", "claims"), ("ner", "recast"), ("dialogue", "recast")]
     assert parse_mix("2,1,1", names) == (2.0, 1.0, 1.0)
     assert parse_mix("claims=2, ner=1, dialogue=0.5", names) == (2.0, 1.0, 0.5)
-    for bad, says in [("recast=1,claims=1,ner=1", "more than one"), ("2,1", "one weight per dataset"),
+    for bad, says in [("recast=1,claims=1,ner=1", "more than one"), ("2,1", "one weight for each of the 3 datasets"),
                       ("news=2,1,1", "every weight as NAME=W"), ("x=1,ner=1,dialogue=1", "names no dataset"),
-                      ("2,one,1", "not a number"), ("news=1,claims=2,ner=1", "one weight per dataset")]:
+                      ("2,one,1", "not a number"), ("news=1,claims=2,ner=1", "one weight for each of the 3 datasets")]:
         with pytest.raises(ValueError, match=says):
             parse_mix(bad, names)
 
@@ -107,6 +107,19 @@ def test_rows_used_per_dataset_follow_the_mix_and_the_same_seed_gives_the_same_w
     assert again["datasets"] == used
     weights = [hashlib.sha256((tmp_path / m / "model.safetensors").read_bytes()).hexdigest() for m in "ab"]
     assert weights[0] == weights[1]
+    capsys.readouterr()
+    assert main(["evaluate", str(tmp_path / "a"), datasets[0]]) == 2  # claims pairs come from a view: no accuracy here
+    assert capsys.readouterr().err.strip() == (f"entailgen: error: {datasets[0]} holds ClaimExample rows; `entailgen "
+                                               "evaluate` takes dae, recast and nli-dialogue datasets")
+
+
+def test_a_bad_mix_is_one_line(datasets, tmp_path, capsys):
+    assert main(["train", *datasets, "--output", str(tmp_path / "m"), "--mix", "news=2,ner=1"]) == 2
+    assert capsys.readouterr().err.strip() == ("entailgen: error: --mix 'news=2,ner=1': one weight for each of the 3 "
+                                               "datasets")
+    assert main(["train", *datasets[:2], "--output", str(tmp_path / "m"), "--mix", "2,0"]) == 2
+    assert capsys.readouterr().err.strip() == "entailgen: error: --mix weights must be positive finite numbers, got 0.0"
+    assert not (tmp_path / "m").exists()
 
 
 def test_one_dae_dataset_trains_arcs_unless_the_pair_task_is_asked_for(datasets, tiny_encoder, tmp_path):
