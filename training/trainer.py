@@ -267,18 +267,16 @@ def _fit(dataset: str | Sequence[str], output: str, options: TrainOptions) -> di
     featurize = featurizer(task, tokenizer, meta, options.max_arcs)
     pad_id = tokenizer.pad_token_id or 0
 
-
     def examples(record, counts: Counter, notes: Counter) -> list:
         """What a row gives the model: itself (dae arcs, recast pairs) or its pairs (training.views)."""
         return [record] if task == DAE else pair_examples(record, options.claims_view, options.seed, counts, notes)
 
-    dev_counts: Counter = Counter()
-    dev = [f for i, f in _featurized(((0, e) for d, m in zip(datasets, manifests) if options.dev_split in m["splits"]
-                                      for r in records(d, options.dev_split)
-                                      for e in examples(r, dev_counts, Counter())),
-                                     task, featurize, [dev_counts], [Counter()])]
+    dev_counts: Counter = Counter()  # every dataset's dev split, whole, as one dev set
+    dev_examples = ((0, e) for d, m in zip(datasets, manifests) if options.dev_split in m["splits"]
+                    for r in records(d, options.dev_split) for e in examples(r, dev_counts, Counter()))
+    dev = [f for _, f in _featurized(dev_examples, task, featurize, [dev_counts], [Counter()])]
     # rows bound the steps (some are left out); a claims row makes up to two pairs in the source view
-    rows = sum(q * (1 if task == DAE else pairs_per_row(t, options.claims_view)) for q, t in zip(drawn, record_types))
+    rows = sum(q * pairs_per_row(t, options.claims_view) for q, t in zip(drawn, record_types))
     from transformers import get_linear_schedule_with_warmup
 
     # the authors' schedule: linear decay to 0 over the run, no warm-up
