@@ -1,4 +1,4 @@
-"""`entailgen train DATASET --output MODEL_DIR`, `entailgen evaluate MODEL_DIR DATASET`, `entailgen score MODEL_DIR`."""
+"""`entailgen train DATASET [DATASET ...] --output MODEL_DIR`, `entailgen evaluate MODEL_DIR DATASET`, `entailgen score MODEL_DIR`."""
 from __future__ import annotations
 
 import os
@@ -9,15 +9,19 @@ from entailgen.transforms.flags import finite_float
 
 
 def _train(args) -> int:
-    from entailgen.training.data import DatasetError
+    from entailgen.training.data import DatasetError, open_dataset, parse_mix
     from entailgen.training.encoder import EncoderError
     from entailgen.training.trainer import TrainOptions, train
 
-    options = TrainOptions(encoder=args.encoder, epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
-                           max_length=args.max_length, max_arcs=args.max_arcs, seed=args.seed, device=args.device,
-                           max_examples=args.max_examples, progress=not args.quiet)
     try:
-        summary = train(args.dataset, args.output, options, overwrite=args.overwrite)
+        mix = parse_mix(args.mix, [(os.path.basename(d.rstrip("/")), open_dataset(d)[0].get("pipeline"))
+                                   for d in args.dataset]) if args.mix else ()
+        options = TrainOptions(encoder=args.encoder, epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
+                               max_length=args.max_length, max_arcs=args.max_arcs, seed=args.seed, device=args.device,
+                               max_examples=args.max_examples, progress=not args.quiet, task=args.task, mix=mix,
+                               claims_view=args.claims_view)
+        summary = train(args.dataset[0] if len(args.dataset) == 1 else args.dataset, args.output, options,
+                        overwrite=args.overwrite)
     except (DatasetError, EncoderError, ValueError) as e:
         raise UsageError(str(e))
     if not args.quiet:
@@ -82,8 +86,12 @@ def _score(args) -> int:
 
 def register(commands) -> None:
     """Add `train`, `evaluate` and `score` to the CLI."""
-    train = commands.add_parser("train", help="train the DAE arc model (dae) or a pair classifier (recast, dialogue)")
-    train.add_argument("dataset", metavar="DATASET", help="a finished entailgen dataset (with manifest.json)")
+    from entailgen.training.views import CLAIM_VIEWS, DEFAULT_CLAIM_VIEW
+
+    train = commands.add_parser("train", help="train the DAE arc model (one dae dataset) or a pair classifier "
+                                              "(recast, dialogue, claims, dae at sentence level; several mixed)")
+    train.add_argument("dataset", metavar="DATASET", nargs="+",
+                       help="finished entailgen datasets (with manifest.json); several train one pair model")
     train.add_argument("--output", required=True, metavar="MODEL_DIR", help="where the model is written")
     train.add_argument("--encoder", default="default",
                        help="hub id, local dir or gs:// dir (safetensors); 'default' is the packaged all-MiniLM-L6-v2")
@@ -91,9 +99,20 @@ def register(commands) -> None:
     train.add_argument("--batch-size", type=int, default=32, help="examples per step")
     train.add_argument("--lr", type=finite_float, help="AdamW learning rate (default: by encoder size, the DAE authors' "
                        "2e-5 from hidden size 768 up, 1e-4 below, e.g. the default MiniLM)")
-    train.add_argument("--max-length", type=int, default=128, help="longer pairs are counted, left out")
+    train.add_argument("--max-length", type=int, default=128,
+                       help="pair models cut a longer premise to fit (counted); dae arc examples are left out (counted)")
     train.add_argument("--max-arcs", type=int, default=20, help="arcs per example used in training")
-    train.add_argument("--max-examples", type=int, metavar="N", help="read only the first N training rows")
+    train.add_argument("--max-examples", type=int, metavar="N",
+                       help="draw N training rows per epoch in all (default: as many as the datasets hold)")
+    train.add_argument("--mix", metavar="WEIGHTS",
+                       help="each dataset's share of the rows an epoch draws, e.g. claims=2,recast=1 (folder name or "
+                            "pipeline) or 2,1 in the datasets' order; a dataset past its rows repeats them "
+                            "(default: each in proportion to its rows, every row once)")
+    train.add_argument("--task", choices=("dae", "pair"),
+                       help="default: dae for one dae dataset, else pair; pair turns dae rows into sentence pairs")
+    train.add_argument("--claims-view", default=DEFAULT_CLAIM_VIEW, choices=CLAIM_VIEWS,
+                       help="claims rows as pairs: source (source sentence or best block, claim; plus sampled "
+                            "unrelated blocks as not-entailed) or document (whole document cut to --max-length, claim)")
     train.add_argument("--seed", type=int, default=0, help="seed of initialisation, dropout and shuffling")
     train.add_argument("--device", default="auto", help="auto (cuda with bf16 when present, else cpu), cpu or cuda")
     train.add_argument("--overwrite", action="store_true", help="replace a model dir written by an earlier train")

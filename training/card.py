@@ -26,15 +26,34 @@ def metrics_table(result: dict) -> str:
     return "\n".join(rows)
 
 
+def datasets_table(trained: dict) -> list[str]:
+    """Each dataset a model was trained on: where, what, its manifest sha256, the mix weight and the rows an epoch
+    drew from it; and the claims view where claims rows were made into pairs (none for a single dataset of old)."""
+    used = trained.get("datasets")
+    if not used or (len(used) == 1 and used[0]["record_type"] != "ClaimExample" and trained["options"].get("mix") in
+                    (None, [])):
+        return []
+    rows = ["", "| dataset | pipeline | manifest sha256 | weight | rows in split | rows used per epoch | pairs used |",
+            "|---|---|---|---|---|---|---|"]
+    rows += [f"| `{u['path']}` | {u['pipeline']} | `{u['manifest_sha256'][:16]}…` | {cell(u['weight'])} | "
+             f"{u['split_rows']} | {u['rows_used']} | {u['counts'].get('used', 0)} |" for u in used]
+    if any(u["record_type"] == "ClaimExample" for u in used) and trained["task"] != "dae":
+        rows += ["", f"Claims rows as pairs in the `{trained['options']['claims_view']}` view (entailgen.training.views)"
+                 + "".join(f"; `{u['path']}`: {u.get('negatives', 0)} sampled not-entailed blocks"
+                           for u in used if u["record_type"] == "ClaimExample") + "."]
+    return rows
+
+
 def write_card(model_dir: str) -> str:
     """(Re)write MODEL_DIR/README.md from train.json and eval/*.json."""
     with open(os.path.join(model_dir, "train.json"), encoding="utf-8") as f:
         trained = json.load(f)
     o = trained["options"]
     task = "DAE arc model (Goyal & Durrett 2020 §3)" if trained["task"] == "dae" else "sentence-pair classifier"
-    lines = [f"# entailgen {trained['task']} model", "",
-             f"A {task} fine-tuned from `{o['encoder']}` on `{trained['dataset']}` "
-             f"({trained['dataset_pipeline']} dataset, manifest sha256 `{trained['dataset_manifest_sha256'][:16]}…`).",
+    lines = [f"# entailgen {trained['task']} model", "", f"A {task} fine-tuned from `{o['encoder']}` on "
+             + (f"`{trained['dataset']}` ({trained['dataset_pipeline']} dataset, manifest sha256 "
+                f"`{trained['dataset_manifest_sha256'][:16]}…`)." if isinstance(trained["dataset"], str) else
+                f"{len(trained['dataset'])} datasets:"), *datasets_table(trained),
              "", f"Options: epochs {o['epochs']}, batch {o['batch_size']}, lr {o['lr']}, max length {o['max_length']}, "
              f"max arcs {o['max_arcs']}, seed {o['seed']}, device {trained['device']}; "
              f"best epoch {trained['best_epoch']} "

@@ -2,16 +2,20 @@
 from __future__ import annotations
 
 import hashlib
+import heapq
+import math
 import random
 from collections import Counter
-from typing import Iterable, Iterator, Optional
+from fractions import Fraction
+from itertools import islice
+from typing import Iterable, Iterator, Optional, Sequence
 
 from entailgen.schemas.reader import IncompleteDataset, _filesystem, _join, load_manifest, read_dataset
 from entailgen.schemas.records import ENTAILED, NOT_ENTAILED, THREE_WAY
 from entailgen.training.features import IGNORE, NO_LABEL, UNKNOWN_RELATION, arc_features, pair_features
 from entailgen.training.models import DAE, PAIR
 
-TASKS = {"ArcExample": DAE, "RtePair": PAIR}
+TASKS = {"ArcExample": DAE, "RtePair": PAIR, "ClaimExample": PAIR}  # claims: through training.views
 TWO_WAY = (ENTAILED, NOT_ENTAILED)
 
 
@@ -28,7 +32,7 @@ def open_dataset(directory: str) -> tuple[dict, str]:
     task = TASKS.get(manifest.get("record_type"))
     if task is None:
         raise DatasetError(f"{directory} holds {manifest.get('record_type')} records; the trainer takes "
-                           f"{', '.join(TASKS)} (dae, recast, nli-dialogue datasets)")
+                           f"{', '.join(TASKS)} (dae, recast, nli-dialogue, claims datasets)")
     return manifest, task
 
 
@@ -59,11 +63,13 @@ def shuffled(items: Iterable, buffer: int, rng: random.Random) -> Iterator:
     yield from pool
 
 
-def vocabulary(directory: str, task: str, split: str = "train") -> list[str]:
-    """Relations seen in the split (dae; <unk> first) or label names: 3-way when every row keeps a 3-way label."""
+def vocabulary(directory: str | Sequence[str], task: str, split: str = "train") -> list[str]:
+    """Relations seen in the split (dae; <unk> first) or label names: 3-way when every row of every dataset keeps a
+    3-way label (only recast / nli-dialogue rows can: dae and claims rows make 2-way pairs)."""
+    directories = [directory] if isinstance(directory, str) else list(directory)
     if task == DAE:
-        return [UNKNOWN_RELATION] + sorted({a.rel for r in records(directory, split) for a in r.arcs})
-    has_three = [r.label3 in THREE_WAY for r in records(directory, split)]
+        return [UNKNOWN_RELATION] + sorted({a.rel for d in directories for r in records(d, split) for a in r.arcs})
+    has_three = [getattr(r, "label3", None) in THREE_WAY for d in directories for r in records(d, split)]
     return list(THREE_WAY) if has_three and all(has_three) else list(TWO_WAY)
 
 
@@ -95,3 +101,79 @@ def usable(task: str, features, counts: Counter):
         return None
     counts["used"] += 1
     return features
+
+
+def parse_mix(text: str, names: Sequence[Sequence[str]]) -> tuple[float, ...]:
+    """--mix as one weight per dataset, in the datasets' order: positional ('2,1') or 'NAME=W,...' naming every
+    dataset once by its folder name or its pipeline (names[i]: dataset i's names; a name two datasets share is refused)."""
+    parts = [p.strip() for p in text.split(",") if p.strip()]
+    weights: list[Optional[float]] = [None] * len(names)
+    for position, part in enumerate(parts):
+        name, _, value = part.rpartition("=")
+        if name:
+            matches = [i for i, aliases in enumerate(names) if name in aliases]
+            if len(matches) != 1:
+                raise ValueError(f"--mix {text!r}: {name!r} names {'no' if not matches else 'more than one'} dataset "
+                                 "(use the folder name, the pipeline when only one dataset has it, or weights in order)")
+            index = matches[0]
+        elif any("=" in p for p in parts):
+            raise ValueError(f"--mix {text!r}: give every weight as NAME=W, or all of them in order")
+        else:
+            index = position
+        if index >= len(names) or weights[index] is not None:
+            raise ValueError(f"--mix {text!r}: one weight for each of the {len(names)} datasets")
+        try:
+            weights[index] = float(value)
+        except ValueError:
+            raise ValueError(f"--mix {text!r}: {value!r} is not a number")
+    if None in weights:
+        raise ValueError(f"--mix {text!r}: one weight for each of the {len(names)} datasets")
+    return tuple(weights)
+
+
+def check_mix(mix: Sequence[float], datasets: int) -> None:
+    """A weight per dataset, each positive and finite."""
+    if len(mix) != datasets:
+        raise ValueError(f"--mix has {len(mix)} weights for {datasets} datasets")
+    for weight in mix:
+        if not 0 < weight < math.inf:
+            raise ValueError(f"--mix weights must be positive finite numbers, got {weight}")
+
+
+def quotas(sizes: Sequence[int], weights: Sequence[float], total: int) -> list[int]:
+    """Rows drawn from each dataset per epoch: total shared in proportion to the weights, exactly (largest remainder
+    first, ties to the earlier dataset), so they sum to total."""
+    weights = [Fraction(w) for w in weights]
+    if not total:  # nothing to draw (an empty split): no weights to divide by either
+        return [0] * len(weights)
+    exact = [total * w / sum(weights) for w in weights]
+    drawn = [math.floor(e) for e in exact]
+    for i in sorted(range(len(drawn)), key=lambda i: (drawn[i] - exact[i], i))[:total - sum(drawn)]:
+        drawn[i] += 1
+    return drawn
+
+
+def drawn_rows(directory: str, split: str, size: int, quota: int) -> Iterator:
+    """The split's first `quota` rows, or, past its `size` rows, every row again from the start (repeats); rows are
+    in content-hash order, so the first rows are a seed-free uniform sample of the split."""
+    while quota > 0:
+        read = 0
+        for read, row in enumerate(islice(records(directory, split), min(quota, size)), 1):
+            yield row
+        if not read:
+            raise DatasetError(f"{directory} has no {split!r} rows to draw")
+        quota -= read
+
+
+def _placed(index: int, quota: int, rows: Iterable) -> Iterator[tuple]:
+    for j, row in enumerate(rows):
+        yield Fraction(2 * j + 1, 2 * quota), index, row
+
+
+def training_stream(datasets: Sequence[str], sizes: Sequence[int], drawn: Sequence[int], split: str) -> Iterator:
+    """(dataset index, row) of every dataset's drawn rows, interleaved in proportion: dataset i's row j sits at
+    (j + 1/2) / drawn[i] of the stream (ties: the earlier dataset), so any stretch holds the mix's shares."""
+    streams = [_placed(i, q, drawn_rows(d, split, n, q)) for i, (d, n, q) in enumerate(zip(datasets, sizes, drawn))
+               if q]
+    for _, index, row in heapq.merge(*streams, key=lambda placed: placed[:2]):
+        yield index, row

@@ -10,6 +10,7 @@ from typing import Optional
 from entailgen.training.data import DatasetError, featurizer, label_index, open_dataset, records
 from entailgen.training.features import IGNORE
 from entailgen.training.models import DAE
+from entailgen.training.views import sentence_label
 
 TABLE_2_KINDS = ("gold", "identity", "top1", "bottom")  # as transforms.label.TABLE_2_KINDS (no Beam import here)
 SENTENCE_RULE = ("a row's own sentence label where it has one, else entailed when all its labelled arcs are "
@@ -103,8 +104,7 @@ def evaluate_dae(scored) -> dict:
                 groups.append(table_2)
             for group in groups:
                 group.add(int(arc.entailed), predicted, arc.in_premise)
-        labelled = [int(record.arcs[i].entailed) for i in features.arcs if record.arcs[i].entailed is not None]
-        gold = record.label if record.label is not None else (int(all(labelled)) if labelled else None)
+        gold = sentence_label(record, [record.arcs[i] for i in features.arcs])
         if gold is not None:
             sentences["n"] += 1
             sentences["entailed"] += gold
@@ -151,6 +151,9 @@ def evaluate(model_dir: str, dataset: str, split: str = "test", device: str = "a
 
     meta = load_meta(model_dir)
     manifest, task = open_dataset(dataset)
+    if manifest["record_type"] == "ClaimExample":  # its pairs are made by a view: no per-row accuracy to report here
+        raise DatasetError(f"{dataset} holds ClaimExample rows; `entailgen evaluate` takes dae, recast and "
+                           "nli-dialogue datasets")
     if task != meta["task"]:
         raise DatasetError(f"{model_dir} is a {meta['task']} model trained on {meta['record_type']} records; "
                            f"{dataset} holds {manifest['record_type']} records")

@@ -24,6 +24,7 @@ class Features:
     labels: list[int] = field(default_factory=list)
     arcs: list[int] = field(default_factory=list)  # index in the example's arcs of each arc kept
     label: int = IGNORE
+    truncated: bool = False  # the premise was cut to max_length (pairs only; arcs would be cut, so they are refused)
 
 
 def encode_pair(tokenizer, premise: str, hypothesis_words: Sequence[str]):
@@ -65,12 +66,18 @@ def arc_features(tokenizer, example, relations: dict[str, int], max_length: int 
 
 
 def pair_features(tokenizer, premise: str, hypothesis: str, label: int, max_length: int = 128) -> Features | str:
-    """Features of a (premise, hypothesis) pair for the sentence-pair classifier, or TOO_LONG."""
+    """Features of a (premise, hypothesis) pair for the sentence-pair classifier; a longer pair has its premise cut to
+    fit (truncated set: a document premise, SummaC's document granularity), TOO_LONG only when the hypothesis alone
+    leaves no room for one premise token."""
     encoding = tokenizer(premise, hypothesis, truncation=False)
-    if len(encoding["input_ids"]) > max_length:
-        return TOO_LONG
+    truncated = len(encoding["input_ids"]) > max_length
+    if truncated:
+        hypothesis_length = len(tokenizer(hypothesis, add_special_tokens=False)["input_ids"])
+        if hypothesis_length + tokenizer.num_special_tokens_to_add(pair=True) >= max_length:
+            return TOO_LONG
+        encoding = tokenizer(premise, hypothesis, truncation="only_first", max_length=max_length)
     ids = list(encoding["input_ids"])
-    return Features(ids, list(encoding.get("token_type_ids") or [0] * len(ids)), label=label)
+    return Features(ids, list(encoding.get("token_type_ids") or [0] * len(ids)), label=label, truncated=truncated)
 
 
 def collate(batch: list[Features], pad_id: int) -> dict:

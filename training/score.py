@@ -56,16 +56,19 @@ class DaeScorer:
         return result
 
     def score_many(self, pairs: Sequence[tuple[str, str]]) -> list:
-        """Each pair's score dict, or the Unscorable saying why not, in order; parsing and inference are batched."""
+        """Each pair's score dict, or the Unscorable saying why not, in order; parsing (each distinct hypothesis once:
+        a summary sentence meets every block of its document) and inference are batched."""
         from entailgen.training.evaluation import _probabilities
         from entailgen.training.features import arc_features
         from entailgen.transforms.arcs import extract_arcs
 
+        texts = list(dict.fromkeys(h for _, h in pairs))
+        parsed = {text: ([t.text for t in tokens], [LabelledArc.of(a, None) for a in extract_arcs(tokens)])
+                  for text, tokens in zip(texts, self.parser.tokens(texts))}
         results: list = [None] * len(pairs)
         ready = []
-        for i, ((premise, hypothesis), tokens) in enumerate(zip(pairs, self.parser.tokens([h for _, h in pairs]))):
-            words = [t.text for t in tokens]
-            arcs = [LabelledArc.of(a, None) for a in extract_arcs(tokens)]
+        for i, (premise, hypothesis) in enumerate(pairs):
+            words, arcs = parsed[hypothesis]
             example = ArcExample("", premise, hypothesis, words, arcs, "scored", "", "", "")
             features = arc_features(self.tokenizer, example, self.relations, self.meta["max_length"], max_arcs=None)
             if features == "too_long":

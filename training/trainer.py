@@ -1,4 +1,5 @@
-"""`entailgen train`: fine-tune the DAE arc model (dae data) or a sentence-pair classifier (recast, nli-dialogue)."""
+"""`entailgen train`: fine-tune the DAE arc model (one dae dataset) or a sentence-pair classifier (recast, nli-dialogue,
+claims, dae at sentence level; one dataset or a mix of several)."""
 from __future__ import annotations
 
 import dataclasses
@@ -10,13 +11,14 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Optional
+from typing import Iterable, Iterator, Optional, Sequence
 
-from entailgen.training.data import (DatasetError, featurizer, manifest_sha256, open_dataset, records, shuffled,
-                                     usable, vocabulary)
+from entailgen.training.data import (DatasetError, check_mix, featurizer, manifest_sha256, open_dataset, quotas,
+                                     records, shuffled, training_stream, usable, vocabulary)
 from entailgen.training.encoder import DEFAULT_ENCODER, load_encoder
 from entailgen.training.features import IGNORE, collate
-from entailgen.training.models import DAE
+from entailgen.training.models import DAE, PAIR
+from entailgen.training.views import CLAIM_VIEWS, DEFAULT_CLAIM_VIEW, pair_examples, pairs_per_row
 
 TRAIN_JSON = "train.json"
 
@@ -40,6 +42,9 @@ class TrainOptions:
     shuffle_buffer: int = 10000
     max_examples: Optional[int] = None  # read at most this many training rows (sub-sampling for benchmarks)
     progress: bool = True
+    task: Optional[str] = None  # None: dae for one dae dataset, else pair; "pair" trains dae rows at sentence level
+    mix: tuple[float, ...] = ()  # a weight per dataset: its share of the rows each epoch draws; (): by its rows
+    claims_view: str = DEFAULT_CLAIM_VIEW  # claims rows as pairs: training.views
 
     def check(self) -> None:
         """Refuse meaningless values with one line."""
@@ -56,6 +61,20 @@ class TrainOptions:
                 raise ValueError(f"--{name.replace('_', '-')} must be a positive finite number, got {value}")
         if self.device not in ("auto", "cpu", "cuda") and not self.device.startswith("cuda:"):
             raise ValueError(f"--device takes auto, cpu or cuda, got {self.device!r}")
+        if self.task not in (None, DAE, PAIR):
+            raise ValueError(f"--task takes {DAE} or {PAIR}, got {self.task!r}")
+        if self.claims_view not in CLAIM_VIEWS:
+            raise ValueError(f"--claims-view takes {', '.join(CLAIM_VIEWS)}, got {self.claims_view!r}")
+        if self.mix:
+            check_mix(self.mix, len(self.mix))
+
+
+def training_task(tasks: Sequence[str], requested: Optional[str]) -> str:
+    """The DAE arc model for one dae dataset (unless --task pair), else the sentence-pair classifier."""
+    if requested == DAE and list(tasks) != [DAE]:
+        raise DatasetError("--task dae trains the DAE arc model on one dae dataset; several datasets, or recast, "
+                           "nli-dialogue and claims ones, train the pair model")
+    return DAE if requested in (None, DAE) and list(tasks) == [DAE] else PAIR
 
 
 def check_max_length(max_length: int, encoder, tokenizer) -> None:
@@ -188,7 +207,8 @@ def check_model_output(output: str, overwrite: bool = False) -> None:
             raise ValueError(f"--overwrite replaces only a model dir written by `entailgen train`; {output} is not one")
 
 
-def train(dataset: str, output: str, options: TrainOptions = TrainOptions(), overwrite: bool = False) -> dict:
+def train(dataset: str | Sequence[str], output: str, options: TrainOptions = TrainOptions(),
+          overwrite: bool = False) -> dict:
     """Train into a folder beside output, swapped in once complete (a failed run leaves the old model as it was),
     after the checks `entailgen train` makes; returns train.json."""
     from entailgen.runners.job import built_then_swapped
@@ -199,8 +219,9 @@ def train(dataset: str, output: str, options: TrainOptions = TrainOptions(), ove
         return _fit(dataset, building, options)
 
 
-def _fit(dataset: str, output: str, options: TrainOptions) -> dict:
-    """Train on the train split, keep the best epoch by dev accuracy, write the model dir; returns train.json."""
+def _fit(dataset: str | Sequence[str], output: str, options: TrainOptions) -> dict:
+    """Train on the train split of one dataset or a mix of several, keep the best epoch by dev accuracy, write the
+    model dir; returns train.json."""
     import torch
 
     from entailgen.training.card import write_card
@@ -208,10 +229,21 @@ def _fit(dataset: str, output: str, options: TrainOptions) -> dict:
     from entailgen.training.models import build_model, loss_of
 
     options.check()
-    manifest, task = open_dataset(dataset)
-    if options.train_split not in manifest["splits"]:
-        raise DatasetError(f"{dataset} has no {options.train_split!r} split to train on "
-                           f"(splits: {', '.join(sorted(manifest['splits']))})")
+    datasets = [dataset] if isinstance(dataset, str) else list(dataset)
+    if not datasets:
+        raise DatasetError("no dataset to train on")
+    opened = [open_dataset(d) for d in datasets]
+    manifests = [manifest for manifest, _ in opened]
+    task = training_task([t for _, t in opened], options.task)
+    for name, manifest in zip(datasets, manifests):
+        if options.train_split not in manifest["splits"]:
+            raise DatasetError(f"{name} has no {options.train_split!r} split to train on "
+                               f"(splits: {', '.join(sorted(manifest['splits']))})")
+    if options.mix:
+        check_mix(options.mix, len(datasets))
+    sizes = [sum(e["rows"] for e in m["shards"] if e["split"] == options.train_split) for m in manifests]
+    total = min(sum(sizes), options.max_examples) if options.max_examples else sum(sizes)
+    drawn = quotas(sizes, options.mix or sizes, total)  # rows each dataset gives an epoch
     device = pick_device(options.device)
     started = time.time()
     torch.manual_seed(options.seed)
@@ -223,8 +255,9 @@ def _fit(dataset: str, output: str, options: TrainOptions) -> dict:
     check_max_length(options.max_length, encoder, tokenizer)
     if options.lr is None:
         options = dataclasses.replace(options, lr=auto_lr(encoder))
-    vocab = vocabulary(dataset, task, options.train_split)
-    meta = {"task": task, "record_type": manifest["record_type"], "max_length": options.max_length,
+    vocab = vocabulary(datasets, task, options.train_split)
+    record_types = [m["record_type"] for m in manifests]
+    meta = {"task": task, "record_type": ", ".join(sorted(set(record_types))), "max_length": options.max_length,
             "max_arcs": options.max_arcs, "encoder_source": options.encoder,
             "relations" if task == DAE else "labels": vocab,
             "label_names": ["not_entailed", "entailed"] if task == DAE else vocab}
@@ -234,29 +267,33 @@ def _fit(dataset: str, output: str, options: TrainOptions) -> dict:
     featurize = featurizer(task, tokenizer, meta, options.max_arcs)
     pad_id = tokenizer.pad_token_id or 0
 
-    dev_counts: Counter = Counter()
-    has_dev = options.dev_split in manifest["splits"]
-    dev = [f for f in (usable(task, featurize(r), dev_counts) for r in records(dataset, options.dev_split)) if f] \
-        if has_dev else []
-    rows = sum(e["rows"] for e in manifest["shards"] if e["split"] == options.train_split)
-    rows = min(rows, options.max_examples) if options.max_examples else rows
+    def examples(record, counts: Counter, notes: Counter) -> list:
+        """What a row gives the model: itself (dae arcs, recast pairs) or its pairs (training.views)."""
+        return [record] if task == DAE else pair_examples(record, options.claims_view, options.seed, counts, notes)
+
+    dev_counts: Counter = Counter()  # every dataset's dev split, whole, as one dev set
+    dev_examples = ((0, e) for d, m in zip(datasets, manifests) if options.dev_split in m["splits"]
+                    for r in records(d, options.dev_split) for e in examples(r, dev_counts, Counter()))
+    dev = [f for _, f in _featurized(dev_examples, task, featurize, [dev_counts], [Counter()])]
+    # rows bound the steps (some are left out); a claims row makes up to two pairs in the source view
+    rows = sum(q * pairs_per_row(t, options.claims_view) for q, t in zip(drawn, record_types))
     from transformers import get_linear_schedule_with_warmup
 
-    # the authors' schedule: linear decay to 0 over the run, no warm-up (rows bounds the steps: some are left out)
+    # the authors' schedule: linear decay to 0 over the run, no warm-up
     scheduler = get_linear_schedule_with_warmup(optimizer, 0, max(1, -(-rows // options.batch_size) * options.epochs))
-    counts: Counter = Counter()
+    counts: list = []
     losses, dev_curve, best = [], [], (None, -1.0, None)
-    bar = progress_bar(rows * options.epochs, f"train {task}", options.progress)
+    bar = progress_bar(sum(drawn) * options.epochs, f"train {task}", options.progress)
     train_s = 0.0  # the epochs' reading and steps: not loading, not dev passes
     for epoch in range(options.epochs):
         epoch_started = time.perf_counter()
-        epoch_counts: Counter = Counter()
-        stream = records(dataset, options.train_split)
-        if options.max_examples:
-            stream = (r for _, r in zip(range(options.max_examples), stream))
+        epoch_counts = [Counter() for _ in datasets]
+        notes = [Counter() for _ in datasets]  # sampled negatives, truncated premises: pairs made, not left out
+        stream = _counted(training_stream(datasets, sizes, drawn, options.train_split), bar)
+        expanded = ((i, e) for i, r in stream for e in examples(r, epoch_counts[i], notes[i]))
         rng = random.Random(f"{options.seed}:{epoch}")
-        read = ((r, usable(task, featurize(r), epoch_counts)) for r in shuffled(stream, options.shuffle_buffer, rng))
-        for batch in batches((f for r, f in _counted(read, bar) if f), options.batch_size):
+        read = _featurized(shuffled(expanded, options.shuffle_buffer, rng), task, featurize, epoch_counts, notes)
+        for batch in batches((f for _, f in read), options.batch_size):
             tensors = collate(batch, pad_id)
             loss = loss_of(task, forward(model, tensors, device), tensors["labels"].to(device))
             value = loss.item()
@@ -270,8 +307,9 @@ def _fit(dataset: str, output: str, options: TrainOptions) -> dict:
             bar.set_postfix(epoch=epoch + 1, loss=f"{losses[-1]:.4f}")
         train_s += time.perf_counter() - epoch_started
         counts = epoch_counts  # every epoch sees the same rows; the last epoch's counts stand for all
-        if not counts["used"]:
-            raise DatasetError(f"no usable training example in {dataset} ({_counts(counts)})")
+        if not sum(counts, Counter())["used"]:
+            raise DatasetError(f"no usable training example in {', '.join(datasets)} "
+                               f"({_counts(sum(counts, Counter()))})")
         dev_acc = accuracy(model, task, dev, options.batch_size, pad_id, device) if dev else None
         dev_curve.append(dev_acc)
         if dev_acc is None or best[2] is None or dev_acc > best[1]:  # no dev accuracy: the last epoch is kept
@@ -282,18 +320,37 @@ def _fit(dataset: str, output: str, options: TrainOptions) -> dict:
         raise ValueError(f"training gave non-finite weights (--lr {options.lr} is too large?); nothing written")
     model.load_state_dict(best[2])
     save_model(output, model, tokenizer, meta)
+    used = [{"path": d, "pipeline": m.get("pipeline"), "record_type": m["record_type"],
+             "manifest_sha256": manifest_sha256(d), "split_rows": n, "weight": options.mix[i] if options.mix else None,
+             "rows_used": q, "counts": _counts(c), **dict(sorted(notes[i].items()))}
+            for i, (d, m, n, q, c) in enumerate(zip(datasets, manifests, sizes, drawn, counts))]
+    one = len(used) == 1  # the dataset keys hold one value per dataset: a value for one, a list for several
     summary = {
-        "task": task, "dataset": dataset, "dataset_pipeline": manifest.get("pipeline"),
-        "dataset_manifest_sha256": manifest_sha256(dataset), "options": dataclasses.asdict(options),
-        "device": str(device), "counts": {"train": _counts(counts), "dev": _counts(dev_counts)},
+        "task": task, "dataset": datasets[0] if one else datasets,
+        "dataset_pipeline": used[0]["pipeline"] if one else [u["pipeline"] for u in used],
+        "dataset_manifest_sha256": used[0]["manifest_sha256"] if one else [u["manifest_sha256"] for u in used],
+        "datasets": used, "options": dataclasses.asdict(options), "device": str(device),
+        "counts": {"train": _counts(sum(counts, Counter())), "dev": _counts(dev_counts)},
         "vocabulary_size": len(vocab), "best_epoch": best[0], "dev_accuracy": dev_curve,
         "steps": len(losses), "loss_curve": losses, "elapsed_s": round(time.time() - started, 1),
-        "train_s": round(train_s, 1), "examples_per_s": round(counts["used"] * options.epochs / train_s, 1),
+        "train_s": round(train_s, 1),
+        "examples_per_s": round(sum(c["used"] for c in counts) * options.epochs / train_s, 1),
     }
     with open(os.path.join(output, TRAIN_JSON), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)
     write_card(output)
     return summary
+
+
+def _featurized(examples: Iterable, task: str, featurize, counts: list, notes: list) -> Iterator:
+    """(dataset index, Features) of each usable example; the others counted by reason in counts[index], premises cut
+    to fit counted in notes[index]."""
+    for index, example in examples:
+        features = usable(task, featurize(example), counts[index])
+        if features is not None:
+            if features.truncated:
+                notes[index]["truncated"] += 1
+            yield index, features
 
 
 def _counted(pairs: Iterable, bar) -> Iterator:

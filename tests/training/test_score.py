@@ -78,3 +78,22 @@ def test_what_a_worker_would_fail_on_is_one_line_before_the_job(dae_model, tmp_p
     assert capsys.readouterr().err == (f"entailgen: error: {unfinished} has no model.safetensors: not a model "
                                        "`entailgen train` finished\n")
     assert not (tmp_path / "out").exists()
+
+
+def test_score_many_parses_each_distinct_hypothesis_once(dae_model):
+    scorer = DaeScorer(str(dae_model))
+    seen = []
+    real = scorer.parser.tokens
+
+    class Counting:
+        def tokens(self, texts):
+            seen.extend(texts)
+            return real(texts)
+
+    scorer.parser = Counting()
+    blocks = ["the dog sees the cat", "a man likes a park", "the woman chases the dog"]
+    pairs = [(b, h) for h in ("the dog sees the cat", "the cat sees the dog") for b in blocks] + [(blocks[0], "?")]
+    results = scorer.score_many(pairs)
+    assert seen == ["the dog sees the cat", "the cat sees the dog", "?"]  # 7 pairs, 3 distinct hypotheses
+    assert [r["score"] for r in results[:6]] == [scorer.score(b, h)["score"] for b, h in pairs[:6]]
+    assert isinstance(results[6], Unscorable)

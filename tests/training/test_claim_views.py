@@ -1,0 +1,113 @@
+"""Claims rows as pairs (training.views), dae rows at sentence level, and pair premises cut to fit: worked by hand."""
+import random
+from collections import Counter
+
+import pytest
+from transformers import AutoTokenizer
+
+from entailgen.schemas.records import ArcExample, ClaimExample, LabelledArc, RtePair
+from entailgen.training import evaluation
+from entailgen.training.features import TOO_LONG, pair_features
+from entailgen.training.views import Pair, claim_pairs, content_words, pair_examples, sentence_label
+
+BLOCKS = ["Acme opened a factory in Leeds on Monday.", "Its chief executive lives in York.",
+          "Rain is expected this weekend."]
+SWAPPED = "Acme opened a factory in York on Monday."  # entity swap of Leeds with the document's other GPE
+
+
+def claim(text=SWAPPED, label="INCORRECT", source=BLOCKS[0], transformation="entity_swap", block_index=None,
+          blocks=BLOCKS):
+    return ClaimExample(
+        id=f"c:{text}", document_id="d1", premise=" ".join(blocks), blocks=list(blocks), granularity="sentence",
+        claim=text, label=label, entailment="entailed" if label == "CORRECT" else "not-entailed",
+        transformation=transformation, source_sentence=source, backtranslation=False, noise=False, source="news.jsonl",
+        source_id="news.jsonl:1", claim_span=[27, 31] if transformation == "entity_swap" else None,
+        source_span=[27, 32] if transformation == "entity_swap" else None, block_index=block_index)
+
+
+class Last:
+    """An rng stub that picks the last candidate, so a test can say which block was sampled."""
+
+    def choice(self, items):
+        return items[-1]
+
+
+def test_content_words_leave_out_stop_words_and_punctuation():
+    assert content_words(SWAPPED) == {"acme", "opened", "factory", "york", "monday"}
+    assert content_words(BLOCKS[1]) == {"chief", "executive", "lives", "york"}
+
+
+def test_document_view_is_the_whole_document_with_the_claims_label():
+    assert claim_pairs(claim(), "document", random.Random(0)) == [(" ".join(BLOCKS), SWAPPED, "not-entailed")]
+
+
+def test_source_view_of_an_entity_swap_pairs_the_source_sentence_and_one_unrelated_block():
+    notes = Counter()
+    # block 1 mentions York (a content word of the claim): never a negative; block 2 shares no content word
+    assert claim_pairs(claim(), "source", random.Random(0), notes) == [
+        (BLOCKS[0], SWAPPED, "not-entailed"), (BLOCKS[2], SWAPPED, "not-entailed")]
+    assert notes == {"negatives": 1}
+
+
+def test_a_claim_without_source_sentence_takes_its_best_matching_block():
+    summary = claim("A factory in Leeds was opened by Acme.", "CORRECT", source="", transformation="summary")
+    notes = Counter()
+    # overlap with the blocks: {acme, opened, factory, leeds} = 4, then 0 and 0; both other blocks are unrelated
+    assert claim_pairs(summary, "source", Last(), notes) == [
+        (BLOCKS[0], "A factory in Leeds was opened by Acme.", "entailed"),
+        (BLOCKS[2], "A factory in Leeds was opened by Acme.", "not-entailed")]
+    assert notes == {"negatives": 1}
+
+
+def test_no_negative_when_every_other_block_shares_a_content_word():
+    notes = Counter()
+    related = ["Acme opened a factory in Leeds on Monday.", "Acme is based in York.", "The factory cost millions."]
+    assert claim_pairs(claim(blocks=related), "source", Last(), notes) == [(related[0], SWAPPED, "not-entailed")]
+    assert notes == {"no_negative_block": 1}
+
+
+def test_negatives_are_seeded_by_the_record_id_and_block_rows_are_left_out():
+    summary = claim("A factory in Leeds was opened by Acme.", "CORRECT", source="", transformation="summary")
+    runs = [pair_examples(summary, "source", 0, Counter(), Counter()) for _ in range(2)]
+    assert runs[0] == runs[1] and runs[0][1].premise in BLOCKS[1:] and isinstance(runs[0][0], Pair)
+    counts = Counter()
+    assert pair_examples(claim(block_index=0), "source", 0, counts, Counter()) == []
+    assert counts == {"block_row": 1}
+
+
+def arc_row(labels, label=None):
+    arcs = [LabelledArc(1, 0, "nsubj", "see", "dog", labels[0])] + [
+        LabelledArc(1, 2, "dobj", "see", "cat", e) for e in labels[1:]]
+    return ArcExample("a", "the dog sees the cat", "the dog sees a cat", ["the", "dog", "sees", "a", "cat"], arcs,
+                      "bottom", "toy", "toy", "toy:1", label=label)
+
+
+def test_dae_rows_become_sentence_pairs_by_the_rule_evaluation_uses():
+    assert evaluation.sentence_label is sentence_label  # one rule for training and for evaluate's sentence level
+    counts = Counter()
+    made = [pair_examples(arc_row(labels, label), "source", 0, counts, Counter())
+            for labels, label in [([1, None], None), ([1, None, 0], None), ([None, None], None), ([0, 0], 1)]]
+    assert made == [[Pair("the dog sees the cat", "the dog sees a cat", "entailed")],
+                    [Pair("the dog sees the cat", "the dog sees a cat", "not-entailed")],
+                    [],  # no labelled arc: left out, counted
+                    [Pair("the dog sees the cat", "the dog sees a cat", "entailed")]]  # its own sentence label
+    assert counts == {"no_labelled_arcs": 1}
+    rte = RtePair("p", "a man", "a woman", "not-entailed", "toy", "t", "toy", "toy:1")
+    assert pair_examples(rte, "source", 0, Counter(), Counter()) == [rte]
+
+
+@pytest.fixture
+def tokenizer(tiny_encoder):
+    return AutoTokenizer.from_pretrained(tiny_encoder)
+
+
+def test_a_long_premise_is_cut_to_fit_and_only_a_hypothesis_too_long_alone_is_refused(tokenizer):
+    premise, hypothesis = " ".join(["the dog sees a cat"] * 10), "a man likes a park"  # 50 + 5 words, 1 piece each
+    short = pair_features(tokenizer, "the dog sees a cat", hypothesis, 1, max_length=16)
+    assert len(short.input_ids) == 13 and not short.truncated
+    cut = pair_features(tokenizer, premise, hypothesis, 1, max_length=16)
+    # [CLS] 8 premise pieces [SEP] 5 hypothesis pieces [SEP]: the premise side alone is cut
+    assert cut.truncated and len(cut.input_ids) == 16 and cut.label == 1
+    assert tokenizer.decode(cut.input_ids) == "[CLS] the dog sees a cat the dog sees [SEP] a man likes a park [SEP]"
+    assert cut.token_type_ids == [0] * 10 + [1] * 6
+    assert pair_features(tokenizer, "the dog", " ".join(["a man likes a park"] * 3), 1, max_length=16) == TOO_LONG

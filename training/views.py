@@ -1,0 +1,112 @@
+"""Pair views (pure): the (premise, hypothesis, label) pairs a sentence-pair classifier learns from, made from every
+record type entailgen writes: recast / nli-dialogue pairs as they are, dae hypotheses at sentence level, and claims.
+
+Claims views (`--claims-view`):
+- `source` (default): (the claim's source sentence, claim) with the claim's label -- or, for a claim without one (a
+  summary sentence, an annotated claim), the block with the most content words in common with it -- plus at most one
+  sampled (other block, claim) pair as not-entailed where the block holds none of the claim's content words. SummaC
+  (Laban et al. 2022 §3) found sentence-level premises work best, which is also what a detector meets at scoring time
+  (ZS scores every (block, summary sentence) pair); the label is exact for the source sentence, and the sampled
+  negatives teach "this sentence does not support that claim", which per-block document labels never could.
+- `document`: (whole document, claim) with the claim's label, as FactCC trains; the premise is cut to the model's
+  max length (only the premise side), so a claim taken from late in a long document loses its evidence.
+Block rows (`--pairs blocks`, block_index set) are left out and counted: their per-block document label is noisy.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from collections import Counter
+from typing import NamedTuple, Optional, Sequence
+
+from entailgen.schemas.ids import seeded_rng
+from entailgen.schemas.records import ENTAILED, NOT_ENTAILED, ArcExample, ClaimExample
+
+SOURCE, DOCUMENT = "source", "document"
+CLAIM_VIEWS = (SOURCE, DOCUMENT)
+DEFAULT_CLAIM_VIEW = SOURCE
+BLOCK_ROW = "block_row"
+NO_SENTENCE_LABEL = "no_labelled_arcs"  # as features.NO_LABEL: the same reason at arc and sentence level
+NEGATIVES, NO_NEGATIVE_BLOCK = "negatives", "no_negative_block"
+WORD = re.compile(r"[^\W_]+")
+
+
+class Pair(NamedTuple):
+    """A (premise, hypothesis, label) pair; label3 only where the source keeps a 3-way label (as RtePair)."""
+
+    premise: str
+    hypothesis: str
+    label: str
+    label3: Optional[str] = None
+
+
+def pairs_per_row(record_type: str, view: str) -> int:
+    """The most pairs one row of a record type makes (bounds the steps of the learning-rate schedule)."""
+    return 2 if record_type == "ClaimExample" and view == SOURCE else 1
+
+
+def sentence_label(record: ArcExample, arcs: Optional[Sequence] = None) -> Optional[int]:
+    """A dae row's sentence label: its own where it has one (the sentence-level variant), else 1 when all its labelled
+    arcs are entailed, 0 when one is not, None without a labelled arc; arcs: the ones considered (default all)."""
+    if record.label is not None:
+        return record.label
+    labelled = [int(a.entailed) for a in (record.arcs if arcs is None else arcs) if a.entailed is not None]
+    return int(all(labelled)) if labelled else None
+
+
+@functools.lru_cache(maxsize=1)
+def _stop_words() -> frozenset:
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return frozenset(STOP_WORDS)
+
+
+def content_words(text: str) -> set[str]:
+    """The text's word types, lower-cased, without spaCy's English stop words and punctuation."""
+    stop = _stop_words()
+    return {w for w in WORD.findall(text.lower()) if w not in stop}
+
+
+def best_block(blocks: Sequence[str], claim: str) -> int:
+    """Index of the block sharing the most content words with the claim (unigram overlap); ties: the first."""
+    words = content_words(claim)
+    return max(range(len(blocks)), key=lambda i: (len(words & content_words(blocks[i])), -i))
+
+
+def claim_pairs(example: ClaimExample, view: str, rng, counts: Optional[Counter] = None) -> list[tuple[str, str, str]]:
+    """The (premise, hypothesis, label) pairs of a claims document row in a view (module docstring); counts gets
+    NEGATIVES / NO_NEGATIVE_BLOCK for the sampled negatives of the source view."""
+    counts = Counter() if counts is None else counts
+    label = example.entailment
+    if view == DOCUMENT:
+        return [(example.premise, example.claim, label)]
+    if view != SOURCE:
+        raise ValueError(f"--claims-view takes {', '.join(CLAIM_VIEWS)}, got {view!r}")
+    blocks = list(example.blocks) or [example.premise]
+    source = example.source_sentence or blocks[best_block(blocks, example.claim)]
+    pairs = [(source, example.claim, label)]
+    words = content_words(example.claim)
+    others = [b for b in blocks if b != source and source not in b and not words & content_words(b)]
+    if others:
+        pairs.append((rng.choice(others), example.claim, NOT_ENTAILED))
+        counts[NEGATIVES] += 1
+    else:
+        counts[NO_NEGATIVE_BLOCK] += 1
+    return pairs
+
+
+def pair_examples(record, view: str, seed: int, counts: Counter, notes: Counter) -> list:
+    """The pairs a record gives the sentence-pair classifier (an RtePair is one as it is); a record that gives none is
+    counted in counts by reason, the sampled negatives in notes. Randomness: the seed mixed with the record id."""
+    if isinstance(record, ClaimExample):
+        if record.block_index is not None:
+            counts[BLOCK_ROW] += 1
+            return []
+        return [Pair(*p) for p in claim_pairs(record, view, seeded_rng(seed, record.id, "claim-negative"), notes)]
+    if isinstance(record, ArcExample):
+        label = sentence_label(record)
+        if label is None:
+            counts[NO_SENTENCE_LABEL] += 1
+            return []
+        return [Pair(record.premise, record.hypothesis, ENTAILED if label else NOT_ENTAILED)]
+    return [record]
