@@ -72,3 +72,12 @@ def toy_example(i: int) -> ArcExample:
     words = [a, v, b]
     arcs = [LabelledArc(1, 0, "nsubj", v, a, 1), LabelledArc(1, 2, "dobj", v, b, 0)]
     return ArcExample(f"toy{i}", " ".join(words), " ".join(words), words, arcs, "bottom", "toy", "toy", f"toy:{i}")
+
+
+def train_tiny_dae(root: Path, encoder: Path) -> Path:
+    """A dae model dir trained for one epoch on 8 toy rows: what the scoring and writer tests score with."""
+    from entailgen.training.trainer import TrainOptions, train
+
+    data = write_dataset(root / "data", "ArcExample", {"train": [toy_example(i) for i in range(8)]})
+    train(str(data), str(root / "model"), TrainOptions(encoder=str(encoder), epochs=1, max_length=24, progress=False))
+    return root / "model"

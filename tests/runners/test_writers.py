@@ -13,7 +13,8 @@ import pytest
 from entailgen.runners.cli import main
 from entailgen.runners.job import (OutputError, built_then_swapped, check_not_inside_entailgen, entailgen_folder,
                                    writer_lock)
-from trainer_fixtures import tiny_encoder, toy_example, write_dataset  # noqa: F401 (tiny_encoder: a fixture)
+from trainer_fixtures import (tiny_encoder, toy_example, train_tiny_dae,  # noqa: F401 (tiny_encoder: a fixture)
+                              write_dataset)
 
 
 def one_error_line(capsys) -> str:
@@ -35,13 +36,7 @@ def run_args(corpus, output, *extra):
 
 @pytest.fixture(scope="module")
 def dae_model(tiny_encoder, tmp_path_factory):
-    from entailgen.training.trainer import TrainOptions, train
-
-    root = tmp_path_factory.mktemp("writers")
-    data = write_dataset(root / "data", "ArcExample", {"train": [toy_example(i) for i in range(8)]})
-    train(str(data), str(root / "model"), TrainOptions(encoder=str(tiny_encoder), epochs=1, max_length=24,
-                                                       progress=False))
-    return root / "model"
+    return train_tiny_dae(tmp_path_factory.mktemp("writers"), tiny_encoder)
 
 
 @pytest.fixture

@@ -7,19 +7,14 @@ import torch
 
 from entailgen.runners.cli import main
 from entailgen.training.score import DaeScorer, Unscorable
-from entailgen.training.trainer import TrainOptions, train
-from trainer_fixtures import toy_example, write_dataset
+from trainer_fixtures import train_tiny_dae
 
 torch.set_num_threads(1)
 
 
 @pytest.fixture(scope="module")
 def dae_model(tiny_encoder, tmp_path_factory):
-    root = tmp_path_factory.mktemp("score")
-    data = write_dataset(root / "data", "ArcExample", {"train": [toy_example(i) for i in range(8)]})
-    train(str(data), str(root / "model"), TrainOptions(encoder=str(tiny_encoder), epochs=1, max_length=24,
-                                                       progress=False))
-    return root / "model"
+    return train_tiny_dae(tmp_path_factory.mktemp("score"), tiny_encoder)
 
 
 def test_scorer_returns_each_arc_and_the_mean(dae_model):
