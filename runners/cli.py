@@ -25,6 +25,7 @@ OUTPUT_FORMATS = ("parquet", "jsonl")  # transforms.shard.FORMATS, unimported: `
 COMMAND_MODULES: dict[str, str] = {
     "report": "entailgen.runners.report", "refresh": "entailgen.runners.refresh",
     "train": "entailgen.runners.train", "evaluate": "entailgen.runners.train", "score": "entailgen.runners.train",
+    "train-conv": "entailgen.runners.train",
 }
 
 

@@ -1,4 +1,5 @@
-"""`entailgen train DATASET [DATASET ...] --output MODEL_DIR`, `entailgen evaluate MODEL_DIR DATASET`, `entailgen score MODEL_DIR`."""
+"""`entailgen train DATASET [DATASET ...] --output MODEL_DIR`, `entailgen evaluate MODEL_DIR DATASET`, `entailgen score MODEL_DIR`,
+`entailgen train-conv MODEL_DIR DATASET --output CONV_DIR`."""
 from __future__ import annotations
 
 import os
@@ -57,10 +58,19 @@ def _score(args) -> int:
     from entailgen.training.trainer import pick_device
     from entailgen.transforms.parse import ParserConfig, check_parser
 
+    from entailgen.training.document import DocumentOptions
+
     parser = ParserConfig(model=args.parser_model)
+    documents = DocumentOptions(args.granularity, args.aggregation, args.conv) if args.documents else None
     try:  # what the workers would fail on, checked here: one line, not a worker's traceback
-        if verify_model_dir(args.model)["task"] != "dae":  # damaged, incomplete or mismatched files: one line
-            raise UsageError(f"{args.model} is not a dae model; `entailgen score` scores dependency arcs")
+        task = verify_model_dir(args.model)["task"]  # damaged, incomplete or mismatched files: one line
+        if documents is not None:
+            documents.check(args.model)
+        elif task != "dae":
+            raise UsageError(f"{args.model} is a {task} model; `entailgen score` scores pairs' dependency arcs with a "
+                             f"dae model, and documents (--documents) with either")
+        elif (args.granularity, args.aggregation, args.conv) != ("sentence", "zs", None):
+            raise UsageError("--granularity, --aggregation and --conv are for --documents")
         pick_device(args.device)
         check_parser(parser)
         check_scoring(args.input, args.format, args.num_shards)  # empty, a directory, --num-shards 0
@@ -75,18 +85,42 @@ def _score(args) -> int:
                                 ) as building, private_tempdir(), interruptible():
             manifest = run_scoring(args.model, args.input, building, args.format, args.num_shards,
                                    parser, args.device, args.beam_args,
-                                   progress_every=line_every(sys.stderr))
+                                   progress_every=line_every(sys.stderr), documents=documents)
     except OutputError as e:  # another writer holds --output, or finished into it since the check above
         raise UsageError(str(e))
     total = manifest["counts"]["total"]
-    print(f"scored {total['written']} of {total['read']} pairs into {args.output}; "
-          f"{total['dead_letters']} dead letters")
+    print(f"scored {total['written']} of {total['read']} {'documents' if documents else 'pairs'} into "
+          f"{args.output}; {total['dead_letters']} dead letters")
+    return 0
+
+
+def _train_conv(args) -> int:
+    from entailgen.training.data import DatasetError
+    from entailgen.training.document import fit_conv
+    from entailgen.training.encoder import EncoderError
+    from entailgen.runners.job import OutputError
+
+    def progress(done: int, total: int) -> None:
+        print(f"  scored {done} of {total} rows' blocks", file=sys.stderr, flush=True)
+
+    try:
+        meta = fit_conv(args.model, args.dataset, args.output, max_rows=args.max_rows or None, seed=args.seed,
+                        device=args.device, overwrite=args.overwrite, progress=None if args.quiet else progress)
+    except (DatasetError, EncoderError, OutputError, ValueError) as e:
+        raise UsageError(str(e))
+    if not args.quiet:
+        print(f"Conv head fit on {meta['rows']['train']} rows; dev balanced accuracy "
+              f"{meta['dev_balanced_accuracy']} on {meta['rows']['dev']} rows (threshold 0.5)")
+    print(args.output)
     return 0
 
 
 def register(commands) -> None:
     """Add `train`, `evaluate` and `score` to the CLI."""
     from entailgen.training.views import CLAIM_VIEWS, DEFAULT_CLAIM_VIEW
+    from entailgen.transforms.claims.document import GRANULARITIES
+
+    AGGREGATIONS = ("zs", "conv")  # training.document.AGGREGATIONS, unimported: `entailgen --help` stays fast
 
     train = commands.add_parser("train", help="train the DAE arc model (one dae dataset) or a pair classifier "
                                               "(recast, dialogue, claims, dae at sentence level; several mixed)")
@@ -124,9 +158,17 @@ def register(commands) -> None:
     evaluate.add_argument("--split", default="test", help="split to evaluate, or 'all'")
     evaluate.add_argument("--device", default="auto", help="auto, cpu or cuda")
     evaluate.set_defaults(handler=_evaluate)
-    score = commands.add_parser("score", help="score (premise, hypothesis) pairs with a dae model, through Beam")
-    score.add_argument("model", metavar="MODEL_DIR", help="a dae model dir written by `entailgen train`")
-    score.add_argument("--input", required=True, metavar="PAIRS_JSONL", help="JSON Lines with premise, hypothesis, id")
+    score = commands.add_parser("score", help="score (premise, hypothesis) pairs with a dae model, or (document, "
+                                              "summary) rows with any model (--documents), through Beam")
+    score.add_argument("model", metavar="MODEL_DIR", help="a model dir written by `entailgen train`")
+    score.add_argument("--input", required=True, metavar="JSONL",
+                       help="JSON Lines with premise, hypothesis (--documents: document, summary) and an optional id")
+    score.add_argument("--documents", action="store_true",
+                       help="score whole documents (SummaC): blocks x summary sentences, then ZS or Conv")
+    score.add_argument("--granularity", default="sentence", choices=GRANULARITIES, help="--documents: the blocks")
+    score.add_argument("--aggregation", default="zs", choices=AGGREGATIONS,
+                       help="--documents: zs (best block per sentence, mean over sentences) or conv (needs --conv)")
+    score.add_argument("--conv", metavar="CONV_DIR", help="--documents: a Conv head `entailgen train-conv` wrote")
     score.add_argument("--output", required=True, metavar="DIR", help="where shards and the manifest go")
     score.add_argument("--format", default="parquet", choices=OUTPUT_FORMATS, help="shard format")
     score.add_argument("--num-shards", type=int, default=1, metavar="N", help="shards")
@@ -134,3 +176,15 @@ def register(commands) -> None:
     score.add_argument("--device", default="cpu", help="cpu or cuda")
     score.add_argument("--overwrite", action="store_true", help="replace an earlier scores dataset at --output")
     score.set_defaults(handler=_score)
+    conv = commands.add_parser("train-conv", help="fit a SummaC-Conv head on a model's block scores of a claims "
+                                                  "dataset (for score --documents --aggregation conv)")
+    conv.add_argument("model", metavar="MODEL_DIR", help="a model dir written by `entailgen train`")
+    conv.add_argument("dataset", metavar="DATASET", help="a finished claims dataset (its train and dev splits)")
+    conv.add_argument("--output", required=True, metavar="CONV_DIR", help="where the head is written")
+    conv.add_argument("--max-rows", type=int, default=2000, metavar="N",
+                      help="train (and dev) rows scored, the first N in content-hash order; 0: all")
+    conv.add_argument("--seed", type=int, default=0, help="seed of initialisation and shuffling")
+    conv.add_argument("--device", default="cpu", help="cpu or cuda")
+    conv.add_argument("--overwrite", action="store_true", help="replace a Conv dir written by an earlier train-conv")
+    conv.add_argument("--quiet", action="store_true", help="no progress or summary, only the Conv dir")
+    conv.set_defaults(handler=_train_conv)

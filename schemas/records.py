@@ -209,6 +209,25 @@ class ScoredPair:
 
 
 @dataclass(frozen=True)
+class ScoredDocument:
+    """A (document, summary) row scored at document level (SummaC §3): per summary sentence its best block's score,
+    and the summary's score (SummaC-ZS: their mean; Conv: the head's P(consistent)); higher = more consistent."""
+
+    id: str
+    document: str
+    summary: str
+    blocks: int
+    summary_sentences: list[str]
+    sentence_scores: list[float]
+    score: float
+    aggregation: str
+    granularity: str
+    source: str
+    source_id: str
+    split: str = "scored"
+
+
+@dataclass(frozen=True)
 class DeadLetter:
     """A bad input or a failed stage, kept with enough context to find and fix it: nothing is dropped."""
 
@@ -243,7 +262,7 @@ def dead_letter(source: str, source_id: str, stage: str, error_type: str, messag
 
 
 RECORD_TYPES = {cls.__name__: cls for cls in (ParsedSentence, ArcExample, RtePair, ClaimExample, ScoredParaphrase,
-                                                    ScoredPair, DeadLetter)}
+                                                    ScoredPair, ScoredDocument, DeadLetter)}
 
 
 def with_split(record, split: str):
@@ -254,6 +273,6 @@ def with_split(record, split: str):
 __all__ = [
     "ENTAILED", "NOT_ENTAILED", "THREE_WAY", "ARC_KINDS", "Token", "Arc", "LabelledArc", "ParsedSentence",
     "ArcExample", "RtePair", "CORRECT", "INCORRECT", "CLAIM_TRANSFORMATIONS", "ClaimExample", "ScoredParaphrase",
-    "ArcScore", "ScoredPair",
+    "ArcScore", "ScoredPair", "ScoredDocument",
     "DeadLetter", "Skipped", "dead_letter", "RECORD_TYPES", "with_split",
 ]

@@ -1,7 +1,8 @@
 """The companion trainer: the DAE arc model and a sentence-pair classifier trained, evaluated and used on entailgen
 datasets. Names load lazily, so reading features does not import torch or Beam."""
 # No module is named like a name it exports: once imported, a submodule `train` would shadow the function train.
-_EXPORTS = {"TrainOptions": "trainer", "train": "trainer", "evaluate": "evaluation", "DaeScorer": "score"}
+_EXPORTS = {"TrainOptions": "trainer", "train": "trainer", "evaluate": "evaluation", "DaeScorer": "score",
+            "PairScorer": "document", "DocumentScorer": "document"}
 
 
 def __getattr__(name):

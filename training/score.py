@@ -30,6 +30,14 @@ class Unscorable(ValueError):
         self.error_type = error_type
 
 
+def only_result(results: list):
+    """The one result of a one-row call, its Unscorable raised."""
+    (result,) = results
+    if isinstance(result, Unscorable):
+        raise result
+    return result
+
+
 class DaeScorer:
     """A trained DAE arc model and the parser, loaded once; scores (premise, hypothesis) pairs."""
 
@@ -50,10 +58,7 @@ class DaeScorer:
 
     def score(self, premise: str, hypothesis: str) -> dict:
         """{'arcs': [{head, child, rel, head_word, child_word, entailed_probability}], 'score': mean probability}."""
-        (result,) = self.score_many([(premise, hypothesis)])
-        if isinstance(result, Unscorable):
-            raise result
-        return result
+        return only_result(self.score_many([(premise, hypothesis)]))
 
     def score_many(self, pairs: Sequence[tuple[str, str]]) -> list:
         """Each pair's score dict, or the Unscorable saying why not, in order; parsing (each distinct hypothesis once:
@@ -100,10 +105,15 @@ class PairInput:
     source: str
     source_id: str
 
+    @property
+    def raw(self) -> str:
+        """What a dead letter of this pair keeps."""
+        return self.hypothesis
 
-def parse_line(line: str | bytes, source: str) -> PairInput | DeadLetter:
-    """A JSON Lines row with string fields premise and hypothesis (id optional), or a DeadLetter saying why not; a
-    line read as bytes that is not UTF-8 is its own dead letter, not the job's end."""
+
+def json_row(line: str | bytes, source: str, fields: Sequence[str]) -> tuple[dict, str] | DeadLetter:
+    """(row, source id) of a JSON Lines row whose string fields are all non-blank (id optional), or a DeadLetter
+    saying why not; a line read as bytes that is not UTF-8 is its own dead letter, not the job's end."""
     if isinstance(line, bytes):
         try:
             line = line.decode("utf-8").lstrip("\ufeff")
@@ -116,9 +126,18 @@ def parse_line(line: str | bytes, source: str) -> PairInput | DeadLetter:
     if not isinstance(row, dict):
         return dead_letter(source, content_id(line), "read", "MalformedJson", "a row must be a JSON object", line)
     source_id = str(row.get("id", content_id(line)))
-    missing = [k for k in ("premise", "hypothesis") if not isinstance(row.get(k), str) or not row[k].strip()]
+    missing = [k for k in fields if not isinstance(row.get(k), str) or not row[k].strip()]
     if missing:
         return dead_letter(source, source_id, "read", "MissingField", f"no text in {', '.join(missing)}", line)
+    return row, source_id
+
+
+def parse_line(line: str | bytes, source: str) -> PairInput | DeadLetter:
+    """A JSON Lines row with string fields premise and hypothesis (id optional), or a DeadLetter saying why not."""
+    parsed = json_row(line, source, ("premise", "hypothesis"))
+    if isinstance(parsed, DeadLetter):
+        return parsed
+    row, source_id = parsed
     return PairInput(row["premise"], row["hypothesis"], source, source_id)
 
 
@@ -151,22 +170,24 @@ class DaeScoreHandler(ModelHandler[PairInput, object, DaeScorer]):
 
 
 def _route(record):
-    yield record if isinstance(record, ScoredPair) else pvalue.TaggedOutput(DEAD, record)
+    yield pvalue.TaggedOutput(DEAD, record) if isinstance(record, DeadLetter) else record
 
 
 class ScorePairs(beam.PTransform):
-    """Lines of pairs -> ScoredPair 'scored' and DeadLetter 'dead' (bad lines, unscorable pairs, failed batches)."""
+    """Lines -> scored records 'scored' and DeadLetter 'dead' (bad lines, unscorable rows, failed batches): pairs
+    through a dae model by default; another handler and line parser score other rows (documents)."""
 
-    def __init__(self, model_dir: str, source: str, parser: ParserConfig = ParserConfig(), device: str = "cpu"):
+    def __init__(self, model_dir: str, source: str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
+                 handler: Optional[ModelHandler] = None, parse=parse_line):
         super().__init__()
-        self.model_dir, self.source, self.parser, self.device = model_dir, source, parser, device
+        self.source, self.parse = source, parse
+        self.handler = handler or DaeScoreHandler(model_dir, parser, device)
 
     def expand(self, lines):
-        source = self.source
-        parsed = (lines | "Parse" >> beam.Map(lambda line: parse_line(line, source))
+        source, parse = self.source, self.parse
+        parsed = (lines | "Parse" >> beam.Map(lambda line: parse(line, source))
                   | "Good" >> beam.ParDo(_split_dead).with_outputs(DEAD, main="pairs"))
-        results, failed = (parsed.pairs | "Score" >> RunInference(
-            DaeScoreHandler(self.model_dir, self.parser, self.device)).with_exception_handling())
+        results, failed = (parsed.pairs | "Score" >> RunInference(self.handler).with_exception_handling())
         failed_dead = failed.failed_inferences | "FailedBatches" >> beam.FlatMap(_failed_batch)
         routed = results | "Route" >> beam.FlatMap(_route).with_outputs(DEAD, main="scored")
         return {"scored": routed.scored,
@@ -181,7 +202,7 @@ def _failed_batch(element) -> list[DeadLetter]:
     """One DeadLetter per pair of a batch RunInference could not score."""
     batch, (exc_type, exc_repr, _trace) = element
     return [dead_letter(p.source, p.source_id, "score", getattr(exc_type, "__name__", str(exc_type)), exc_repr,
-                        p.hypothesis) for p in batch]
+                        p.raw) for p in batch]
 
 
 def check_scoring(input_path: str, fmt: str = "parquet", num_shards: int = 1) -> None:
@@ -204,9 +225,10 @@ def _count(element, counter) -> tuple:
 
 def run_scoring(model_dir: str, input_path: str, output: str, fmt: str = "parquet", num_shards: int = 1,
                 parser: ParserConfig = ParserConfig(), device: str = "cpu", pipeline_args: Sequence[str] = (),
-                progress_every: Optional[float] = None) -> dict:
-    """Score a JSON Lines file of pairs into OUTPUT: shards of ScoredPair, dead letters, then the manifest (last).
-    Locally it runs on the counting runner `run` uses; with progress_every (seconds), counters go to stderr as it runs."""
+                progress_every: Optional[float] = None, documents=None) -> dict:
+    """Score a JSON Lines file of pairs (or with documents, a training.document.DocumentOptions, of (document, summary)
+    rows) into OUTPUT: shards of ScoredPair (ScoredDocument), dead letters, then the manifest (last). Locally it runs on
+    the counting runner `run` uses; with progress_every (seconds), counters go to stderr as it runs."""
     import contextlib
 
     from apache_beam.coders import BytesCoder
@@ -227,22 +249,30 @@ def run_scoring(model_dir: str, input_path: str, output: str, fmt: str = "parque
     p = beam.Pipeline(runner=direct_runner(options, live) if is_direct(options) else None, options=options)
     lines = (p | "Read" >> beam.io.ReadFromText(input_path, coder=BytesCoder())  # bytes: a bad line is a dead letter
              | "NotBlank" >> beam.Filter(lambda line: line.strip()))
-    out = lines | "ScorePairs" >> ScorePairs(model_dir, name, parser, device)
+    if documents is None:
+        record_type, config, out = ScoredPair, {}, lines | "ScorePairs" >> ScorePairs(model_dir, name, parser, device)
+    else:
+        from entailgen.training.document import DocumentScoreHandler, ScoredDocument, parse_document_line
+
+        record_type, config = ScoredDocument, {"documents": documents.config()}
+        out = lines | "ScoreDocuments" >> ScorePairs(model_dir, name, handler=DocumentScoreHandler(
+            model_dir, documents, parser, device), parse=parse_document_line)
     for label, pcoll, counter in (("ReadCounter", lines, "read"), ("ScoredCounter", out["scored"], "scored"),
                                   ("DeadCounter", out["dead"], "score_dead")):
         pcoll | label >> beam.FlatMap(_count, beam.metrics.Metrics.counter("entailgen", counter))
     counts = (count_by(lines, "read", lambda _: name),
               count_by(out["dead"], "dead_by_stage", lambda d: f"{d.stage}:{d.error_type}")
               ) | "AllCounts" >> beam.Flatten() | "SumCounts" >> beam.CombinePerKey(sum)
-    {"shards": out["scored"] | "Shards" >> WriteShards(shards, ScoredPair),
+    {"shards": out["scored"] | "Shards" >> WriteShards(shards, record_type),
      "dead_letters": out["dead"] | "DeadLetters" >> WriteDeadLetters(shards),
      "counts": counts, "stats": p | "NoStats" >> beam.Create([]),
      "exports": p | "NoExports" >> beam.Create([])} | "Stage" >> StageSummary(output)
     with Progress(live, every=progress_every) if progress_every else contextlib.nullcontext():
         result = p.run()
         result.wait_until_finish()
-    manifest = build_manifest(version=entailgen.__version__, pipeline="score", record_type="ScoredPair",
-                              config={"model": model_dir, "format": fmt, "num_shards": num_shards, "device": device},
+    manifest = build_manifest(version=entailgen.__version__, pipeline="score", record_type=record_type.__name__,
+                              config={"model": model_dir, "format": fmt, "num_shards": num_shards, "device": device,
+                                      **config},
                               inputs=[fingerprint(input_path)], staged=read_json(output, STAGING),
                               metrics=metric_counters(result))
     FileSystems.delete([join_path(output, STAGING)])

@@ -1,0 +1,159 @@
+"""Document-level scoring (SummaC §3): blocks x summary sentences worked by hand with a stub model, ZS, the Conv
+head's histogram and a toy rule it learns, PairScorer against the model's own forward pass, train-conv and
+`score --documents` end to end."""
+import json
+import random
+
+import pytest
+import torch
+
+from entailgen.runners.cli import main
+from entailgen.schemas.reader import read_dataset
+from entailgen.schemas.records import ClaimExample, RtePair
+from entailgen.training.document import (DocumentScorer, PairScorer, column_histogram, conv_scores, load_conv,
+                                         save_conv, train_conv, zs_score)
+from entailgen.training.score import Unscorable
+from entailgen.training.trainer import TrainOptions, train
+from trainer_fixtures import write_dataset
+
+torch.set_num_threads(1)
+DOCUMENT = "The cat sat on the mat. It rained in Paris all day. The dog barked twice."
+S1, S2, S3 = "The cat sat on the mat.", "It rained in Paris all day.", "The dog barked twice."
+SUMMARY = "The cat sat. The dog barked."
+T1, T2 = "The cat sat.", "The dog barked."
+# P(entailed) the stub model gives each (block, summary sentence) cell
+CELLS = {(S1, T1): 0.9, (S2, T1): 0.1, (S3, T1): 0.2,
+         (S1, T2): 0.3, (S2, T2): 0.05, (S3, T2): 0.7,
+         (DOCUMENT, T1): 0.6, (DOCUMENT, T2): 0.2,
+         (f"{S1} {S2}", T1): 0.8, (f"{S2} {S3}", T1): 0.15, (f"{S1} {S2}", T2): 0.25, (f"{S2} {S3}", T2): 0.65}
+
+
+def stub(pairs):
+    return [CELLS[p] for p in pairs]
+
+
+def test_sentence_blocks_give_the_matrix_and_zs_takes_the_best_block_then_the_mean():
+    scorer = DocumentScorer(None, "sentence", pair_scores=stub)
+    assert scorer.matrix(DOCUMENT, SUMMARY) == [[0.9, 0.3], [0.1, 0.05], [0.2, 0.7]]
+    # ZS: max over blocks per sentence (0.9, 0.7), mean over sentences -> 0.8 (a mean over blocks would give 0.375)
+    assert scorer.score_documents([(DOCUMENT, SUMMARY)]) == [0.8]
+
+
+def test_document_and_two_sentence_blocks():
+    assert DocumentScorer(None, "document", pair_scores=stub).score_documents([(DOCUMENT, SUMMARY)]) == [0.4]
+    two = DocumentScorer(None, "2sents", pair_scores=stub)
+    assert two.matrix(DOCUMENT, SUMMARY) == [[0.8, 0.25], [0.15, 0.65]]
+    assert two.score_documents([(DOCUMENT, SUMMARY)]) == [pytest.approx((0.8 + 0.65) / 2)]
+
+
+def test_every_cell_of_a_call_is_scored_in_one_batch_and_an_empty_summary_is_unscorable():
+    calls = []
+    scorer = DocumentScorer(None, "sentence", pair_scores=lambda pairs: calls.append(len(pairs)) or stub(pairs))
+    results = scorer.score_many([(DOCUMENT, SUMMARY), (DOCUMENT, T1), (DOCUMENT, "   ")])
+    assert calls == [6]  # 3 blocks x 2 sentences; the second row's cells are the first's
+    assert results[:2] == [0.8, 0.9] and isinstance(results[2], Unscorable)
+    with pytest.raises(Unscorable):
+        scorer.score_documents([(DOCUMENT, "")])
+
+
+def test_zs_and_the_histogram_worked_by_hand():
+    assert zs_score([[0.2, 1.0], [0.6, 0.0]]) == pytest.approx(0.8)  # (0.6 + 1.0) / 2
+    counts = column_histogram([0.0, 0.05, 0.99, 1.0])  # bins of width 0.02: 0 -> 0, 0.05 -> 2, 0.99 and 1.0 -> 49
+    assert len(counts) == 50 and sum(counts) == 4
+    assert (counts[0], counts[2], counts[49]) == (1.0, 1.0, 2.0)
+
+
+def toy_rows(n: int, seed: int):
+    """Matrices of 3-12 blocks x 1 sentence; consistent iff some block scores above 0.8."""
+    rng = random.Random(seed)
+    rows = []
+    for _ in range(n):
+        column = [rng.uniform(0.0, 0.75) for _ in range(rng.randint(3, 12))]
+        label = rng.random() < 0.5
+        if label:
+            column[rng.randrange(len(column))] = rng.uniform(0.85, 1.0)
+        rows.append(([[c] for c in column], int(label)))
+    return rows
+
+
+def test_the_conv_head_learns_a_toy_rule_and_round_trips(tmp_path):
+    train_rows, dev_rows = toy_rows(200, 0), toy_rows(100, 1)
+    head = train_conv([m for m, _ in train_rows], [y for _, y in train_rows], seed=0)
+    scores = conv_scores(head, [m for m, _ in dev_rows])
+    accuracy = sum((s > 0.5) == bool(y) for s, (_, y) in zip(scores, dev_rows)) / len(dev_rows)
+    assert accuracy >= 0.9
+    save_conv(str(tmp_path / "conv"), head, {"bins": 50, "granularity": "sentence", "model_checksums": ""})
+    loaded, meta = load_conv(str(tmp_path / "conv"))
+    assert conv_scores(loaded, [m for m, _ in dev_rows]) == scores and meta["bins"] == 50
+    with pytest.raises(ValueError, match="both labels"):
+        train_conv([[[0.1]], [[0.2]]], [1, 1])
+
+
+@pytest.fixture(scope="module")
+def pair_model(tmp_path_factory, tiny_encoder):
+    root = tmp_path_factory.mktemp("pair")
+    rows = [RtePair(f"p{i}", "the man likes a park", "a man likes" if i % 2 else "a dog chases",
+                    "entailed" if i % 2 else "not-entailed", "toy", "t", "toy", f"toy:{i}") for i in range(8)]
+    data = write_dataset(root / "data", "RtePair", {"train": rows}, pipeline="recast")
+    train(str(data), str(root / "model"), TrainOptions(encoder=str(tiny_encoder), epochs=1, batch_size=4,
+                                                        progress=False, device="cpu"))
+    return root / "model"
+
+
+def test_pair_scorer_gives_the_models_own_p_entailed(pair_model):
+    from transformers import AutoTokenizer
+
+    from entailgen.training.checkpoint import load_trained
+
+    pairs = [("the man likes a park", "a man likes"), ("a dog", "the cat sees a dog")]
+    got = PairScorer(str(pair_model)).score_many(pairs)
+    model, _, meta = load_trained(str(pair_model))
+    tokenizer = AutoTokenizer.from_pretrained(str(pair_model))
+    with torch.no_grad():
+        for (premise, hypothesis), p in zip(pairs, got):
+            enc = tokenizer(premise, hypothesis, return_tensors="pt")
+            probs = model(**enc).softmax(-1)[0]
+            assert p == pytest.approx(float(probs[meta["labels"].index("entailed")]), abs=1e-6)
+    assert 0.0 <= got[0] <= 1.0 and len(got) == 2
+
+
+def claim_row(i: int, label: str) -> ClaimExample:
+    blocks = ["the man likes a park", "a dog chases a cat"]
+    claim = "a man likes a park" if label == "CORRECT" else "a woman likes a dog"
+    return ClaimExample(f"c{i}", f"d{i}", " ".join(blocks), blocks, "sentence", claim, label,
+                        "entailed" if label == "CORRECT" else "not-entailed", "entity_swap", blocks[0], False, False,
+                        "news", f"news:{i}")
+
+
+def test_train_conv_writes_a_head_tied_to_its_model_and_score_documents_runs_on_it(pair_model, tmp_path, capsys):
+    data = write_dataset(tmp_path / "claims", "ClaimExample",
+                         {"train": [claim_row(i, "CORRECT" if i % 2 else "INCORRECT") for i in range(8)],
+                          "dev": [claim_row(8, "CORRECT"), claim_row(9, "INCORRECT")]}, pipeline="claims")
+    conv = tmp_path / "conv"
+    assert main(["train-conv", str(pair_model), str(data), "--output", str(conv), "--quiet"]) == 0
+    meta = json.loads((conv / "conv.json").read_text())
+    assert meta["rows"] == {"train": 8, "dev": 2} and meta["granularity"] == "sentence"
+    inputs = tmp_path / "docs.jsonl"
+    inputs.write_text(json.dumps({"id": "a", "document": "The man likes a park. A dog chases a cat.",
+                                  "summary": "A man likes a park."}) + "\n" + "not json\n"
+                      + json.dumps({"id": "b", "document": "A dog.", "summary": " "}) + "\n")
+    out = tmp_path / "scored"
+    assert main(["score", str(pair_model), "--input", str(inputs), "--output", str(out), "--documents",
+                 "--aggregation", "conv", "--conv", str(conv), "--format", "jsonl"]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["record_type"] == "ScoredDocument"
+    rows = list(read_dataset(str(out), "scored"))
+    assert [r["source_id"] for r in rows] == ["a"] and rows[0]["blocks"] == 2 and len(rows[0]["sentence_scores"]) == 1
+    assert rows[0]["aggregation"] == "conv" and 0.0 <= rows[0]["score"] <= 1.0
+    assert manifest["counts"]["total"]["read"] == 3 and manifest["counts"]["total"]["dead_letters"] == 2
+    capsys.readouterr()
+    assert main(["score", str(pair_model), "--input", str(inputs), "--output", str(tmp_path / "x"), "--documents",
+                 "--conv", str(conv)]) == 2
+    assert "needs --aggregation conv" in capsys.readouterr().err
+    # a Conv head fit on another model's scores is refused in one line
+    meta["model_checksums"] = "another model"
+    (conv / "conv.json").write_text(json.dumps(meta))
+    assert main(["score", str(pair_model), "--input", str(inputs), "--output", str(tmp_path / "x"), "--documents",
+                 "--aggregation", "conv", "--conv", str(conv)]) == 2
+    assert "was fit on the scores of another model" in capsys.readouterr().err
+    assert not (tmp_path / "x").exists()
