@@ -293,32 +293,38 @@ def evaluate_benchmark(rows: Sequence[BenchmarkRow], scorers: dict[str, Scorer],
     return report
 
 
-def format_table(report: dict) -> str:
-    """One table: each scorer's test balanced accuracy per dataset and overall, beside the paper's Table 2 rows over
-    the same datasets; then each scorer's ROC AUC and the row counts."""
+def benchmark_table(report: dict) -> tuple[list[str], list[str]]:
+    """(markdown table, notes): each scorer's test balanced accuracy per dataset and overall, beside the paper's
+    Table 2 rows over the same datasets; the notes say what overall means, each scorer's ROC AUC and the rows."""
     datasets = report["datasets"]
     paper = report["paper_table_2"]
     heads = [paper_name(d) or d for d in datasets]
-    lines = [f"SummaC benchmark ({report['benchmark']}): test balanced accuracy (%), threshold chosen on val",
-             "| method | " + " | ".join(heads) + " | overall |", "|---|" + "---|" * (len(heads) + 1)]
+    table = ["| method | " + " | ".join(heads) + " | overall |", "|---|" + "---|" * (len(heads) + 1)]
     for scorer, r in report["scorers"].items():
-        lines.append(f"| {scorer} | " + " | ".join(f"{r['per_dataset'][d]['balanced_accuracy']:.1f}" for d in datasets)
+        table.append(f"| {scorer} | " + " | ".join(f"{r['per_dataset'][d]['balanced_accuracy']:.1f}" for d in datasets)
                      + f" | {r['overall']['balanced_accuracy']:.1f} |")
-    for method, fig in paper["rows"].items():
-        lines.append(f"| {method} (paper) | " + " | ".join(
+    for method in PAPER_TABLE_2:
+        fig = paper["rows"][method]
+        table.append(f"| {method} (paper) | " + " | ".join(
             f"{fig[paper_name(d)]:.1f}" if paper_name(d) else "-" for d in datasets)
             + f" | {'-' if fig['overall'] is None else format(fig['overall'], '.1f')} |")
-    lines.append(f"overall: mean over the datasets above; the paper rows' over {', '.join(paper['datasets']) or 'none'}"
-                 " (not the paper's Overall column, which is over its six)" + (f"; not in the paper: {', '.join(paper['not_in_paper'])}"
-                                            if paper["not_in_paper"] else ""))
-    for scorer, r in report["scorers"].items():
-        lines.append(f"{scorer}: ROC AUC " + ", ".join(f"{paper_name(d) or d} {r['per_dataset'][d]['roc_auc']:.1f}"
-                                                       for d in datasets)
-                     + f"; overall {r['overall']['roc_auc']:.1f}")
-    lines.append("rows (val / test, consistent + inconsistent): " + "; ".join(
-        f"{paper_name(d) or d} " + " / ".join(f"{c['consistent']}+{c['inconsistent']}" for c in report["counts"][d]
-                                             .values()) for d in datasets))
-    return "\n".join(lines)
+    notes = [f"overall: mean over the datasets above; the paper rows' over {', '.join(paper['datasets']) or 'none'}"
+             " (not the paper's Overall column, which is over its six)"
+             + (f"; not in the paper: {', '.join(paper['not_in_paper'])}" if paper["not_in_paper"] else "")]
+    notes += [f"{scorer}: ROC AUC " + ", ".join(f"{paper_name(d) or d} {r['per_dataset'][d]['roc_auc']:.1f}"
+                                                for d in datasets) + f"; overall {r['overall']['roc_auc']:.1f}"
+              for scorer, r in report["scorers"].items()]
+    notes.append("rows (val / test, consistent + inconsistent): " + "; ".join(
+        f"{paper_name(d) or d} " + " / ".join(f"{report['counts'][d][c]['consistent']}+{report['counts'][d][c]['inconsistent']}"
+                                             for c in CUTS) for d in datasets))
+    return table, notes
+
+
+def format_table(report: dict) -> str:
+    """The benchmark as printed: a title, the table beside the paper's rows, then the notes."""
+    table, notes = benchmark_table(report)
+    return "\n".join([f"SummaC benchmark ({report['benchmark']}): test balanced accuracy (%), threshold chosen on val",
+                      *table, *notes])
 
 
 def with_progress(scorer: Scorer, chunk: int = 32, every_s: float = 5.0, stream=None) -> Scorer:
@@ -343,11 +349,11 @@ def with_progress(scorer: Scorer, chunk: int = 32, every_s: float = 5.0, stream=
 def write_report(model_dir: str, report: dict) -> str:
     """MODEL_DIR/eval/benchmark-<name>.json, written atomically (nan refused), and the model card rewritten."""
     from entailgen.training.card import EVAL_DIR, write_card
-    from entailgen.transforms.manifest import dumps
     from entailgen.transforms.shard import write_atomically
 
     path = os.path.join(model_dir, EVAL_DIR, f"benchmark-{report['benchmark']}.json")
-    write_atomically(path, dumps(report).encode("utf-8"))
+    text = json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"  # keys in the table's order
+    write_atomically(path, text.encode("utf-8"))
     if os.path.isfile(os.path.join(model_dir, "train.json")):
         write_card(model_dir)
     return path

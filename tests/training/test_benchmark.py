@@ -165,3 +165,31 @@ def test_cli_one_class_cut_exits_2_before_any_model_loads(tmp_path, capsys):
     assert main(["evaluate", str(tmp_path / "no-model"), "--benchmark", "summac", str(tmp_path / "frank.jsonl")]) == 2
     assert capsys.readouterr().err.strip() == ("entailgen: error: dataset frank, val cut: all 1 rows are labelled 1 "
                                                "(consistent); balanced accuracy needs both")
+
+
+def test_a_scorer_returning_nan_or_too_few_scores_is_one_line():
+    with pytest.raises(ValueError, match="^scorer model returned a score that is not a finite number$"):
+        evaluate_benchmark(hand_rows(), {"model": lambda p: [float("nan")] * len(p)})
+    with pytest.raises(ValueError, match="^scorer model returned 1 scores for 18 rows$"):
+        evaluate_benchmark(hand_rows(), {"model": lambda p: [0.5]})
+
+
+TRAIN_JSON = {"task": "pair", "dataset": "/data/claims", "dataset_pipeline": "claims", "device": "cpu",
+              "dataset_manifest_sha256": "0" * 64, "best_epoch": 1, "dev_accuracy": [0.5], "counts": {},
+              "options": {"encoder": "tiny", "epochs": 1, "batch_size": 2, "lr": 1e-4, "max_length": 32,
+                          "max_arcs": 20, "seed": 0}}
+
+
+def test_report_is_written_atomically_and_the_card_shows_the_table(tmp_path):
+    from entailgen.training.benchmark import write_report
+
+    (tmp_path / "train.json").write_text(json.dumps(TRAIN_JSON))
+    report = evaluate_benchmark(hand_rows(), {"model": stub})
+    report["model"] = {"granularity": "sentence", "aggregation": "zs", "conv_dir": None}
+    path = write_report(str(tmp_path), report)
+    assert path == str(tmp_path / "eval" / "benchmark-summac.json")
+    assert json.loads((tmp_path / "eval" / "benchmark-summac.json").read_text()) == report
+    assert sorted(p.name for p in (tmp_path / "eval").iterdir()) == ["benchmark-summac.json"]  # no temporary left
+    card = (tmp_path / "README.md").read_text()
+    assert "## The summac benchmark (granularity sentence, aggregation zs)" in card
+    assert "| model | 50.0 | 75.0 | 62.5 |\n| NER-Overlap (paper) | 63.3 | 60.9 | 62.1 |" in card
