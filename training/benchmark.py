@@ -46,7 +46,7 @@ class BenchmarkRow(NamedTuple):
 
 def paper_name(dataset: str) -> Optional[str]:
     """The paper's spelling of a dataset named in a file (xsumfaith -> XSumFaith); None for a set not in Table 2."""
-    return {d.lower(): d for d in PAPER_DATASETS}.get(dataset.lower())
+    return {**{d.lower(): d for d in PAPER_DATASETS}, "cogensum": "CoGenSumm"}.get(dataset.lower())  # SummaC's code
 
 
 def _row(obj, path: str, where: str, row_id: str, stem: str) -> BenchmarkRow:
