@@ -193,3 +193,55 @@ def test_report_is_written_atomically_and_the_card_shows_the_table(tmp_path):
     card = (tmp_path / "README.md").read_text()
     assert "## The summac benchmark (granularity sentence, aggregation zs)" in card
     assert "| model | 50.0 | 75.0 | 62.5 |\n| NER-Overlap (paper) | 63.3 | 60.9 | 62.1 |" in card
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--benchmark", "truthfulqa", "x.json"], "--benchmark truthfulqa: unknown benchmark (known: summac)"),
+    (["--benchmark", "summac"], "--benchmark summac needs the benchmark's files (data/<set>.json or JSON Lines)"),
+    ([], "evaluate needs a DATASET or --benchmark summac FILE..."),
+    (["data", "--granularity", "sentence"], "--granularity, --aggregation and --conv are for --benchmark"),
+])
+def test_cli_benchmark_options_misused_are_one_line(tmp_path, capsys, argv, message):
+    assert main(["evaluate", str(tmp_path), *argv]) == 2
+    assert capsys.readouterr().err.strip() == f"entailgen: error: {message}"
+
+
+class StubDocumentScorer:
+    """Stands in for training.document.DocumentScorer: the claim is its own score."""
+
+    def __init__(self, model_dir, granularity="sentence", aggregation="zs", conv_dir=None):
+        self.granularity, self.aggregation, self.conv_dir = granularity, aggregation, conv_dir
+
+    def score_documents(self, rows):
+        return stub(rows)
+
+
+def test_cli_prints_the_table_and_writes_the_report(tmp_path, capsys, monkeypatch):
+    import sys
+    import types
+
+    monkeypatch.setitem(sys.modules, "entailgen.training.document",
+                        types.SimpleNamespace(DocumentScorer=StubDocumentScorer))
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "train.json").write_text(json.dumps(TRAIN_JSON))
+    (tmp_path / "rows.jsonl").write_text("".join(json.dumps(r._asdict()) + "\n" for r in hand_rows()))
+    assert main(["evaluate", str(tmp_path / "m"), "--benchmark", "summac", str(tmp_path / "rows.jsonl"),
+                 "--granularity", "2sents"]) == 0
+    out = capsys.readouterr().out
+    assert "| entailgen model | 50.0 | 75.0 | 62.5 |" in out and "| SummaC-ZS (paper) | 58.4 | 79.0 | 68.7 |" in out
+    report = json.loads((tmp_path / "m" / "eval" / "benchmark-summac.json").read_text())
+    assert list(report["scorers"]) == ["entailgen model", UNIGRAM, NER]
+    assert report["model"]["granularity"] == "2sents" and report["model"]["aggregation"] == "zs"
+    assert "| entailgen model | 50.0 | 75.0 | 62.5 |" in (tmp_path / "m" / "README.md").read_text()
+
+
+def test_progress_counts_rows_scored_on_stderr():
+    import io
+
+    from entailgen.training.benchmark import with_progress
+
+    stream = io.StringIO()
+    pairs = [("doc", str(s)) for s in (0.1, 0.2, 0.3, 0.4, 0.5)]
+    assert with_progress(stub, chunk=2, every_s=0, stream=stream)(pairs) == [0.1, 0.2, 0.3, 0.4, 0.5]
+    assert [line.split(" (")[0] for line in stream.getvalue().splitlines()] == [
+        "scored 2 / 5 rows", "scored 4 / 5 rows", "scored 5 / 5 rows"]
