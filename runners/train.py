@@ -52,7 +52,9 @@ def _evaluate_benchmark(args) -> int:
 
         options = {"granularity": args.granularity, "aggregation": args.aggregation, "conv_dir": args.conv}
         model = DocumentScorer(args.model, **{k: v for k, v in options.items() if v is not None})
-        report = evaluate_benchmark(rows, {"entailgen model": with_progress(model.score_documents), **BASELINES})
+        scorers = {"entailgen model": with_progress(model.score_documents, "entailgen model", chunk=32),
+                   **{name: with_progress(fn, name, chunk=512) for name, fn in BASELINES.items()}}
+        report = evaluate_benchmark(rows, scorers)
     except (EncoderError, ValueError, KeyError) as e:  # BenchmarkError is a ValueError
         raise UsageError(str(e).strip("'\""))
     report["model"] = {"dir": args.model, **{k: getattr(model, k, v) for k, v in options.items()}, "files": files}

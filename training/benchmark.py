@@ -176,11 +176,7 @@ def _words():
 def unigram_overlap(document: str, claim: str) -> float:
     """Share of the claim's content word types (lower-cased, alphanumeric, spaCy's English stop words dropped:
     training.views.content_words) that occur as words of the document; 1.0 for a claim with none."""
-    word, content_words = _words()
-    claimed = content_words(claim)
-    if not claimed:
-        return 1.0
-    return len(claimed & set(word.findall(document.lower()))) / len(claimed)
+    return unigram_overlap_scores([(document, claim)])[0]
 
 
 @functools.lru_cache(maxsize=1)
@@ -205,12 +201,21 @@ def ner_overlap(document: str, claim: str, nlp=None) -> float:
 def ner_overlap_scores(pairs: list[tuple[str, str]]) -> list[float]:
     """ner_overlap over many (document, claim) pairs, the claims parsed in one nlp.pipe (documents are not parsed)."""
     nlp = _nlp()
-    return [entities_found(d, [e.text for e in doc.ents]) for (d, _), doc in zip(pairs, nlp.pipe(c for _, c in pairs))]
+    docs = nlp.pipe((c for _, c in pairs), disable=[p for p in nlp.pipe_names if p not in ("tok2vec", "ner")])
+    return [entities_found(d, [e.text for e in doc.ents]) for (d, _), doc in zip(pairs, docs)]
 
 
 def unigram_overlap_scores(pairs: list[tuple[str, str]]) -> list[float]:
-    """unigram_overlap over many (document, claim) pairs."""
-    return [unigram_overlap(d, c) for d, c in pairs]
+    """unigram_overlap over many (document, claim) pairs (a document's words found once: sets repeat documents)."""
+    word, content_words = _words()
+    documents: dict[str, set] = {}
+    scores = []
+    for d, c in pairs:
+        claimed = content_words(c)
+        if d not in documents:
+            documents[d] = set(word.findall(d.lower()))
+        scores.append(len(claimed & documents[d]) / len(claimed) if claimed else 1.0)
+    return scores
 
 
 BASELINES: dict[str, Scorer] = {UNIGRAM: unigram_overlap_scores, NER: ner_overlap_scores}
@@ -315,7 +320,7 @@ def benchmark_table(report: dict) -> tuple[list[str], list[str]]:
                                                 for d in datasets) + f"; overall {r['overall']['roc_auc']:.1f}"
               for scorer, r in report["scorers"].items()]
     notes.append("rows (val / test, consistent + inconsistent): " + "; ".join(
-        f"{paper_name(d) or d} " + " / ".join(f"{report['counts'][d][c]['consistent']}+{report['counts'][d][c]['inconsistent']}"
+        f"{paper_name(d) or d} " + " / ".join("{consistent}+{inconsistent}".format(**report["counts"][d][c])
                                              for c in CUTS) for d in datasets))
     return table, notes
 
@@ -327,9 +332,9 @@ def format_table(report: dict) -> str:
                       *table, *notes])
 
 
-def with_progress(scorer: Scorer, chunk: int = 32, every_s: float = 5.0, stream=None) -> Scorer:
-    """The scorer run over chunks of rows, 'scored N / TOTAL rows' on stderr every every_s seconds once it takes
-    that long (a document model on a benchmark takes minutes)."""
+def with_progress(scorer: Scorer, name: str = "", chunk: int = 32, every_s: float = 5.0, stream=None) -> Scorer:
+    """The scorer run over chunks of rows, '[name: ]scored N / TOTAL rows' on stderr every every_s seconds once it
+    takes that long (a document model on a benchmark takes minutes)."""
     import time
 
     def scored(pairs: list[tuple[str, str]]) -> list[float]:
@@ -339,8 +344,8 @@ def with_progress(scorer: Scorer, chunk: int = 32, every_s: float = 5.0, stream=
             out += list(scorer(pairs[i:i + chunk]))
             if time.monotonic() - last >= every_s:
                 last = time.monotonic()
-                print(f"scored {len(out)} / {len(pairs)} rows ({last - start:.0f} s)", file=stream or sys.stderr,
-                      flush=True)
+                print(f"{name + ': ' if name else ''}scored {len(out)} / {len(pairs)} rows ({last - start:.0f} s)",
+                      file=stream or sys.stderr, flush=True)
         return out
 
     return scored

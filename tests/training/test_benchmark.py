@@ -83,7 +83,8 @@ def test_paper_overall_over_the_four_sets_of_the_issue():
 
 
 @pytest.mark.parametrize("drop, message", [
-    (lambda r: r.cut == "test" and r.dataset == "frank", "dataset frank: no test cut (figures are measured on test; give the rows of both cuts)"),
+    (lambda r: r.cut == "test" and r.dataset == "frank",
+     "dataset frank: no test cut (figures are measured on test; give the rows of both cuts)"),
     (lambda r: r.dataset == "frank" and r.cut == "val" and r.label == 0,
      "dataset frank, val cut: all 1 rows are labelled 1 (consistent); balanced accuracy needs both"),
 ])
@@ -242,6 +243,6 @@ def test_progress_counts_rows_scored_on_stderr():
 
     stream = io.StringIO()
     pairs = [("doc", str(s)) for s in (0.1, 0.2, 0.3, 0.4, 0.5)]
-    assert with_progress(stub, chunk=2, every_s=0, stream=stream)(pairs) == [0.1, 0.2, 0.3, 0.4, 0.5]
+    assert with_progress(stub, "model", chunk=2, every_s=0, stream=stream)(pairs) == [0.1, 0.2, 0.3, 0.4, 0.5]
     assert [line.split(" (")[0] for line in stream.getvalue().splitlines()] == [
-        "scored 2 / 5 rows", "scored 4 / 5 rows", "scored 5 / 5 rows"]
+        "model: scored 2 / 5 rows", "model: scored 4 / 5 rows", "model: scored 5 / 5 rows"]
