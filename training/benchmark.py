@@ -10,6 +10,8 @@ import sys
 from collections import Counter
 from typing import Callable, NamedTuple, Optional, Sequence
 
+from entailgen.training.views import WORD, content_words
+
 CUTS = ("val", "test")
 PAPER_DATASETS = ("CoGenSumm", "XSumFaith", "Polytope", "FactCC", "SummEval", "FRANK")
 # Laban et al. 2022 (TACL), Table 2: test balanced accuracy (%) per dataset, and the paper's overall.
@@ -166,13 +168,6 @@ def choose_threshold(labels: Sequence[int], scores: Sequence[float]) -> float:
     return best
 
 
-@functools.lru_cache(maxsize=1)
-def _words():
-    from entailgen.training.views import WORD, content_words
-
-    return WORD, content_words
-
-
 def unigram_overlap(document: str, claim: str) -> float:
     """Share of the claim's content word types (lower-cased, alphanumeric, spaCy's English stop words dropped:
     training.views.content_words) that occur as words of the document; 1.0 for a claim with none."""
@@ -192,10 +187,10 @@ def entities_found(document: str, entities: Sequence[str]) -> float:
     return float(all(e.lower() in text for e in entities))
 
 
-def ner_overlap(document: str, claim: str, nlp=None) -> float:
+def ner_overlap(document: str, claim: str) -> float:
     """SummaC's NER-Overlap baseline: 1.0 when every named entity spaCy finds in the claim occurs in the document
     (case-insensitive text match), else 0.0; a claim without entities is 1.0."""
-    return entities_found(document, [e.text for e in (nlp or _nlp())(claim).ents])
+    return ner_overlap_scores([(document, claim)])[0]
 
 
 def ner_overlap_scores(pairs: list[tuple[str, str]]) -> list[float]:
@@ -207,13 +202,12 @@ def ner_overlap_scores(pairs: list[tuple[str, str]]) -> list[float]:
 
 def unigram_overlap_scores(pairs: list[tuple[str, str]]) -> list[float]:
     """unigram_overlap over many (document, claim) pairs (a document's words found once: sets repeat documents)."""
-    word, content_words = _words()
     documents: dict[str, set] = {}
     scores = []
     for d, c in pairs:
         claimed = content_words(c)
         if d not in documents:
-            documents[d] = set(word.findall(d.lower()))
+            documents[d] = set(WORD.findall(d.lower()))
         scores.append(len(claimed & documents[d]) / len(claimed) if claimed else 1.0)
     return scores
 
