@@ -45,12 +45,18 @@ def _evaluate_benchmark(args) -> int:
         raise UsageError(f"--benchmark {name}: unknown benchmark (known: summac)")
     if not files:
         raise UsageError("--benchmark summac needs the benchmark's files (data/<set>.json or JSON Lines)")
+    if args.conv is not None and args.aggregation == "zs":
+        raise UsageError("--conv is a SummaC-Conv head: give --aggregation conv, or leave --aggregation out")
+    aggregation = "conv" if args.conv is not None else args.aggregation
     try:
         rows = read_benchmark(files)
         check_datasets(rows)  # cuts and labels of every dataset: one line now, not after scoring
+        from entailgen.training.checkpoint import verify_model_dir
+
+        verify_model_dir(args.model)  # a missing or damaged model: one line before anything loads
         from entailgen.training.document import DocumentScorer
 
-        options = {"granularity": args.granularity, "aggregation": args.aggregation, "conv_dir": args.conv}
+        options = {"granularity": args.granularity, "aggregation": aggregation, "conv_dir": args.conv}
         model = DocumentScorer(args.model, **{k: v for k, v in options.items() if v is not None})
         scorers = {"entailgen model": with_progress(model.score_documents, "entailgen model", chunk=32),
                    **{name: with_progress(fn, name, chunk=512) for name, fn in BASELINES.items()}}

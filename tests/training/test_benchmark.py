@@ -160,7 +160,7 @@ def test_cli_bad_benchmark_file_exits_2_with_one_line(tmp_path, capsys, name):
     assert capsys.readouterr().err.strip() == f"entailgen: error: {tmp_path / name}{message}"
 
 
-def test_cli_one_class_cut_exits_2_before_any_model_loads(tmp_path, capsys):
+def test_cli_one_class_cut_exits_2_before_any_model_loads(tmp_path, capsys):  # no model dir at all
     (tmp_path / "frank.jsonl").write_text(json.dumps({**GOOD, "cut": "val"}) + "\n"
                                           + json.dumps({**GOOD, "cut": "test", "label": 0}) + "\n")
     assert main(["evaluate", str(tmp_path / "no-model"), "--benchmark", "summac", str(tmp_path / "frank.jsonl")]) == 2
@@ -201,6 +201,8 @@ def test_report_is_written_atomically_and_the_card_shows_the_table(tmp_path):
     (["--benchmark", "summac"], "--benchmark summac needs the benchmark's files (data/<set>.json or JSON Lines)"),
     ([], "evaluate needs a DATASET or --benchmark summac FILE..."),
     (["data", "--granularity", "sentence"], "--granularity, --aggregation and --conv are for --benchmark"),
+    (["--benchmark", "summac", "x.json", "--aggregation", "zs", "--conv", "c"],
+     "--conv is a SummaC-Conv head: give --aggregation conv, or leave --aggregation out"),
 ])
 def test_cli_benchmark_options_misused_are_one_line(tmp_path, capsys, argv, message):
     assert main(["evaluate", str(tmp_path), *argv]) == 2
@@ -221,8 +223,11 @@ def test_cli_prints_the_table_and_writes_the_report(tmp_path, capsys, monkeypatc
     import sys
     import types
 
+    from entailgen.training import checkpoint
+
     monkeypatch.setitem(sys.modules, "entailgen.training.document",
                         types.SimpleNamespace(DocumentScorer=StubDocumentScorer))
+    monkeypatch.setattr(checkpoint, "verify_model_dir", lambda directory: {})  # no weights in this stand-in dir
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "train.json").write_text(json.dumps(TRAIN_JSON))
     (tmp_path / "rows.jsonl").write_text("".join(json.dumps(r._asdict()) + "\n" for r in hand_rows()))
@@ -246,3 +251,9 @@ def test_progress_counts_rows_scored_on_stderr():
     assert with_progress(stub, "model", chunk=2, every_s=0, stream=stream)(pairs) == [0.1, 0.2, 0.3, 0.4, 0.5]
     assert [line.split(" (")[0] for line in stream.getvalue().splitlines()] == [
         "model: scored 2 / 5 rows", "model: scored 4 / 5 rows", "model: scored 5 / 5 rows"]
+
+
+def test_cli_a_dir_that_is_not_a_model_is_one_line(tmp_path, capsys):
+    (tmp_path / "rows.jsonl").write_text("".join(json.dumps(r._asdict()) + "\n" for r in hand_rows()))
+    assert main(["evaluate", str(tmp_path), "--benchmark", "summac", str(tmp_path / "rows.jsonl")]) == 2
+    assert capsys.readouterr().err.strip().startswith(f"entailgen: error: {tmp_path}")
