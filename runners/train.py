@@ -59,7 +59,7 @@ def _evaluate_benchmark(args) -> int:
         options = {"granularity": args.granularity, "aggregation": aggregation, "conv_dir": args.conv}
         model = DocumentScorer(args.model, **{k: v for k, v in options.items() if v is not None})
         scorers = {"entailgen model": with_progress(model.score_documents, "entailgen model", chunk=32),
-                   **{name: with_progress(fn, name, chunk=512) for name, fn in BASELINES.items()}}
+                   **{b: with_progress(fn, b, chunk=512) for b, fn in BASELINES.items()}}
         report = evaluate_benchmark(rows, scorers)
     except (EncoderError, ValueError, KeyError) as e:  # BenchmarkError is a ValueError
         raise UsageError(str(e).strip("'\""))
