@@ -35,7 +35,50 @@ def _train(args) -> int:
     return 0
 
 
+def _evaluate_benchmark(args) -> int:
+    """`evaluate MODEL_DIR --benchmark summac FILE...`: the rows and cuts are checked before the model loads."""
+    from entailgen.training.benchmark import BASELINES, check_datasets, evaluate_benchmark, format_table, \
+        read_benchmark, with_progress, write_report
+    from entailgen.training.encoder import EncoderError
+
+    name, files = args.benchmark[0], args.benchmark[1:]
+    if name != "summac":
+        raise UsageError(f"--benchmark {name}: unknown benchmark (known: summac)")
+    if not files:
+        raise UsageError("--benchmark summac needs the benchmark's files (data/<set>.json or JSON Lines)")
+    if args.conv is not None and args.aggregation == "zs":
+        raise UsageError("--conv is a SummaC-Conv head: give --aggregation conv, or leave --aggregation out")
+    aggregation = "conv" if args.conv is not None else args.aggregation
+    try:
+        rows = read_benchmark(files)
+        check_datasets(rows)  # cuts and labels of every dataset: one line now, not after scoring
+        from entailgen.training.checkpoint import verify_model_dir
+
+        verify_model_dir(args.model)  # a missing or damaged model: one line before anything loads
+        from entailgen.training.document import DocumentScorer
+
+        options = {"granularity": args.granularity, "aggregation": aggregation, "conv_dir": args.conv}
+        model = DocumentScorer(args.model, **{k: v for k, v in options.items() if v is not None})
+        scorers = {"entailgen model": with_progress(model.score_documents, "entailgen model", chunk=32),
+                   **{b: with_progress(fn, b, chunk=512) for b, fn in BASELINES.items()}}
+        report = evaluate_benchmark(rows, scorers)
+    except (EncoderError, ValueError, KeyError) as e:  # BenchmarkError is a ValueError
+        raise UsageError(str(e).strip("'\""))
+    report["model"] = {"dir": args.model, **{k: getattr(model, k, v) for k, v in options.items()}, "files": files}
+    print(format_table(report), flush=True)  # shown even when the model dir cannot take the eval file
+    write_report(args.model, report)
+    return 0
+
+
 def _evaluate(args) -> int:
+    if args.benchmark is not None:
+        if args.dataset is not None:
+            raise UsageError("give a DATASET or --benchmark, not both")
+        return _evaluate_benchmark(args)
+    if args.dataset is None:
+        raise UsageError("evaluate needs a DATASET or --benchmark summac FILE...")
+    if args.granularity is not None or args.aggregation is not None or args.conv is not None:
+        raise UsageError("--granularity, --aggregation and --conv are for --benchmark")
     from entailgen.training.data import DatasetError
     from entailgen.training.encoder import EncoderError
     from entailgen.training.evaluation import evaluate, result_table, write_evaluation
@@ -154,9 +197,19 @@ def register(commands) -> None:
     train.set_defaults(handler=_train)
     evaluate = commands.add_parser("evaluate", help="a trained model's accuracy next to the dataset's baselines")
     evaluate.add_argument("model", metavar="MODEL_DIR", help="a model dir written by `entailgen train`")
-    evaluate.add_argument("dataset", metavar="DATASET", help="a finished entailgen dataset")
+    evaluate.add_argument("dataset", metavar="DATASET", nargs="?", help="a finished entailgen dataset")
     evaluate.add_argument("--split", default="test", help="split to evaluate, or 'all'")
     evaluate.add_argument("--device", default="auto", help="auto, cpu or cuda")
+    evaluate.add_argument("--benchmark", nargs="+", metavar=("NAME", "FILE"),
+                          help="instead of a DATASET: 'summac' and its files (the SummaC repository's data/<set>.json "
+                               "or JSON Lines of document, claim, label, cut); threshold chosen on val, test reported")
+    evaluate.add_argument("--granularity", choices=("sentence", "2sents", "paragraph", "document"),
+                          help="--benchmark: the document blocks each claim sentence is scored against "
+                               "(default: the scorer's, sentence)")
+    evaluate.add_argument("--aggregation", choices=("zs", "conv"),
+                          help="--benchmark: zs (max over blocks, mean over claim sentences; default) or conv "
+                               "(the SummaC-Conv head of --conv)")
+    evaluate.add_argument("--conv", metavar="CONV_DIR", help="--benchmark: a trained SummaC-Conv head")
     evaluate.set_defaults(handler=_evaluate)
     score = commands.add_parser("score", help="score (premise, hypothesis) pairs with a dae model, or (document, "
                                               "summary) rows with any model (--documents), through Beam")

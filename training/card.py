@@ -44,6 +44,20 @@ def datasets_table(trained: dict) -> list[str]:
     return rows
 
 
+def benchmark_section(report: dict) -> list[str]:
+    """A human-labelled benchmark's section: the table beside the paper's rows, then its notes."""
+    from entailgen.training.benchmark import benchmark_table
+
+    table, notes = benchmark_table(report)
+    model = report.get("model", {})
+    options = ", ".join(f"{k} {model[k]}" for k in ("granularity", "aggregation", "conv_dir") if model.get(k))
+    lines = [f"## The {report['benchmark']} benchmark" + (f" ({options})" if options else ""), "",
+             "Test balanced accuracy (%), the threshold chosen on each dataset's val cut.", "", *table, ""]
+    for note in notes:
+        lines += [note + ".", ""]
+    return lines
+
+
 def write_card(model_dir: str) -> str:
     """(Re)write MODEL_DIR/README.md from train.json and eval/*.json."""
     with open(os.path.join(model_dir, "train.json"), encoding="utf-8") as f:
@@ -67,6 +81,9 @@ def write_card(model_dir: str) -> str:
     for path in sorted(glob.glob(os.path.join(model_dir, EVAL_DIR, "*.json"))):
         with open(path, encoding="utf-8") as f:
             result = json.load(f)
+        if "benchmark" in result:  # eval/benchmark-<name>.json, written by `evaluate --benchmark`
+            lines += benchmark_section(result)
+            continue
         lines += [f"## Evaluation on {result['dataset_name']} ({result['split']} split)", "", metrics_table(result), ""]
         if "sentence" in result:
             s = result["sentence"]
