@@ -283,13 +283,14 @@ def _fit(dataset: str | Sequence[str], output: str, options: TrainOptions) -> di
     scheduler = get_linear_schedule_with_warmup(optimizer, 0, max(1, -(-rows // options.batch_size) * options.epochs))
     counts: list = []
     losses, dev_curve, best = [], [], (None, -1.0, None)
-    bar = progress_bar(sum(drawn) * options.epochs, f"train {task}", options.progress)
+    # the bar counts examples trained (rows sit in the shuffle buffer long before their step), up to the bound
+    bar = progress_bar(rows * options.epochs, f"train {task}", options.progress)
     train_s = 0.0  # the epochs' reading and steps: not loading, not dev passes
     for epoch in range(options.epochs):
         epoch_started = time.perf_counter()
         epoch_counts = [Counter() for _ in datasets]
         notes = [Counter() for _ in datasets]  # sampled negatives, truncated premises: pairs made, not left out
-        stream = _counted(training_stream(datasets, sizes, drawn, options.train_split), bar)
+        stream = training_stream(datasets, sizes, drawn, options.train_split)
         expanded = ((i, e) for i, r in stream for e in examples(r, epoch_counts[i], notes[i]))
         rng = random.Random(f"{options.seed}:{epoch}")
         read = _featurized(shuffled(expanded, options.shuffle_buffer, rng), task, featurize, epoch_counts, notes)
@@ -305,6 +306,8 @@ def _fit(dataset: str | Sequence[str], output: str, options: TrainOptions) -> di
             scheduler.step()
             losses.append(round(value, 4))
             bar.set_postfix(epoch=epoch + 1, loss=f"{losses[-1]:.4f}")
+            bar.update(len(batch))
+        bar.update(rows * (epoch + 1) - bar.n)  # rows left out and negatives not found: the epoch is done
         train_s += time.perf_counter() - epoch_started
         counts = epoch_counts  # every epoch sees the same rows; the last epoch's counts stand for all
         if not sum(counts, Counter())["used"]:
@@ -351,12 +354,6 @@ def _featurized(examples: Iterable, task: str, featurize, counts: list, notes: l
             if features.truncated:
                 notes[index]["truncated"] += 1
             yield index, features
-
-
-def _counted(pairs: Iterable, bar) -> Iterator:
-    for pair in pairs:
-        bar.update(1)
-        yield pair
 
 
 def _counts(counts: Counter) -> dict:

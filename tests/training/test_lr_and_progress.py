@@ -41,6 +41,22 @@ def test_train_without_lr_records_the_lr_auto_chose_and_shows_progress_lines(sma
     assert bars[0].startswith("train dae:   0%") and "8/8" in bars[-1]
 
 
+def test_the_bar_counts_examples_as_they_are_trained_not_rows_read_into_the_shuffle_buffer(
+        small_dataset, tiny_encoder, tmp_path, monkeypatch):
+    import entailgen.training.models as models
+    import entailgen.training.trainer as trainer
+
+    bars, done_at_step = [], []
+    real_bar, real_loss = trainer.progress_bar, models.loss_of
+    monkeypatch.setattr(trainer, "progress_bar", lambda *a, **k: bars.append(real_bar(*a, **k)) or bars[-1])
+    monkeypatch.setattr(models, "loss_of", lambda *a: done_at_step.append(bars[0].n) or real_loss(*a))
+    trainer.train(str(small_dataset), str(tmp_path / "m"), trainer.TrainOptions(
+        encoder=str(tiny_encoder), epochs=2, batch_size=4, max_length=24))
+    # 8 rows, batches of 4, 2 epochs: the bar stood at 0, 4, 8, 12 before each step (it said 8 of 8 before the
+    # first step when it counted rows read into the shuffle buffer)
+    assert done_at_step == [0, 4, 8, 12] and bars[0].n == 16
+
+
 def test_train_quiet_prints_only_the_model_dir(small_dataset, tiny_encoder, tmp_path, capsys):
     out = tmp_path / "q"
     assert main(["train", str(small_dataset), "--output", str(out), "--encoder", str(tiny_encoder), "--epochs", "1",
