@@ -157,3 +157,18 @@ def test_train_conv_writes_a_head_tied_to_its_model_and_score_documents_runs_on_
                  "--aggregation", "conv", "--conv", str(conv)]) == 2
     assert "was fit on the scores of another model" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
+
+
+def test_evaluate_benchmark_runs_the_document_scorer_on_a_trained_model(pair_model, tmp_path, capsys):
+    rows = [{"id": f"r{i}", "document": "The man likes a park. A dog chases a cat.", "cut": cut, "dataset": "toy",
+             "claim": claim, "label": label}
+            for i, (cut, claim, label) in enumerate([("val", "A man likes a park.", 1), ("val", "A dog chases.", 0),
+                                                     ("test", "A man likes.", 1), ("test", "A cat chases a dog.", 0)])]
+    path = tmp_path / "toy.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["evaluate", str(pair_model), "--benchmark", "summac", str(path)]) == 0
+    report = json.loads((pair_model / "eval" / "benchmark-summac.json").read_text())
+    assert set(report["scorers"]) >= {"unigram overlap", "NER overlap"} and len(report["scorers"]) == 3
+    assert report["counts"] == {"toy": {"val": {"consistent": 1, "inconsistent": 1},
+                                        "test": {"consistent": 1, "inconsistent": 1}}}
+    assert "SummaC-ZS (paper)" in capsys.readouterr().out
