@@ -62,7 +62,7 @@ def _evaluate_benchmark(args) -> int:
         scorers = {"entailgen model": with_progress(model.score_documents, "entailgen model", chunk=32),
                    **{b: with_progress(fn, b, chunk=512) for b, fn in BASELINES.items()}}
         report = evaluate_benchmark(rows, scorers)
-    except (EncoderError, ValueError, KeyError) as e:  # BenchmarkError is a ValueError
+    except (EncoderError, ValueError, KeyError, OSError) as e:  # BenchmarkError is a ValueError; OSError: no spaCy model
         raise UsageError(str(e).strip("'\""))
     report["model"] = {"dir": args.model, **{k: getattr(model, k, v) for k, v in options.items()}, "files": files}
     print(format_table(report), flush=True)  # shown even when the model dir cannot take the eval file
