@@ -69,7 +69,7 @@ def pair_features(tokenizer, premise: str, hypothesis: str, label: int, max_leng
     """Features of a (premise, hypothesis) pair for the sentence-pair classifier; a longer pair has its premise cut to
     fit (truncated set: a document premise, SummaC's document granularity), TOO_LONG only when the hypothesis alone
     leaves no room for one premise token."""
-    encoding = tokenizer(premise, hypothesis, truncation=False)
+    encoding = tokenizer(premise, hypothesis, truncation=False, verbose=False)  # a long premise is cut below
     truncated = len(encoding["input_ids"]) > max_length
     if truncated:
         hypothesis_length = len(tokenizer(hypothesis, add_special_tokens=False)["input_ids"])
