@@ -206,6 +206,7 @@ class PairScorer:
                                                    f"tokens")
             else:
                 ready.append((i, features))
+        ready.sort(key=lambda item: len(item[1].input_ids))  # batches of like lengths: little padding to compute
         for start in range(0, len(ready), self.batch_size):
             chunk = ready[start:start + self.batch_size]
             probs = _probabilities(self.model, [f for _, f in chunk], self.tokenizer.pad_token_id or 0, self.device)

@@ -82,6 +82,7 @@ class DaeScorer:
                 results[i] = Unscorable("NoArcs", "the hypothesis has no content arc to score")
             else:
                 ready.append((i, example, features))
+        ready.sort(key=lambda item: len(item[2].input_ids))  # batches of like lengths: little padding to compute
         for start in range(0, len(ready), self.batch_size):
             chunk = ready[start:start + self.batch_size]
             probs = _probabilities(self.model, [f for _, _, f in chunk], self.tokenizer.pad_token_id or 0, self.device)
