@@ -11,7 +11,8 @@ Inputs (the text the project already uses; see bench/quality.py): UD-EWT from th
               characters, three sentences a paragraph. No news text ships, so this stands in for news.
   paraphrase  N distinct EWT sentences of 6..40 words (bench/quality.py's pick).
   dae         N (x, h*) pairs: those sentences with their eng-spa-eng Apertium round trip as h* (made once, cached).
-  recast      N units resampled from the family's samples (bench/scale.py); it runs no model, so it has no raw stage.
+  recast      N units resampled from the family's samples but relation.txt (bench/scale.py); by default it runs no
+              model, so it has no raw stage.
 Usage: python bench/pipeline.py FAMILY --n N [--work DIR] [--wheel DECOMP_WHEEL] [--profile] [-- RUN FLAGS...]
 """
 from __future__ import annotations
@@ -148,6 +149,7 @@ def write_input(opts, work: Path) -> tuple[Path, list]:
     if not directory.exists():
         directory.mkdir()
         synthetic_inputs("recast", opts.n, opts.seed, directory)
+        (directory / "relation.txt").unlink(missing_ok=True)  # the relation recast needs a --kb: not by default
     return directory, sorted(str(p) for p in directory.iterdir())
 
 
