@@ -10,9 +10,9 @@ from apache_beam.testing.util import assert_that, equal_to
 
 from entailgen.schemas.sources import SourceText
 from entailgen.transforms.generate import Candidate
-from entailgen.transforms.generate.apertium import (ApertiumFailed, ApertiumOptions, ApertiumUnavailable, RoundTripCandidates,
-                                                    installed_modes, round_trips, roundtrip_candidates, strip_marks,
-                                                    translate, usable_routes)
+from entailgen.transforms.generate.apertium import (ApertiumFailed, ApertiumOptions, ApertiumUnavailable,
+                                                    RoundTripCandidates, installed_modes, round_trips,
+                                                    roundtrip_candidates, strip_marks, translate, usable_routes)
 from entailgen.transforms.generate.rank import LexicalSimilarity
 
 HAVE_APERTIUM = shutil.which("apertium") is not None
