@@ -3,9 +3,11 @@ rates and elapsed time; a live line on a terminal, a line every few seconds othe
 
 The DirectRunner's FnApiRunner runs a pipeline to the end inside run() and only then hands back its metrics, so the
 counters are collected bundle by bundle from the runner itself (in_memory and multi_processing alike: the workers'
-bundle responses come back through it). A bundle's counters come when it finishes, so a job whose first stage is one
-long bundle shows the elapsed time alone until then, and says so; so does a runner without that hook. The read rate
-is taken over the reading period (up to the last time `read` grew), so it holds still once reading ends.
+bundle responses come back through it). The in_memory runner runs a whole stage as one bundle (claims: read, parse
+and claims of every document), so the bundles running in this process are also looked into every TICK and their
+counters so far added; multi_processing workers' bundles count when they finish, and until the first does the line
+shows the elapsed time alone and says so. The read rate is taken over the reading period (up to the last time
+`read` grew), so it holds still once reading ends.
 """
 from __future__ import annotations
 
@@ -35,12 +37,54 @@ def user_counters(monitoring_infos) -> dict[str, int]:
     return counters
 
 
+def running_counters(handlers) -> dict[str, int]:
+    """The 'entailgen' counters so far of the bundles running in this process (in_memory workers), summed; a bundle
+    that starts or ends while it is read is left for the next look."""
+    counters: dict[str, int] = defaultdict(int)
+    for handler in {id(h): h for h in handlers}.values():  # two bundles on one handler are both in its cache
+        cache = getattr(handler, "bundle_processor_cache", None)  # only in-process workers have one
+        for _, processor in list(getattr(cache, "active_bundle_processors", {}).values()):
+            try:
+                for name, value in user_counters(processor.monitoring_infos()).items():
+                    counters[name] += value
+            except Exception:  # the bundle changed under us (finished, reset): its counters come with it
+                continue
+    return counters
+
+
 class CountingFnApiRunner(FnApiRunner):
-    """The DirectRunner's FnApiRunner, adding each finished bundle's 'entailgen' counters to `live` as it goes."""
+    """The DirectRunner's FnApiRunner, adding each finished bundle's 'entailgen' counters to `live` as it goes, and
+    those of the bundles still running in this process so far (every TICK)."""
 
     def __init__(self, live: dict, **kwargs):
         super().__init__(**kwargs)
         self.live = live
+        self.finished: dict[str, int] = defaultdict(int)  # counters of the bundles that have finished
+        self.running: list = []  # worker handlers of the bundles in flight
+        self.lock = threading.Lock()
+        self._stop = threading.Event()
+
+    def run_pipeline(self, pipeline, options):
+        self._stop.clear()
+        looker = threading.Thread(target=self._look, name="entailgen-counters", daemon=True)
+        looker.start()
+        try:
+            return super().run_pipeline(pipeline, options)
+        finally:
+            self._stop.set()
+            looker.join()
+
+    def _look(self) -> None:
+        while not self._stop.wait(TICK):
+            self.publish(running_counters(list(self.running)))
+
+    def publish(self, running: dict) -> None:
+        """live = finished + running, never going down (a bundle ends a moment before its counters are added)."""
+        with self.lock:
+            for name in set(self.finished) | set(running):
+                value = self.finished.get(name, 0) + running.get(name, 0)
+                if value > self.live.get(name, 0):
+                    self.live[name] = value
 
     @property
     def _default_environment(self):
@@ -57,13 +101,22 @@ class CountingFnApiRunner(FnApiRunner):
                 f"trap '' INT; exec {environment.command_string}")
         self.__dict__["_environment"] = environment
 
-    def _execute_bundle(self, *args, **kwargs):
-        response = super()._execute_bundle(*args, **kwargs)
+    def _execute_bundle(self, runner_execution_context, bundle_context_manager, *args, **kwargs):
+        handlers = list(getattr(bundle_context_manager, "worker_handlers", None) or ())
+        self.running.extend(handlers)
         try:
-            for name, value in user_counters(response.process_bundle.monitoring_infos).items():
-                self.live[name] = self.live.get(name, 0) + value
+            response = super()._execute_bundle(runner_execution_context, bundle_context_manager, *args, **kwargs)
+        finally:
+            for handler in handlers:
+                self.running.remove(handler)
+        try:
+            finals = user_counters(response.process_bundle.monitoring_infos)
         except AttributeError:  # a Beam whose bundle response looks different: elapsed time only
-            pass
+            return response
+        with self.lock:
+            for name, value in finals.items():
+                self.finished[name] += value
+        self.publish({})
         return response
 
 

@@ -36,3 +36,45 @@ def test_lines_come_every_half_second_on_a_terminal_and_every_five_elsewhere():
             return True
 
     assert (line_every(Terminal()), line_every(io.StringIO())) == (0.5, 5.0)
+
+
+def _count_then_wait(x):
+    """Count each element as read; the last one waits, then counts 'parsed': only a look into the running bundle
+    can see read 3 without parsed."""
+    import time
+
+    from apache_beam.metrics import Metrics
+
+    Metrics.counter("entailgen", "read").inc()
+    if x == 2:
+        time.sleep(1.5)
+        Metrics.counter("entailgen", "parsed").inc()
+    return x
+
+
+def test_the_counters_of_a_running_bundle_show_before_it_ends():
+    """The in_memory runner runs a stage as one bundle (claims: every document's read, parse and claims): its
+    counters must show while it runs, not only at its end."""
+    import threading
+    import time
+
+    import apache_beam as beam
+
+    from entailgen.runners.progress import CountingFnApiRunner
+
+    live: dict = {}
+    seen, done = [], threading.Event()
+
+    def look():
+        while not done.is_set():
+            seen.append(dict(live))
+            time.sleep(0.05)
+
+    looker = threading.Thread(target=look, daemon=True)
+    looker.start()
+    with beam.Pipeline(runner=CountingFnApiRunner(live)) as p:
+        _ = p | beam.Create([0, 1, 2]) | beam.Map(_count_then_wait)
+    done.set()
+    looker.join()
+    assert {"read": 3} in seen  # during the bundle: read so far, parsed not yet
+    assert live == {"read": 3, "parsed": 1}

@@ -1,5 +1,7 @@
 """Round-trip generation: mark stripping, route sharing, ranking (fake translator); real Apertium when installed."""
 import shutil
+import threading
+import time
 
 import apache_beam as beam
 import pytest
@@ -8,9 +10,9 @@ from apache_beam.testing.util import assert_that, equal_to
 
 from entailgen.schemas.sources import SourceText
 from entailgen.transforms.generate import Candidate
-from entailgen.transforms.generate.apertium import (ApertiumOptions, ApertiumUnavailable, RoundTripCandidates,
-                                                    installed_modes, round_trips, roundtrip_candidates, strip_marks,
-                                                    translate, usable_routes)
+from entailgen.transforms.generate.apertium import (ApertiumFailed, ApertiumOptions, ApertiumUnavailable,
+                                                    RoundTripCandidates, installed_modes, round_trips,
+                                                    roundtrip_candidates, strip_marks, translate, usable_routes)
 from entailgen.transforms.generate.rank import LexicalSimilarity
 
 HAVE_APERTIUM = shutil.which("apertium") is not None
@@ -39,6 +41,49 @@ def test_round_trips_share_route_prefixes():
     routes = [("a", "b"), ("a", "c"), ("a", "b", "d")]
     assert round_trips(["x", "y"], routes, fake) == [["x a b", "x a c", "x a b d"], ["y a b", "y a c", "y a b d"]]
     assert [mode for mode, _ in fake.calls] == ["a", "b", "c", "d"]  # one call per distinct prefix, all lines at once
+
+
+class SlowTranslator(FakeTranslator):
+    """A FakeTranslator whose calls take a while, counting how many run at once."""
+
+    def __init__(self, seconds=0.2):
+        super().__init__()
+        self.seconds, self.now, self.most = seconds, 0, 0
+        self.lock = threading.Lock()
+
+    def __call__(self, lines, mode):
+        with self.lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        time.sleep(self.seconds)
+        with self.lock:
+            self.now -= 1
+        return super().__call__(lines, mode)
+
+
+def test_round_trips_run_independent_prefixes_at_once_with_the_same_results():
+    """An Apertium call is mostly start-up: the calls of a batch whose inputs are ready overlap (at most `parallel`),
+    each prefix after the one it extends, and the round trips are those of one call at a time."""
+    routes = [("a", "b"), ("c", "d"), ("e", "f"), ("a", "b", "g"), ("c",)]
+    one_by_one = round_trips(["x", "y"], routes, FakeTranslator())
+    slow = SlowTranslator()
+    started = time.monotonic()
+    assert round_trips(["x", "y"], routes, slow, parallel=3) == one_by_one
+    assert slow.most == 3  # a, c and e at once; then b, d and f; then g
+    assert time.monotonic() - started < 6 * slow.seconds  # 3 waves, not 7 calls one by one
+    modes = [mode for mode, _ in slow.calls]
+    assert sorted(modes) == ["a", "b", "c", "d", "e", "f", "g"]  # each distinct prefix once
+    assert modes.index("b") > modes.index("a") and modes.index("g") > modes.index("b")
+
+
+def test_a_failed_call_among_parallel_ones_fails_the_batch():
+    def translator(lines, mode):
+        if mode == "c":
+            raise ApertiumFailed("apertium c exited 1")
+        return [f"{line} {mode}" for line in lines]
+
+    with pytest.raises(ApertiumFailed, match="c exited"):
+        round_trips(["x"], [("a", "b"), ("c", "d")], translator, parallel=2)
 
 
 def test_roundtrip_candidates_drop_copies_of_x_and_rank_by_similarity():

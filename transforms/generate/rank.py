@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import Counter
+from contextlib import contextmanager
 from typing import Iterable, Optional, Sequence
 
 from entailgen.transforms.generate import Candidate
@@ -58,12 +59,23 @@ class LexicalSimilarity:
         return [[overlap_similarity(source, h) for h in hypotheses] for source, hypotheses in groups]
 
 
+@contextmanager
+def intra_op_threads(torch, threads: int):
+    """torch's intra-op thread count set to threads inside the block, and put back after it."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 class EncoderSimilarity:
     """Scores hypotheses by cosine similarity of mean-pooled sentence embeddings (all-MiniLM-L6-v2 by default)."""
 
     name = "minilm"
 
-    def __init__(self, model_path: str, batch_size: int = 256, device: str = "cpu"):
+    def __init__(self, model_path: str, batch_size: int = 256, device: str = "cpu", threads: int = 1):
         import torch
         from transformers import AutoModel, AutoTokenizer
         from transformers.utils import logging as hf_logging
@@ -75,6 +87,7 @@ class EncoderSimilarity:
         self.model.to(device).eval()
         self.batch_size = batch_size
         self.device = device
+        self.threads = threads
 
     def embed(self, texts: Sequence[str]):
         """Unit-length mean-pooled embeddings of the texts, one row each."""
@@ -95,8 +108,12 @@ class EncoderSimilarity:
 
         Each group is embedded as its own batch: padding to a batch's longest text moves the last float bits, so a
         batch that depended on which sources share a bundle would make rankings (and shards) differ between runs.
+        Such small batches run on `threads` intra-op threads (1 by default): more gain little on them, and on cores
+        that other processes share (Apertium's, a second worker's) torch's spinning threads made scoring 5-10x
+        slower (bench/RESULTS.md); the scores are the same bits.
         """
-        return [self._score_group(source, hypotheses) for source, hypotheses in groups]
+        with intra_op_threads(self.torch, self.threads):
+            return [self._score_group(source, hypotheses) for source, hypotheses in groups]
 
     def _score_group(self, source: str, hypotheses: Sequence[str]) -> list[float]:
         texts = sorted({source, *hypotheses})
