@@ -25,6 +25,7 @@ from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions,
 import entailgen
 from entailgen.pipelines import get_family
 from entailgen.pipelines.base import RunConfig
+from entailgen.runners.beam_flags import DASK, runner_args
 from entailgen.runners.dataflow import check_cloud_paths, dataflow_args, dry_run, is_dry_run, needs_gpu
 from entailgen.runners.progress import Progress
 from entailgen.transforms.accounting import CountUnits
@@ -117,6 +118,9 @@ def runner_name(options: PipelineOptions) -> str:
         workers = direct.direct_num_workers or os.cpu_count()
         return f"DirectRunner ({direct.direct_running_mode}, {workers} worker{'s' if workers != 1 else ''})"
     runner = options.view_as(StandardOptions).runner
+    if runner == DASK:
+        address = options.get_all_options().get("address")
+        return f"DaskRunner (entailgen, {f'scheduler {address}' if address else 'a local cluster'})"
     return runner if isinstance(runner, str) else type(runner).__name__
 
 
@@ -138,7 +142,8 @@ def direct_runner(options: PipelineOptions, live: dict):
 def job_pipeline(config: RunConfig, pipeline_args: list[str] = (), live: Optional[dict] = None) -> beam.Pipeline:
     """The job wired into a pipeline whose options carry the runner's defaults (Dataflow: staging, GPU workers); a
     local job runs on the FnApiRunner directly, its counters collected into `live` as bundles finish."""
-    options = PipelineOptions(dataflow_args(config.pipeline, pipeline_args, needs_gpu(config)), save_main_session=False)
+    options = PipelineOptions(dataflow_args(config.pipeline, runner_args(pipeline_args), needs_gpu(config)),
+                              save_main_session=False)
     check_cloud_paths(config, options)
     runner = direct_runner(options, {} if live is None else live) if is_direct(options) else None
     p = beam.Pipeline(runner=runner, options=options)
@@ -276,7 +281,7 @@ def check_runner(options: PipelineOptions) -> None:
 def check_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = False) -> None:
     """Everything about a run that can be checked before it starts, as a ValueError with one line: the runner and its
     flags, Dataflow's paths, and the output."""
-    options = PipelineOptions(dataflow_args(config.pipeline, pipeline_args, needs_gpu(config)))
+    options = PipelineOptions(dataflow_args(config.pipeline, runner_args(pipeline_args), needs_gpu(config)))
     check_runner(options)
     check_cloud_paths(config, options)
     if not is_dry_run(options):
