@@ -222,8 +222,8 @@ class DaskRunner(stock.DaskRunner):
                      side_views=tuple((type(si), si._view_options()) for si in node.side_inputs))
         sides = [DaskRunner.side_input(translation, si.pvalue) for si in node.side_inputs]
         step = dask.delayed(step)  # one copy in the graph, not one per bundle
-        bundles = [dask.delayed(run_bundle)(part, step, *sides)
-                   for part in bag.to_delayed(optimize_graph=False)]
+        bundles = [dask.delayed(run_bundle)(part, step, *sides, dask_key_name=(node.full_label, translation.job, i))
+                   for i, part in enumerate(bag.to_delayed(optimize_graph=False))]  # named for the dashboard
         translation.metrics.extend(dask.delayed(operator.getitem)(b, 1) for b in bundles)
         return {tag: db.from_delayed([dask.delayed(lambda b, t: b[0][t])(b, tag) for b in bundles])
                 for tag in node.outputs}

@@ -151,6 +151,15 @@ def job_pipeline(config: RunConfig, pipeline_args: list[str] = (), live: Optiona
     return p
 
 
+def absolute_paths(config: RunConfig, pipeline_args: Sequence[str]) -> RunConfig:
+    """Local inputs and output made absolute for a runner whose workers need not share this process's working
+    directory (a Dask cluster started elsewhere); as given for the DirectRunner."""
+    if is_direct(PipelineOptions(list(pipeline_args))):
+        return config
+    absolute = lambda path: path if "://" in path else os.path.abspath(path)  # noqa: E731
+    return dataclasses.replace(config, inputs=tuple(map(absolute, config.inputs)), output=absolute(config.output))
+
+
 def _sibling(output: str, suffix: str) -> str:
     """A hidden folder beside output: /data/out -> /data/.out<suffix> (local or gs://)."""
     parent, name = FileSystems.split(output.rstrip("/"))
@@ -504,6 +513,7 @@ def run_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = 
     """
     family = get_family(config.pipeline)
     check_job(config, pipeline_args, overwrite)
+    config = absolute_paths(config, pipeline_args)
     building = dataclasses.replace(config, output=_sibling(config.output, PARTIAL))
     live: dict = {}
     p = job_pipeline(building, pipeline_args, live)

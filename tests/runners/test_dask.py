@@ -29,7 +29,7 @@ OURS, STOCK = "entailgen", "stock"
 
 @pytest.fixture(scope="module")
 def cluster():
-    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as c:
+    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=":0") as c:
         yield c
 
 
@@ -192,3 +192,81 @@ def test_a_bounded_read_reads_every_line(kind, cluster, tmp_path):
         return
     got, _ = run(kind, cluster, build, tmp_path)
     assert got == [f"line {i}" for i in range(5)]
+
+
+# -- entailgen's jobs on a 2-worker cluster: the DirectRunner's bytes, its counts, both workers at work ----------------
+
+SAMPLES = Path(__file__).parents[2] / "samples"
+
+
+def files(root: Path) -> dict:
+    """Every file of a dataset but run.json (which records times and flags), by relative path."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name != "run.json"}
+
+
+def executed(dask_worker) -> int:
+    return dask_worker.state.executed_count
+
+
+def on_dask(cluster, *args) -> list:
+    return [*args, "--runner", "DaskRunner", f"--dask_client_address={cluster.scheduler_address}"]
+
+
+@pytest.fixture
+def dae_input(tmp_path):
+    """The first 12 pairs of the dae sample: every stage of dae (generation, parses, labels), in a fraction of the
+    sample's time (`dae --augment ...` on the whole sample was checked by hand: the same bytes too)."""
+    path = tmp_path / "pairs.tsv"
+    path.write_text("".join((SAMPLES / "paraphrase.tsv").read_text().splitlines(keepends=True)[:12]))
+    return path
+
+
+@pytest.mark.parametrize("family", ["parse", "recast", "claims", "dae"])
+def test_a_job_on_two_workers_writes_the_direct_runners_bytes(family, cluster, client, tmp_path, dae_input):
+    source = ["--input", str(dae_input)] if family == "dae" else ["--sample"]
+    common = ["run", family, *source, "--quiet"]
+    assert main(common + ["--output", str(tmp_path / "direct")]) == 0
+    before = client.run(executed)
+    assert main(on_dask(cluster, *common, "--output", str(tmp_path / "dask"))) == 0
+    after = client.run(executed)
+    assert len(after) == 2 and all(after[w] > before.get(w, 0) for w in after), (before, after)  # both did work
+    direct, dask = files(tmp_path / "direct"), files(tmp_path / "dask")
+    assert sum(name.endswith(".parquet") for name in direct) >= 2  # shards and the dead letters
+    assert direct.keys() == dask.keys()
+    assert [name for name in direct if direct[name] != dask[name]] == []
+    counts = json.loads(dask["manifest.json"])["counts"]  # from the runner's metrics and the staged counts
+    assert counts == json.loads(direct["manifest.json"])["counts"] and counts["total"]["written"] > 0
+    run_info = json.loads((tmp_path / "dask" / "run.json").read_text())
+    assert run_info["runner"] == f"DaskRunner (entailgen, scheduler {cluster.scheduler_address})"
+
+
+def test_a_worker_killed_mid_job_leaves_no_half_dataset(cluster, client, tmp_path):
+    out = tmp_path / "out"
+    common = ["run", "parse", "--sample", "--quiet", "--output", str(out), "--overwrite"]
+    assert main(common) == 0  # the dataset the killed job would replace (the DirectRunner's)
+    old = files(out)
+    pids = client.run(os.getpid)
+    outcome = {}
+
+    def job():
+        try:
+            outcome["rc"] = main(on_dask(cluster, *common))
+        except Exception as e:  # the job failed: KilledWorker, or what the lost worker was running
+            outcome["error"] = e
+
+    thread = threading.Thread(target=job)
+    thread.start()
+    victim, deadline = None, time.monotonic() + 120
+    while victim is None and thread.is_alive() and time.monotonic() < deadline:
+        busy = [w for w, keys in client.processing().items() if any("Parse/Parse" in str(k) for k in keys)]
+        victim = busy[0] if busy else None
+        time.sleep(0.02)
+    assert victim is not None, "the job ended before a worker could be killed in it"
+    os.kill(pids[victim], signal.SIGKILL)  # while it parses a bundle
+    thread.join(180)
+    assert not thread.is_alive() and outcome, outcome
+    # Retried elsewhere, the job wrote the same bytes; failed, it left the old dataset: never a half one.
+    assert files(out) == old, outcome
+    assert not (tmp_path / ".out.entailgen-partial").exists()
+    client.wait_for_workers(2, timeout=60)  # the nanny restarted the killed one
