@@ -20,6 +20,7 @@ from dask.distributed import Client, LocalCluster, default_client
 
 from entailgen.runners.cli import main
 from entailgen.runners.dask import DaskRunner
+from trainer_fixtures import tiny_encoder, train_tiny_dae  # noqa: F401 (tiny_encoder: a fixture)
 
 for _pickler in (cloudpickle, beam_cloudpickle):  # the workers cannot import this test module: ship its DoFns whole
     _pickler.register_pickle_by_value(sys.modules[__name__])
@@ -241,6 +242,22 @@ def test_a_job_on_two_workers_writes_the_direct_runners_bytes(family, cluster, c
     assert run_info["runner"] == f"DaskRunner (entailgen, scheduler {cluster.scheduler_address})"
 
 
+def test_score_on_two_workers_writes_the_direct_runners_bytes(cluster, tiny_encoder, tmp_path):  # noqa: F811
+    model = train_tiny_dae(tmp_path / "train", tiny_encoder)
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps(pair) + "\n" for pair in [
+        {"id": "a", "premise": "the dog sees the cat", "hypothesis": "the cat sees the dog"},
+        {"id": "b", "premise": "a man likes a park", "hypothesis": "the woman likes the park"},
+        {"id": "c", "premise": "the dog sees the cat"}]))
+    common = ["score", str(model), "--input", str(pairs)]
+    assert main(common + ["--output", str(tmp_path / "direct")]) == 0
+    assert main(on_dask(cluster, *common, "--output", str(tmp_path / "dask"))) == 0
+    direct, dask = files(tmp_path / "direct"), files(tmp_path / "dask")
+    assert direct.keys() == dask.keys() and [name for name in direct if direct[name] != dask[name]] == []
+    assert json.loads(dask["manifest.json"])["counts"]["total"] == {"read": 3, "written": 2, "dead_letters": 1,
+                                                                     "skipped": 0}
+
+
 def test_a_worker_killed_mid_job_leaves_no_half_dataset(cluster, client, tmp_path):
     out = tmp_path / "out"
     common = ["run", "parse", "--sample", "--quiet", "--output", str(out), "--overwrite"]
@@ -270,3 +287,49 @@ def test_a_worker_killed_mid_job_leaves_no_half_dataset(cluster, client, tmp_pat
     assert files(out) == old, outcome
     assert not (tmp_path / ".out.entailgen-partial").exists()
     client.wait_for_workers(2, timeout=60)  # the nanny restarted the killed one
+
+
+# -- the CLI: which runner, which flags, and one line for what cannot run ----------------------------------------------
+
+def one_error_line(capsys) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("entailgen: error: "), err
+    return err[0].removeprefix("entailgen: error: ")
+
+
+def test_dask_runner_names_entailgens_runner_and_its_flags_are_beams():
+    from entailgen.runners.beam_flags import check_beam_flags, runner_args
+
+    args = runner_args(["--runner", "DaskRunner", "--dask_npartitions", "3"])
+    assert args == ["--runner=entailgen.runners.dask.DaskRunner", "--dask_npartitions", "3"]
+    check_beam_flags(args)  # the Dask flags are recognised
+    assert runner_args(["--runner=dask"]) == ["--runner=entailgen.runners.dask.DaskRunner"]
+    assert runner_args(["--runner=DirectRunner"]) == ["--runner=DirectRunner"]
+
+
+@pytest.mark.parametrize("flags, said", [
+    (["--runner", "apache_beam.runners.dask.dask_runner.DaskRunner"],
+     "--runner apache_beam.runners.dask.dask_runner.DaskRunner would lose data: it merges dead letters into the "
+     "records, drops the rows DoFns emit in finish_bundle (batched parses, shard runs) and reports no counts for the "
+     "manifest; use --runner DaskRunner (entailgen.runners.dask.DaskRunner)"),
+    (["--runner", "FlinkRunner"],
+     "--runner FlinkRunner needs Beam's job-server jar, which Beam would download from Maven Central: pass "
+     "--flink_job_server_jar PATH (the jar from your own mirror) or --job_endpoint of a running job server"),
+    (["--runner=SparkRunner"], "--runner SparkRunner needs Beam's job-server jar, which Beam would download from "
+     "Maven Central: pass --spark_job_server_jar PATH (the jar from your own mirror) or --job_endpoint of a running "
+     "job server"),
+    (["--runner=FlinkRunner", "--flink_job_server_jar=/nowhere/job-server.jar"],
+     "--flink_job_server_jar /nowhere/job-server.jar: no such file"),
+])
+def test_a_runner_that_would_lose_data_or_download_a_jar_is_one_line(flags, said, tmp_path, capsys):
+    assert main(["run", "parse", "--sample", "--output", str(tmp_path / "out"), *flags]) == 2
+    assert one_error_line(capsys) == said
+    assert not (tmp_path / "out").exists()
+
+
+def test_without_the_dask_extra_the_dask_runner_is_one_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "entailgen.runners.dask", None)  # as if dask were not installed
+    assert main(["run", "parse", "--sample", "--output", str(tmp_path / "out"), "--runner", "DaskRunner"]) == 2
+    assert one_error_line(capsys).startswith("the Dask runner needs the dask extra (")
+    assert main(["run", "parse", "--sample", "--output", str(tmp_path / "out"), "--dask_npartitions=2"]) == 2
+    assert one_error_line(capsys).endswith("): pip install 'entailgen[dask]'")
