@@ -141,8 +141,12 @@ def _size(partition) -> int:
     return sum(1 for _ in partition)
 
 
-def _all_metrics(*updates) -> list:
-    return list(updates)
+def _tagged(bundle, tag) -> list:
+    return bundle[0][tag]
+
+
+def _all_metrics(updates: list, _sinks_done: list) -> list:
+    return updates
 
 
 class _Translation(PipelineVisitor):
@@ -201,15 +205,16 @@ class DaskRunner(stock.DaskRunner):
         translation = _Translation(self, job, bag_kwargs, partitions)
         pipeline.visit(translation)
         done = self.job_done(translation)
-        return DaskJobResult(client, client.compute(done), job, owns_cluster=not dask_options.get("address")
-                             and not dask_options.get("scheduler_file"))
+        return DaskJobResult(client, client.compute(done), job)
 
     @staticmethod
     def create(values: list, bag_kwargs: dict, partitions: int) -> db.Bag:
         """Create's values in the job's partitions (or --dask_partition_size each); an empty Create is one empty one."""
+        if not values:
+            return db.from_sequence([])
         if bag_kwargs.get("partition_size"):
-            return db.from_sequence(values, partition_size=bag_kwargs["partition_size"]) if values else db.from_sequence([])
-        return db.from_sequence(values, npartitions=max(1, min(partitions, len(values))))
+            return db.from_sequence(values, partition_size=bag_kwargs["partition_size"])
+        return db.from_sequence(values, npartitions=min(partitions, len(values)))
 
     @staticmethod
     def outputs_by_tag(translation: _Translation, node: AppliedPTransform, bag: db.Bag) -> dict:
@@ -225,8 +230,7 @@ class DaskRunner(stock.DaskRunner):
         bundles = [dask.delayed(run_bundle)(part, step, *sides, dask_key_name=(node.full_label, translation.job, i))
                    for i, part in enumerate(bag.to_delayed(optimize_graph=False))]  # named for the dashboard
         translation.metrics.extend(dask.delayed(operator.getitem)(b, 1) for b in bundles)
-        return {tag: db.from_delayed([dask.delayed(lambda b, t: b[0][t])(b, tag) for b in bundles])
-                for tag in node.outputs}
+        return {tag: db.from_delayed([dask.delayed(_tagged)(b, tag) for b in bundles]) for tag in node.outputs}
 
     @staticmethod
     def side_input(translation: _Translation, pcoll) -> Any:
@@ -261,8 +265,8 @@ class DaskRunner(stock.DaskRunner):
     @staticmethod
     def read(source) -> db.Bag:
         """A bounded Read (ReadFromText) as one partition per split (upstream leaves it unread)."""
-        splits = list(source.split(READ_BUNDLE_BYTES)) or [None]
-        if splits == [None]:
+        splits = list(source.split(READ_BUNDLE_BYTES))
+        if not splits:
             return db.from_sequence([])
         return db.from_delayed([dask.delayed(_read_split)(split) for split in splits])
 
@@ -271,16 +275,15 @@ class DaskRunner(stock.DaskRunner):
         """One task on every sink and every bundle's metrics (upstream computes the last bag only)."""
         sizes = [dask.delayed(_size)(part) for bag in translation.sinks()
                  for part in bag.to_delayed(optimize_graph=False)]
-        return dask.delayed(lambda metrics, _: metrics)(
-            dask.delayed(_all_metrics)(*translation.metrics), sizes)
+        return dask.delayed(_all_metrics)(translation.metrics, sizes)
 
 
 class DaskJobResult(PipelineResult):
     """A submitted job: wait_until_finish commits each bundle's metrics; metrics() then answers queries."""
 
-    def __init__(self, client, future, job: str, owns_cluster: bool):
+    def __init__(self, client, future, job: str):
         super().__init__(PipelineState.RUNNING)
-        self.client, self.future, self.job, self.owns_cluster = client, future, job, owns_cluster
+        self.client, self.future, self.job = client, future, job
         self._metrics: Optional[DirectMetrics] = None
 
     def wait_until_finish(self, duration=None) -> str:
@@ -288,19 +291,21 @@ class DaskJobResult(PipelineResult):
             return self._state
         try:
             updates = self.future.result(timeout=None if duration is None else duration / 1000)
-            metrics = DirectMetrics()
-            for bundle, update in enumerate(updates):
-                metrics.commit_logical(bundle, update)
-            self._metrics = metrics
-            self._state = PipelineState.DONE
+        except TimeoutError:  # still running after `duration` milliseconds
+            return self._state
         except BaseException:
             self._state = PipelineState.FAILED
-            raise
-        finally:
             self._close()
+            raise
+        self._metrics = DirectMetrics()
+        for bundle, update in enumerate(updates):  # each bundle's counters once: a retried bundle's last attempt
+            self._metrics.commit_logical(bundle, update)
+        self._state = PipelineState.DONE
+        self._close()
         return self._state
 
     def _close(self) -> None:
+        """Tear down the job's DoFns on every worker, then close the client (and the local cluster it started)."""
         try:
             self.client.run(tear_down, self.job)
         except Exception:  # a worker gone with the job: its DoFns went with it

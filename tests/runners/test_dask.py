@@ -242,6 +242,15 @@ def test_a_job_on_two_workers_writes_the_direct_runners_bytes(family, cluster, c
     assert run_info["runner"] == f"DaskRunner (entailgen, scheduler {cluster.scheduler_address})"
 
 
+def test_relative_paths_are_the_drivers_not_the_workers(cluster, tmp_path, monkeypatch):
+    (tmp_path / "here").mkdir()
+    (tmp_path / "here" / "c.txt").write_text("The cat sat on the mat.\nDogs bark.\n")
+    monkeypatch.chdir(tmp_path / "here")  # the workers started elsewhere, and stay there
+    assert main(on_dask(cluster, "run", "parse", "--input", "c.txt", "--output", "out", "--quiet")) == 0
+    manifest = json.loads((tmp_path / "here" / "out" / "manifest.json").read_text())
+    assert manifest["counts"]["total"]["written"] == 2
+
+
 def test_score_on_two_workers_writes_the_direct_runners_bytes(cluster, tiny_encoder, tmp_path):  # noqa: F811
     model = train_tiny_dae(tmp_path / "train", tiny_encoder)
     pairs = tmp_path / "pairs.jsonl"
