@@ -2,6 +2,7 @@
 it), builds the DirectRunner's bytes on a 2-worker cluster, and a worker killed mid-job leaves no half dataset."""
 import json
 import os
+import shutil
 import signal
 import sys
 import threading
@@ -214,25 +215,33 @@ def on_dask(cluster, *args) -> list:
     return [*args, "--runner", "DaskRunner", f"--dask_client_address={cluster.scheduler_address}"]
 
 
-@pytest.fixture
-def dae_input(tmp_path):
-    """The first 12 pairs of the dae sample: every stage of dae (generation, parses, labels), in a fraction of the
-    sample's time (`dae --augment ...` on the whole sample was checked by hand: the same bytes too)."""
-    path = tmp_path / "pairs.tsv"
-    path.write_text("".join((SAMPLES / "paraphrase.tsv").read_text().splitlines(keepends=True)[:12]))
-    return path
+@pytest.fixture(scope="module")
+def direct(tmp_path_factory):
+    """family -> (its job's argv without --output, the DirectRunner's dataset of it), each built once."""
+    root, built = tmp_path_factory.mktemp("direct"), {}
+
+    def dataset(family):
+        if family not in built:
+            source = ["--sample"]
+            if family == "dae":  # the first 12 pairs of its sample: every stage of dae in a fraction of the time
+                path = root / "pairs.tsv"  # (`dae --augment ...` on the whole sample was checked by hand: same bytes)
+                path.write_text("".join((SAMPLES / "paraphrase.tsv").read_text().splitlines(keepends=True)[:12]))
+                source = ["--input", str(path)]
+            argv = ["run", family, *source, "--quiet"]
+            assert main(argv + ["--output", str(root / family)]) == 0
+            built[family] = argv, root / family
+        return built[family]
+    return dataset
 
 
 @pytest.mark.parametrize("family", ["parse", "recast", "claims", "dae"])
-def test_a_job_on_two_workers_writes_the_direct_runners_bytes(family, cluster, client, tmp_path, dae_input):
-    source = ["--input", str(dae_input)] if family == "dae" else ["--sample"]
-    common = ["run", family, *source, "--quiet"]
-    assert main(common + ["--output", str(tmp_path / "direct")]) == 0
+def test_a_job_on_two_workers_writes_the_direct_runners_bytes(family, cluster, client, direct, tmp_path):
+    common, direct_dataset = direct(family)
     before = client.run(executed)
     assert main(on_dask(cluster, *common, "--output", str(tmp_path / "dask"))) == 0
     after = client.run(executed)
     assert len(after) == 2 and all(after[w] > before.get(w, 0) for w in after), (before, after)  # both did work
-    direct, dask = files(tmp_path / "direct"), files(tmp_path / "dask")
+    direct, dask = files(direct_dataset), files(tmp_path / "dask")
     assert sum(name.endswith(".parquet") for name in direct) >= 2  # shards and the dead letters
     assert direct.keys() == dask.keys()
     assert [name for name in direct if direct[name] != dask[name]] == []
@@ -267,10 +276,11 @@ def test_score_on_two_workers_writes_the_direct_runners_bytes(cluster, tiny_enco
                                                                      "skipped": 0}
 
 
-def test_a_worker_killed_mid_job_leaves_no_half_dataset(cluster, client, tmp_path):
+def test_a_worker_killed_mid_job_leaves_no_half_dataset(cluster, client, direct, tmp_path):
+    argv, direct_dataset = direct("parse")
     out = tmp_path / "out"
-    common = ["run", "parse", "--sample", "--quiet", "--output", str(out), "--overwrite"]
-    assert main(common) == 0  # the dataset the killed job would replace (the DirectRunner's)
+    shutil.copytree(direct_dataset, out)  # the dataset the killed job would replace
+    common = [*argv, "--output", str(out), "--overwrite"]
     old = files(out)
     pids = client.run(os.getpid)
     outcome = {}
