@@ -25,7 +25,7 @@ $(VENV)/.apt:
 $(VENV)/.installed: setup.py $(VENV)/.apt
 	@[ -x $(PY) ] || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip setuptools wheel
-	$(PY) -m pip install -q -e '.[test]'
+	$(PY) -m pip install -q -e '.[test,dask]'
 	@touch $@
 
 sample: setup

@@ -6,6 +6,7 @@ from setuptools import setup
 
 HERE = Path(__file__).parent
 VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "__init__.py").read_text()).group(1)
+DASK = "apache-beam[dask]==2.77.0"  # dask and distributed, for the Beam release pinned below
 SUBPACKAGES = ["schemas", "transforms", "transforms.io", "transforms.generate", "transforms.augment",
                "transforms.recast", "transforms.report", "transforms.claims", "pipelines", "runners", "training"]
 
@@ -36,7 +37,8 @@ setup(
         "tqdm>=4.60",
     ],
     extras_require={
-        "test": ["pytest>=8", "pytest-xdist>=3.5", "hypothesis>=6.100", "datasets>=3", "conllu>=6", "jsonschema>=4", "selenium>=4.20"],
+        "dask": [DASK],  # --runner DaskRunner (runners/dask.py)
+        "test": [DASK, "pytest>=8", "pytest-xdist>=3.5", "hypothesis>=6.100", "datasets>=3", "conllu>=6", "jsonschema>=4", "selenium>=4.20"],
     },
     entry_points={"console_scripts": ["entailgen=entailgen.runners.cli:console"]},
 )

@@ -1,17 +1,20 @@
-"""Benchmark: a family's whole job on the DirectRunner at 1 vs 2 workers, and peak memory of the whole process tree
+"""Benchmark: a family's whole job on the DirectRunner (or Dask) at 1 vs 2 workers, and peak memory of the process tree
 at N and 10N inputs (the ratio against N is the baseline: flat means records stream rather than pile up).
 
 Inputs are synthetic: units (lines, CoNLL sentences, GMB sentences) resampled with a seeded RNG from the family's
 embedded samples, written in the same formats under the same file names. Each run is `entailgen run` in a subprocess
 with --direct_running_mode=multi_processing; memory is sampled from /proc over the subprocess and all its descendants.
 Usage: python bench/scale.py PIPELINE [--n N | --sizes N1 N2 ...] [--workers 1 2] [--num-shards 4] [--seed 0]
-       [--source FILE] [-- FAMILY FLAGS...]
+       [--source FILE] [--runner direct dask] [-- FAMILY FLAGS...]
+--runner dask runs entailgen's DaskRunner against a LocalCluster of --workers processes started by this script
+(its scheduler in this process, not measured; the nannies and workers are, with the driver).
 --source resamples one file's units instead of the samples (claims: whole UD-EWT documents written by
 `python -m entailgen.transforms.io.ewt_documents DECOMP_WHEEL ewt.jsonl`); flags after `--` go to `entailgen run`.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -126,16 +129,44 @@ def tree_memory(root: int) -> tuple[int, int, int]:
     return rss, pss, _kib(f"/proc/{root}/smaps_rollup", "Pss:")
 
 
-def run_once(pipeline: str, inputs: list[str], output: str, workers: int, num_shards: int, flags=()) -> dict:
+def children_memory(proc) -> tuple[int, int, int]:
+    """tree_memory summed over every child of this process (the job's driver, and a Dask cluster's nannies with their
+    workers); the driver's own Pss last."""
+    rss = pss = 0
+    for child in _children().get(os.getpid(), []):
+        r, p, _ = tree_memory(child)
+        rss, pss = rss + r, pss + p
+    return rss, pss, _kib(f"/proc/{proc.pid}/smaps_rollup", "Pss:")
+
+
+@contextlib.contextmanager
+def runner_flags(runner: str, workers: int):
+    """The Beam flags of one run: the DirectRunner's multi-processing mode, or a fresh Dask cluster of `workers`
+    worker processes (one thread each) started here, its scheduler in this process."""
+    if runner == "direct":
+        yield ["--direct_running_mode=multi_processing", f"--direct_num_workers={workers}"]
+        return
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=workers, processes=True, threads_per_worker=1, dashboard_address=":0") as cluster:
+        yield ["--runner=DaskRunner", f"--dask_client_address={cluster.scheduler_address}"]
+
+
+def run_once(pipeline: str, inputs: list[str], output: str, workers: int, num_shards: int, flags=(),
+             runner: str = "direct") -> dict:
     """One `entailgen run` in a subprocess: wall seconds, peak tree RSS/PSS and the manifest's totals."""
-    cmd = [sys.executable, "-m", "entailgen.runners.cli", "run", pipeline, *(f"--input={p}" for p in inputs),
-           f"--output={output}", f"--num-shards={num_shards}", "--quiet", *flags,
-           "--direct_running_mode=multi_processing", f"--direct_num_workers={workers}"]
+    with runner_flags(runner, workers) as beam_flags:
+        return _measured([sys.executable, "-m", "entailgen.runners.cli", "run", pipeline,
+                          *(f"--input={p}" for p in inputs), f"--output={output}", f"--num-shards={num_shards}",
+                          "--quiet", *flags, *beam_flags], output)
+
+
+def _measured(cmd: list[str], output: str) -> dict:
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     peak_rss = peak_pss = peak_driver = 0
     while proc.poll() is None:
-        rss, pss, driver = tree_memory(proc.pid)
+        rss, pss, driver = children_memory(proc)
         peak_rss, peak_pss, peak_driver = max(peak_rss, rss), max(peak_pss, pss), max(peak_driver, driver)
         time.sleep(POLL_SECONDS)
     seconds = time.perf_counter() - start
@@ -155,39 +186,46 @@ def main() -> None:
     args.add_argument("--num-shards", type=int, default=4)
     args.add_argument("--seed", type=int, default=0)
     args.add_argument("--source", default="", help="resample this file's units instead of the family's samples")
+    args.add_argument("--runner", nargs="+", choices=("direct", "dask"), default=["direct"],
+                      help="dask: entailgen's DaskRunner on a local cluster of --workers worker processes")
     argv = sys.argv[1:]
     flags = argv[argv.index("--") + 1:] if "--" in argv else []
     opts = args.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     n = opts.n or BIG_DEFAULT.get(opts.pipeline, 10_000)
     sizes = opts.sizes or [n, 10 * n]
-    print(describe("DirectRunner multi_processing"))
+    print(describe(" and ".join({"direct": "DirectRunner multi_processing", "dask": "DaskRunner (LocalCluster)"}[r]
+                                for r in opts.runner)))
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         for size in sizes:
             directory = Path(tmp, f"in{size}")
             directory.mkdir()
             inputs = synthetic_inputs(opts.pipeline, size, opts.seed, directory, opts.source)
-            for workers in opts.workers:
-                results[size, workers] = run_once(opts.pipeline, inputs, str(Path(tmp, f"out{size}-{workers}")),
-                                                  workers, opts.num_shards, flags)
+            for runner in opts.runner:
+                for workers in opts.workers:
+                    output = str(Path(tmp, f"out{size}-{runner}-{workers}"))
+                    results[size, runner, workers] = run_once(opts.pipeline, inputs, output, workers,
+                                                              opts.num_shards, flags, runner)
     print(f"pipeline {opts.pipeline}: synthetic inputs resampled from {opts.source or 'its samples'} "
           f"(seed {opts.seed}){' flags ' + ' '.join(flags) if flags else ''}, "
           f"{opts.num_shards} shards per split, wall time includes start-up and model loading")
-    print(f"{'inputs':>9} {'workers':>7} {'seconds':>8} {'inputs/s':>9} {'written':>8} {'dead':>6} "
+    print(f"{'inputs':>9} {'runner':>7} {'workers':>7} {'seconds':>8} {'inputs/s':>9} {'written':>8} {'dead':>6} "
           f"{'peak tree RSS':>14} {'peak tree PSS':>14} {'driver PSS':>11}")
-    for (size, workers), r in results.items():
-        print(f"{size:>9} {workers:>7} {r['seconds']:>8.1f} {size / r['seconds']:>9.1f} {r['written']:>8} "
+    for (size, runner, workers), r in results.items():
+        print(f"{size:>9} {runner:>7} {workers:>7} {r['seconds']:>8.1f} {size / r['seconds']:>9.1f} {r['written']:>8} "
               f"{r['dead_letters']:>6} {r['rss_mib']:>10.0f} MiB {r['pss_mib']:>10.0f} MiB {r['driver_mib']:>7.0f} MiB")
     low, high = min(opts.workers), max(opts.workers)
     for size in sizes:
-        if low != high:
-            ratio = results[size, low]["seconds"] / results[size, high]["seconds"]
-            print(f"speed-up {high} vs {low} worker(s) at {size} inputs: x{ratio:.2f}")
-    for workers in opts.workers:
-        base = results[sizes[0], workers]["pss_mib"]
-        for size in sizes[1:]:
-            print(f"peak PSS at {size} vs {sizes[0]} inputs ({workers} worker(s)): "
-                  f"x{results[size, workers]['pss_mib'] / base:.2f}")
+        for runner in opts.runner:
+            if low != high:
+                ratio = results[size, runner, low]["seconds"] / results[size, runner, high]["seconds"]
+                print(f"speed-up {high} vs {low} worker(s) at {size} inputs, {runner}: x{ratio:.2f}")
+    for runner in opts.runner:
+        for workers in opts.workers:
+            base = results[sizes[0], runner, workers]["pss_mib"]
+            for size in sizes[1:]:
+                print(f"peak PSS at {size} vs {sizes[0]} inputs ({runner}, {workers} worker(s)): "
+                      f"x{results[size, runner, workers]['pss_mib'] / base:.2f}")
 
 
 if __name__ == "__main__":

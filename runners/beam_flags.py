@@ -1,7 +1,15 @@
-"""Reject flags that are neither entailgen's nor Apache Beam's, instead of Beam silently discarding a typo."""
+"""Reject flags that are neither entailgen's nor Apache Beam's, instead of Beam silently discarding a typo; pick the
+runner entailgen can run on."""
 from __future__ import annotations
 
+import os
+from typing import Optional
+
 from apache_beam.options.pipeline_options import PipelineOptions, _BeamArgumentParser
+
+DASK = "entailgen.runners.dask.DaskRunner"  # what --runner DaskRunner runs
+STOCK_DASK = "apache_beam.runners.dask.dask_runner.DaskRunner"
+JOB_SERVER_JARS = {"flink": "--flink_job_server_jar", "spark": "--spark_job_server_jar"}
 
 
 def check_beam_flags(args: list[str]) -> None:
@@ -12,3 +20,51 @@ def check_beam_flags(args: list[str]) -> None:
     _, unknown = parser.parse_known_args(args)
     if unknown:
         raise ValueError(f"unrecognized arguments (neither entailgen nor Apache Beam flags): {' '.join(unknown)}")
+
+
+def _flag(args: list[str], name: str) -> Optional[tuple[int, str]]:
+    """(index, value) of the last `name VALUE` or `name=VALUE` in args, or None."""
+    found = None
+    for i, arg in enumerate(args):
+        if arg == name and i + 1 < len(args):
+            found = (i, args[i + 1])
+        elif arg.startswith(name + "="):
+            found = (i, arg.split("=", 1)[1])
+    return found
+
+
+def _engine(runner: str) -> str:
+    """'dask', 'flink', 'direct', ... from a --runner value as Beam accepts it (name, short name or class path)."""
+    return runner.rsplit(".", 1)[-1].lower().removesuffix("runner")
+
+
+def runner_args(args: list[str]) -> list[str]:
+    """The Beam flags as entailgen runs them (ValueError for a runner it cannot run): --runner DaskRunner names
+    entailgen's Dask runner, with the Dask flags registered; Beam's own DaskRunner is refused (it loses data), and so
+    is Flink or Spark without a job-server jar (Beam would download it from Maven Central)."""
+    args = list(args)
+    given = _flag(args, "--runner")
+    runner = given[1] if given else ""
+    if runner == STOCK_DASK:
+        raise ValueError(f"--runner {STOCK_DASK} would lose data: it merges dead letters into the records, drops "
+                         "the rows DoFns emit in finish_bundle (batched parses, shard runs) and reports no counts for "
+                         f"the manifest; use --runner DaskRunner ({DASK})")
+    dask = _engine(runner) == "dask" if runner else False
+    if dask or any(arg.startswith("--dask_") for arg in args):
+        try:
+            import entailgen.runners.dask  # noqa: F401  (registers DaskOptions)
+        except ImportError as e:
+            raise ValueError(f"the Dask runner needs the dask extra ({e}): pip install 'entailgen[dask]'") from None
+    if dask and runner != DASK:
+        i, _ = given
+        args[i:i + (1 if args[i].startswith("--runner=") else 2)] = [f"--runner={DASK}"]
+    jar = JOB_SERVER_JARS.get(_engine(runner)) if runner else None
+    if jar and not _flag(args, "--job_endpoint"):
+        path = _flag(args, jar)
+        if path is None:
+            raise ValueError(f"--runner {runner} needs Beam's job-server jar, which Beam would download from Maven "
+                             f"Central: pass {jar} PATH (the jar from your own mirror) or --job_endpoint of a running "
+                             "job server")
+        if "://" not in path[1] and not os.path.isfile(path[1]):
+            raise ValueError(f"{jar} {path[1]}: no such file")
+    return args

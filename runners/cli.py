@@ -29,6 +29,9 @@ COMMAND_MODULES: dict[str, str] = {
 }
 
 
+BEAM_COMMANDS = ("run", "score")  # the commands that run a Beam pipeline: other --flags go to Beam
+
+
 class UsageError(Exception):
     """A bad flag or input: reported as one line, exit code 2."""
 
@@ -271,12 +274,13 @@ def main(argv: Optional[list[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         args, rest = make_parser(_command(argv)).parse_known_args(argv)
-        if rest and args.command != "run":
+        if rest and args.command not in BEAM_COMMANDS:
             raise UsageError(f"unrecognized arguments: {' '.join(rest)}")
         if rest:
-            from entailgen.runners.beam_flags import check_beam_flags
+            from entailgen.runners.beam_flags import check_beam_flags, runner_args
 
             try:
+                rest = runner_args(rest)  # --runner DaskRunner: entailgen's, its flags registered
                 check_beam_flags(rest)  # what run does not know goes to Beam, if Beam knows it
             except ValueError as e:
                 raise UsageError(str(e))

@@ -25,6 +25,7 @@ from apache_beam.options.pipeline_options import DirectOptions, PipelineOptions,
 import entailgen
 from entailgen.pipelines import get_family
 from entailgen.pipelines.base import RunConfig
+from entailgen.runners.beam_flags import DASK, runner_args
 from entailgen.runners.dataflow import check_cloud_paths, dataflow_args, dry_run, is_dry_run, needs_gpu
 from entailgen.runners.progress import Progress
 from entailgen.transforms.accounting import CountUnits
@@ -117,6 +118,9 @@ def runner_name(options: PipelineOptions) -> str:
         workers = direct.direct_num_workers or os.cpu_count()
         return f"DirectRunner ({direct.direct_running_mode}, {workers} worker{'s' if workers != 1 else ''})"
     runner = options.view_as(StandardOptions).runner
+    if runner == DASK:
+        address = options.get_all_options().get("address")
+        return f"DaskRunner (entailgen, {f'scheduler {address}' if address else 'a local cluster'})"
     return runner if isinstance(runner, str) else type(runner).__name__
 
 
@@ -138,12 +142,22 @@ def direct_runner(options: PipelineOptions, live: dict):
 def job_pipeline(config: RunConfig, pipeline_args: list[str] = (), live: Optional[dict] = None) -> beam.Pipeline:
     """The job wired into a pipeline whose options carry the runner's defaults (Dataflow: staging, GPU workers); a
     local job runs on the FnApiRunner directly, its counters collected into `live` as bundles finish."""
-    options = PipelineOptions(dataflow_args(config.pipeline, pipeline_args, needs_gpu(config)), save_main_session=False)
+    options = PipelineOptions(dataflow_args(config.pipeline, runner_args(pipeline_args), needs_gpu(config)),
+                              save_main_session=False)
     check_cloud_paths(config, options)
     runner = direct_runner(options, {} if live is None else live) if is_direct(options) else None
     p = beam.Pipeline(runner=runner, options=options)
     build_job(p, config)
     return p
+
+
+def absolute_paths(config: RunConfig, pipeline_args: Sequence[str]) -> RunConfig:
+    """Local inputs and output made absolute for a runner whose workers need not share this process's working
+    directory (a Dask cluster started elsewhere); as given for the DirectRunner."""
+    if is_direct(PipelineOptions(list(pipeline_args))):
+        return config
+    absolute = lambda path: path if "://" in path else os.path.abspath(path)  # noqa: E731
+    return dataclasses.replace(config, inputs=tuple(map(absolute, config.inputs)), output=absolute(config.output))
 
 
 def _sibling(output: str, suffix: str) -> str:
@@ -276,7 +290,7 @@ def check_runner(options: PipelineOptions) -> None:
 def check_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = False) -> None:
     """Everything about a run that can be checked before it starts, as a ValueError with one line: the runner and its
     flags, Dataflow's paths, and the output."""
-    options = PipelineOptions(dataflow_args(config.pipeline, pipeline_args, needs_gpu(config)))
+    options = PipelineOptions(dataflow_args(config.pipeline, runner_args(pipeline_args), needs_gpu(config)))
     check_runner(options)
     check_cloud_paths(config, options)
     if not is_dry_run(options):
@@ -499,6 +513,7 @@ def run_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = 
     """
     family = get_family(config.pipeline)
     check_job(config, pipeline_args, overwrite)
+    config = absolute_paths(config, pipeline_args)
     building = dataclasses.replace(config, output=_sibling(config.output, PARTIAL))
     live: dict = {}
     p = job_pipeline(building, pipeline_args, live)
