@@ -1,0 +1,207 @@
+"""Does the data catch real errors? entailgen-trained detectors on the human-labelled SummaC benchmark (Laban et al. 2022).
+
+Data: the SummaC repository's `data/<set>.json` files (--summac DIR; never committed: news articles, other licences).
+A set with a val cut but no test cut (the repository ships val cuts only; the test cuts come from its benchmark
+download) is cut in two by a hash of its document: one half stays the val cut, the other becomes the test cut, and no
+document is in both. The figures are then on that half, not on the paper's test cut: RESULTS.md says which.
+Training text: the val-cut documents only, unlabelled (no label and no test-cut document reaches any training step).
+Pipeline: the val documents -> `entailgen run claims`; their sentences -> `paraphrase` -> `dae`; each family alone
+and the mix -> `entailgen train` (MiniLM on CPU) -> document scoring (SummaC-ZS; Conv trained on the claims dataset)
+-> thresholds chosen on the val cut -> test balanced accuracy, beside unigram overlap and NER overlap measured on the
+same rows and the paper's Table 2. Which model is entailgen's figure is chosen on the val cut only.
+
+Usage: python bench/benchmark.py --summac DIR [--work DIR] [--epochs 1] [--max-train 4000] [--conv-rows 1000]
+Stages are cached in --work (delete a stage's folder to redo it). On a GPU machine the same command trains larger
+encoders (`--encoder`, `--device cuda`).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from host import describe  # bench/host.py, beside this script
+
+SETS = ("xsumfaith", "polytope", "summeval", "frank")  # the issue's four; FactCC and CoGenSumm are scored if given
+
+
+def log(message: str) -> None:
+    print(f"[benchmark {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def entailgen(*args: str) -> None:
+    """Run the entailgen CLI in a child process, as a user would."""
+    log("entailgen " + " ".join(args))
+    done = subprocess.run([sys.executable, "-m", "entailgen.runners.cli", *args])
+    if done.returncode != 0:
+        raise SystemExit(f"benchmark bench: `entailgen {' '.join(args)}` exited {done.returncode}")
+
+
+def document_half(document: str) -> str:
+    """The cut a document of a set without a test cut falls in: a hash, so the same document always lands alike."""
+    return "val" if int(hashlib.sha256(document.encode()).hexdigest()[:8], 16) % 2 == 0 else "test"
+
+
+def recut(rows: list) -> tuple[list, list[str]]:
+    """Rows with both cuts: a set holding only val rows is cut in two by document_half (named in the second item)."""
+    cuts: dict[str, set] = {}
+    for r in rows:
+        cuts.setdefault(r.dataset, set()).add(r.cut)
+    halved = sorted(d for d, c in cuts.items() if c == {"val"})
+    return [r._replace(cut=document_half(r.document)) if r.dataset in halved else r for r in rows], halved
+
+
+def val_documents(rows: list, path: Path) -> Path:
+    """The distinct documents of the val cut as claims-family JSON Lines ({"id", "text"}): unlabelled training text."""
+    docs = sorted({hashlib.sha256(r.document.encode()).hexdigest(): r.document for r in rows if r.cut == "val"}.items())
+    path.write_text("".join(json.dumps({"id": h[:16], "text": d}) + "\n" for h, d in docs))
+    log(f"{len(docs)} val-cut documents -> {path}")
+    return path
+
+
+def val_sentences(documents: Path, n: int, path: Path) -> Path:
+    """n distinct sentences of 8-40 words from the val documents (seeded): the paraphrase -> dae route's input."""
+    sentences = set()
+    for line in documents.read_text().splitlines():
+        for s in re.split(r"(?<=[.!?])\s+", json.loads(line)["text"]):
+            if 8 <= len(s.split()) <= 40:
+                sentences.add(" ".join(s.split()))
+    picked = sorted(sentences)
+    random.Random(0).shuffle(picked)
+    path.write_text("".join(s + "\n" for s in picked[:n]))
+    return path
+
+
+class Bench:
+    """The stages, each skipped when its output is already in the work dir."""
+
+    def __init__(self, opts):
+        self.opts, self.work = opts, opts.work
+        self.seconds: dict[str, float] = {}
+
+    def timed(self, name: str, fn):
+        start = time.perf_counter()
+        out = fn()
+        self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
+        return out
+
+    def dataset(self, name: str, *args: str) -> Path:
+        out = self.work / name
+        if not (out / "manifest.json").is_file():
+            self.timed(f"run {name}", lambda: entailgen("run", *args, "--output", str(out), "--seed", "0",
+                                                        "--overwrite", "--quiet"))
+        return out
+
+    def model(self, name: str, *datasets_and_flags: str) -> Path:
+        out = self.work / "models" / name
+        if not (out / "train.json").is_file():
+            self.timed(f"train {name}", lambda: entailgen(
+                "train", *datasets_and_flags, "--output", str(out), "--epochs", str(self.opts.epochs), "--overwrite",
+                "--quiet"))
+        return out
+
+    def conv(self, model: Path, claims: Path) -> Path:
+        out = self.work / "models" / f"{model.name}.conv"
+        if not (out / "conv.json").is_file():
+            self.timed(f"train-conv {model.name}", lambda: entailgen(
+                "train-conv", str(model), str(claims), "--output", str(out), "--max-rows", str(self.opts.conv_rows),
+                "--overwrite"))
+        return out
+
+    def scored(self, model: Path, pairs: list) -> list:
+        """DocumentScorer.scored of every row (cached in the work dir: scoring is the slow part)."""
+        from entailgen.training.document import DocumentScorer
+        from entailgen.training.score import Unscorable
+
+        cache = self.work / "scores" / f"{model.name}.json"
+        if cache.is_file():
+            return json.loads(cache.read_text())
+        scorer, out, start = DocumentScorer(str(model), "sentence"), [], time.perf_counter()
+        for i in range(0, len(pairs), 32):
+            out += [None if isinstance(r, Unscorable) else {"score": r["score"], "matrix": r["matrix"]}
+                    for r in scorer.scored(pairs[i:i + 32])]
+            log(f"{model.name}: scored {len(out)} / {len(pairs)} rows ({time.perf_counter() - start:.0f} s)")
+        self.seconds[f"score {model.name}"] = time.perf_counter() - start
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(out))
+        return out
+
+
+def main() -> None:
+    args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    args.add_argument("--summac", type=Path, required=True, help="folder of the SummaC repository's data/<set>.json")
+    args.add_argument("--work", type=Path, default=Path.home() / ".cache" / "entailgen" / "benchmark")
+    args.add_argument("--epochs", type=int, default=1)
+    args.add_argument("--max-train", type=int, default=4000,
+                      help="training rows drawn per epoch by every model but the claims source view's, which takes "
+                           "every claims row (the CPU budget: a document-view pair is 128 tokens)")
+    args.add_argument("--conv-rows", type=int, default=1000, help="claims rows the Conv head is fitted on")
+    args.add_argument("--claims-per-document", type=int, default=4)
+    args.add_argument("--sentences", type=int, default=1500, help="val-document sentences for paraphrase -> dae")
+    opts = args.parse_args()
+    from entailgen.training.benchmark import (NER, UNIGRAM, evaluate_benchmark, format_table, ner_overlap_scores,
+                                              read_benchmark, unigram_overlap_scores)
+    from entailgen.training.document import conv_scores, load_conv
+
+    opts.work.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    files = [str(opts.summac / f"{s}.json") for s in SETS if (opts.summac / f"{s}.json").is_file()]
+    rows, halved = recut(read_benchmark(files))
+    print(describe(f"sets {', '.join(Path(f).stem for f in files)}; cut in two by document hash (no test cut in the "
+                   f"files): {', '.join(halved) or 'none'}; epochs {opts.epochs}, max train rows {opts.max_train}, "
+                   f"Conv rows {opts.conv_rows}"), flush=True)
+    bench = Bench(opts)
+    documents = val_documents(rows, opts.work / "val_documents.jsonl")
+    claims = bench.dataset("claims", "claims", "--input", str(documents),
+                           "--claims-per-document", str(opts.claims_per_document))
+    sentences = val_sentences(documents, opts.sentences, opts.work / "val_sentences.txt")
+    paraphrase = bench.dataset("paraphrase", "paraphrase", "--input", str(sentences), "--export", "paranmt")
+    dae = bench.dataset("dae", "dae", "--input", str(paraphrase / "paranmt.tsv"),
+                        "--augment", "word_swap,synonym,hallucination,overlap")
+    n = str(opts.max_train)
+    models = {"claims, source view": bench.model("claims-source", str(claims), "--claims-view", "source"),
+              "claims, document view": bench.model("claims-document", str(claims), "--claims-view", "document",
+                                                   "--max-examples", n),
+              "dae arc model": bench.model("dae-arcs", str(dae), "--max-examples", n),
+              "claims + dae pairs (mix 1:1)": bench.model("mix", str(claims), str(dae), "--mix", "1,1",
+                                                          "--max-examples", n)}
+    pairs = [(r.document, r.claim) for r in rows]
+    scored = {name: bench.scored(model, pairs) for name, model in models.items()}
+    unscorable = {name: sum(r is None for r in results) for name, results in scored.items()}
+    scorers = {f"{name} (ZS)": (lambda ps, res=results: [0.0 if r is None else r["score"] for r in res])
+               for name, results in scored.items()}
+    scorers[UNIGRAM] = lambda ps: bench.timed("unigram overlap", lambda: unigram_overlap_scores(ps))
+    scorers[NER] = lambda ps: bench.timed("NER overlap", lambda: ner_overlap_scores(ps))
+    report = evaluate_benchmark(rows, scorers)
+    # entailgen's figure: the model whose ZS overall balanced accuracy on the val cut is highest (val only), then its
+    # Conv head fitted on the claims dataset's rows (no benchmark label)
+    val = {name: sum(r["val_balanced_accuracy"] for r in report["scorers"][f"{name} (ZS)"]["per_dataset"].values())
+           for name in models}
+    picked = max(val, key=val.get)
+    head, _ = load_conv(str(bench.conv(models[picked], claims)), str(models[picked]))
+    matrices = [r["matrix"] for r in scored[picked] if r is not None]
+    it = iter(conv_scores(head, matrices))
+    conv = [0.0 if r is None else next(it) for r in scored[picked]]
+    report = evaluate_benchmark(rows, {**scorers, f"{picked} (Conv)": lambda ps: conv})
+    wall = time.perf_counter() - started
+    lines = [format_table(report), "",
+             f"picked on the val cut (mean val balanced accuracy of ZS over the sets): {picked} "
+             "(" + ", ".join(f"{n} {v / len(report['datasets']):.1f}" for n, v in val.items()) + ")",
+             "rows no model could score (scored 0.0): " + ", ".join(f"{n} {k}" for n, k in unscorable.items()),
+             "training rows: " + "; ".join(f"{n}: {json.loads((m / 'train.json').read_text())['counts']['train']}"
+                                           for n, m in models.items()),
+             "seconds by stage (cached stages not rerun): " + ", ".join(f"{k} {v:.0f}" for k, v in bench.seconds.items()),
+             f"whole run {wall:.0f} s ({wall / 60:.1f} min)"]
+    print("\n".join(lines))
+    (opts.work / "benchmark.json").write_text(json.dumps({"report": report, "picked": picked, "lines": lines,
+                                                          "seconds": bench.seconds}, indent=1))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
