@@ -142,6 +142,18 @@ FIELD_NOTES_BY_TYPE = {
         "score": "the sentence score: the mean of its arcs' probabilities (Goyal & Durrett 2020 §3)",
         "split": "always scored: scoring assigns no split",
     },
+    "ScoredDocument": {
+        "document": "the document the summary is checked against, as given",
+        "summary": "the summary (or claim) checked, as given",
+        "blocks": "how many blocks the document was cut into at the granularity (SummaC §3)",
+        "summary_sentences": "the summary's sentences, in order",
+        "sentence_scores": "each summary sentence's best block score (the max over blocks), whatever the aggregation",
+        "score": "the summary's consistency score, higher = more consistent: the mean over its sentences (zs), or "
+                 "the Conv head's probability (conv)",
+        "aggregation": "zs (max over blocks, mean over sentences) or conv (the SummaC-Conv head)",
+        "granularity": "document, paragraph, 2sents or sentence: how the document was cut into blocks",
+        "split": "always scored: scoring assigns no split",
+    },
     "ScoredParaphrase": {
         "text": "x, the sentence as it was in the corpus",
         "gold": "h*, the round trip of x most similar to it within the similarity band",
