@@ -413,14 +413,12 @@ def claim_matrices(pair_scores: PairScores, rows, batch_rows: int = 64, progress
 
 
 def balanced_accuracy_at(scores: Sequence[float], labels: Sequence[int], threshold: float = 0.5) -> Optional[float]:
-    """Mean of the recall of both labels at a threshold; None without both labels."""
-    recalls = []
-    for label in (0, 1):
-        picked = [s for s, y in zip(scores, labels) if y == label]
-        if not picked:
-            return None
-        recalls.append(sum((s > threshold) == bool(label) for s in picked) / len(picked))
-    return round(100 * sum(recalls) / 2, 2)
+    """The benchmark's balanced accuracy (percent) of the scores at a threshold; None without both labels."""
+    from entailgen.training.benchmark import balanced_accuracy
+
+    if len(set(labels)) < 2:
+        return None
+    return round(100 * balanced_accuracy(labels, [int(s > threshold) for s in scores]), 2)
 
 
 def check_conv_output(output: str, overwrite: bool = False) -> None:
