@@ -20,14 +20,15 @@ from collections import Counter
 from typing import NamedTuple, Optional, Sequence
 
 from entailgen.schemas.ids import seeded_rng
-from entailgen.schemas.records import ENTAILED, NOT_ENTAILED, ArcExample, ClaimExample
+from entailgen.schemas.records import ENTAILED, INCORRECT, NOT_ENTAILED, ArcExample, ClaimExample
 
 SOURCE, DOCUMENT = "source", "document"
 CLAIM_VIEWS = (SOURCE, DOCUMENT)
 DEFAULT_CLAIM_VIEW = SOURCE
 BLOCK_ROW = "block_row"
 NO_SENTENCE_LABEL = "no_labelled_arcs"  # as features.NO_LABEL: the same reason at arc and sentence level
-NEGATIVES, NO_NEGATIVE_BLOCK = "negatives", "no_negative_block"
+NEGATIVES, NO_NEGATIVE_BLOCK, CONTRADICTED = "negatives", "no_negative_block", "contradicted"
+SWAPS = ("entity_swap", "number_swap", "date_swap")  # the transformations whose changed span states a fact
 WORD = re.compile(r"[^\W_]+")
 
 
@@ -42,7 +43,7 @@ class Pair(NamedTuple):
 
 def pairs_per_row(record_type: str, view: str) -> int:
     """The most pairs one row of a record type makes (bounds the steps of the learning-rate schedule)."""
-    return 2 if record_type == "ClaimExample" and view == SOURCE else 1
+    return 3 if record_type == "ClaimExample" and view == SOURCE else 1
 
 
 def sentence_label(record: ArcExample, arcs: Optional[Sequence] = None) -> Optional[int]:
@@ -73,9 +74,26 @@ def best_block(blocks: Sequence[str], claim: str) -> int:
     return max(range(len(blocks)), key=lambda i: (len(words & content_words(blocks[i])), -i))
 
 
+def contradicted_blocks(example: ClaimExample, blocks: Sequence[str], source: str) -> list[str]:
+    """The blocks besides the source that an INCORRECT swap claim's changed span contradicts (module docstring)."""
+    if example.label != INCORRECT or example.transformation not in SWAPS or not (example.source_span and
+                                                                                  example.claim_span):
+        return []
+    original = example.source_sentence[slice(*example.source_span)]
+    swapped = example.claim[slice(*example.claim_span)]
+    rest = content_words(example.claim[:example.claim_span[0]] + " " + example.claim[example.claim_span[1]:])
+
+    def holds(block: str, words: str) -> bool:
+        return re.search(rf"(?<!\w){re.escape(words)}(?!\w)", block) is not None
+
+    return [b for b in blocks if b != source and source not in b and holds(b, original) and not holds(b, swapped)
+            and rest & content_words(b)]
+
+
 def claim_pairs(example: ClaimExample, view: str, rng, counts: Optional[Counter] = None) -> list[tuple[str, str, str]]:
     """The (premise, hypothesis, label) pairs of a claims document row in a view (module docstring); counts gets
-    NEGATIVES / NO_NEGATIVE_BLOCK for the sampled negatives of the source view."""
+    NEGATIVES / NO_NEGATIVE_BLOCK for the sampled negatives of the source view and CONTRADICTED for the blocks a swap
+    contradicts."""
     counts = Counter() if counts is None else counts
     label = example.entailment
     if view == DOCUMENT:
@@ -85,6 +103,10 @@ def claim_pairs(example: ClaimExample, view: str, rng, counts: Optional[Counter]
     blocks = list(example.blocks) or [example.premise]
     source = example.source_sentence or blocks[best_block(blocks, example.claim)]
     pairs = [(source, example.claim, label)]
+    contradicted = contradicted_blocks(example, blocks, source)
+    if contradicted:
+        pairs.append((rng.choice(contradicted), example.claim, NOT_ENTAILED))
+        counts[CONTRADICTED] += 1
     words = content_words(example.claim)
     others = [b for b in blocks if b != source and source not in b and not words & content_words(b)]
     if others:

@@ -21,8 +21,8 @@ def claim(text=SWAPPED, label="INCORRECT", source=BLOCKS[0], transformation="ent
         id=f"c:{text}", document_id="d1", premise=" ".join(blocks), blocks=list(blocks), granularity="sentence",
         claim=text, label=label, entailment="entailed" if label == "CORRECT" else "not-entailed",
         transformation=transformation, source_sentence=source, backtranslation=False, noise=False, source="news.jsonl",
-        source_id="news.jsonl:1", claim_span=[27, 31] if transformation == "entity_swap" else None,
-        source_span=[27, 32] if transformation == "entity_swap" else None, block_index=block_index)
+        source_id="news.jsonl:1", claim_span=[25, 29] if transformation == "entity_swap" else None,
+        source_span=[25, 30] if transformation == "entity_swap" else None, block_index=block_index)
 
 
 class Last:
@@ -46,6 +46,29 @@ def test_source_view_of_an_entity_swap_pairs_the_source_sentence_and_one_unrelat
     # block 1 mentions York (a content word of the claim): never a negative; block 2 shares no content word
     assert claim_pairs(claim(), "source", random.Random(0), notes) == [
         (BLOCKS[0], SWAPPED, "not-entailed"), (BLOCKS[2], SWAPPED, "not-entailed")]
+    assert notes == {"negatives": 1}
+
+
+def test_an_entity_swap_also_pairs_the_block_its_changed_span_contradicts():
+    # Leeds -> York at [25, 30) of the source / [25, 29) of the claim; block 1 still says Leeds and "factory"
+    document = [BLOCKS[0], "The Leeds factory will employ 200 people.", "Rain is expected this weekend."]
+    notes = Counter()
+    assert claim_pairs(claim(blocks=document), "source", Last(), notes) == [
+        (BLOCKS[0], SWAPPED, "not-entailed"), (document[1], SWAPPED, "not-entailed"),
+        (document[2], SWAPPED, "not-entailed")]
+    assert notes == {"contradicted": 1, "negatives": 1}
+    # a block naming both cities, or Leeds with none of the claim's other content words, contradicts nothing; the
+    # second shares no content word with the claim (leeds is the replaced word, not the claim's), so it is the negative
+    document = [BLOCKS[0], "Acme moved the factory from Leeds to York.", "Leeds won the match."]
+    notes = Counter()
+    assert claim_pairs(claim(blocks=document), "source", Last(), notes) == [
+        (BLOCKS[0], SWAPPED, "not-entailed"), (document[2], SWAPPED, "not-entailed")]
+    assert notes == {"negatives": 1}
+    # a CORRECT claim has no changed span to contradict: the Leeds block shares "factory", so only Rain is sampled
+    document = [BLOCKS[0], "The Leeds factory will employ 200 people.", "Rain is expected this weekend."]
+    notes = Counter()
+    assert claim_pairs(claim(BLOCKS[0], "CORRECT", transformation="sentence_sampling", blocks=document), "source",
+                       Last(), notes) == [(BLOCKS[0], BLOCKS[0], "entailed"), (document[2], BLOCKS[0], "not-entailed")]
     assert notes == {"negatives": 1}
 
 
