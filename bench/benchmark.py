@@ -11,8 +11,9 @@ and the mix -> `entailgen train` (MiniLM on CPU) -> document scoring (SummaC-ZS;
 same rows and the paper's Table 2. Which model is entailgen's figure is chosen on the val cut only.
 
 Usage: python bench/benchmark.py --summac DIR [--work DIR] [--epochs 1] [--max-train 4000] [--conv-rows 1000]
-Stages are cached in --work (delete a stage's folder to redo it). On a GPU machine the same command trains larger
-encoders (`--encoder`, `--device cuda`).
+Stages are cached in --work (delete a stage's folder to redo it). On a GPU machine the same command trains a larger
+encoder on more rows: --encoder DIR_OR_NAME --device cuda --epochs 3 --max-train 50000 (README, "Does it catch real
+errors?").
 """
 from __future__ import annotations
 
@@ -103,7 +104,7 @@ class Bench:
         if not (out / "train.json").is_file():
             self.timed(f"train {name}", lambda: entailgen(
                 "train", *datasets_and_flags, "--output", str(out), "--epochs", str(self.opts.epochs), "--overwrite",
-                "--quiet"))
+                "--quiet", "--device", self.opts.device, *(("--encoder", self.opts.encoder) if self.opts.encoder else ())))
         return out
 
     def conv(self, model: Path, claims: Path) -> Path:
@@ -111,7 +112,7 @@ class Bench:
         if not (out / "conv.json").is_file():
             self.timed(f"train-conv {model.name}", lambda: entailgen(
                 "train-conv", str(model), str(claims), "--output", str(out), "--max-rows", str(self.opts.conv_rows),
-                "--overwrite"))
+                "--overwrite", "--device", self.opts.device))
         return out
 
     def scored(self, model: Path, pairs: list) -> list:
@@ -122,7 +123,7 @@ class Bench:
         cache = self.work / "scores" / f"{model.name}.json"
         if cache.is_file():
             return json.loads(cache.read_text())
-        scorer, out, start = DocumentScorer(str(model), "sentence"), [], time.perf_counter()
+        scorer, out, start = DocumentScorer(str(model), "sentence", device=self.opts.device), [], time.perf_counter()
         for i in range(0, len(pairs), 32):
             out += [None if isinstance(r, Unscorable) else {"score": r["score"], "matrix": r["matrix"]}
                     for r in scorer.scored(pairs[i:i + 32])]
@@ -144,6 +145,8 @@ def main() -> None:
     args.add_argument("--conv-rows", type=int, default=1000, help="claims rows the Conv head is fitted on")
     args.add_argument("--claims-per-document", type=int, default=4)
     args.add_argument("--sentences", type=int, default=1500, help="val-document sentences for paraphrase -> dae")
+    args.add_argument("--encoder", help="the encoder to train (entailgen train --encoder; default: its default)")
+    args.add_argument("--device", default="cpu", help="cpu or cuda, for training and scoring")
     opts = args.parse_args()
     from entailgen.training.benchmark import (NER, UNIGRAM, evaluate_benchmark, format_table, ner_overlap_scores,
                                               read_benchmark, unigram_overlap_scores)
