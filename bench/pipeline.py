@@ -76,10 +76,7 @@ def ewt_in_order(opts) -> list[str]:
     """Every EWT sentence with a document, documents by id and sentences in document order (detokenized)."""
     import zipfile
 
-    from entailgen.transforms.io.base import Reject, detokenize
-    from entailgen.transforms.io.ewt_documents import SENTENCES, UD_IDS, sentence_order
-    from entailgen.transforms.io.jsonstream import data_members
-    from entailgen.transforms.io.uds import graph_tokens
+    from entailgen.transforms.io.ewt_documents import SENTENCES, UD_IDS, ewt_sentences
 
     from audit import fetch_wheel
 
@@ -89,15 +86,7 @@ def ewt_in_order(opts) -> list[str]:
         ud_ids = json.loads(archive.read(UD_IDS))
         for split in ("train", "dev", "test"):
             with archive.open(SENTENCES.format(split=split)) as handle:
-                for member in data_members(iter(lambda: handle.read(1 << 20), b""), 1 << 24):
-                    ids = ud_ids.get(member.key) if member.error is None else None
-                    if not ids:
-                        continue
-                    try:
-                        forms, _, _ = graph_tokens(member.value)
-                    except Reject:
-                        continue
-                    placed.append((ids["document_id"], sentence_order(ids["sentence_id"])[1], detokenize(forms)))
+                placed += ewt_sentences(iter(lambda: handle.read(1 << 20), b""), ud_ids)
     return [text for _, _, text in sorted(placed)]
 
 

@@ -28,10 +28,9 @@ def sentence_order(sentence_id: str) -> tuple[str, int]:
     return (sentence_id, int(match.group(1))) if match else (sentence_id, 0)
 
 
-def ewt_documents(chunks: Iterable[bytes], ud_ids: dict, max_chunk_chars: int = 1 << 24) -> Iterator[dict]:
-    """{"id": EWT document id, "text": its sentences in order, detokenized, one paragraph}, documents sorted by id;
-    graphs that are not readable sentences or not in ud_ids are left out (this is a converter, not a reader)."""
-    documents: dict[str, list[tuple[int, str]]] = defaultdict(list)
+def ewt_sentences(chunks: Iterable[bytes], ud_ids: dict, max_chunk_chars: int = 1 << 24) -> Iterator[tuple]:
+    """(document id, place in the document, detokenized text) of each sentence graph in ud_ids; graphs that are not
+    readable sentences or not in ud_ids are left out (this is a converter, not a reader)."""
     for member in data_members(chunks, max_chunk_chars):
         ids = ud_ids.get(member.key) if member.error is None else None
         if not ids:
@@ -40,7 +39,14 @@ def ewt_documents(chunks: Iterable[bytes], ud_ids: dict, max_chunk_chars: int = 
             forms, _, _ = graph_tokens(member.value)
         except Reject:
             continue
-        documents[ids["document_id"]].append((sentence_order(ids["sentence_id"])[1], detokenize(forms)))
+        yield ids["document_id"], sentence_order(ids["sentence_id"])[1], detokenize(forms)
+
+
+def ewt_documents(chunks: Iterable[bytes], ud_ids: dict, max_chunk_chars: int = 1 << 24) -> Iterator[dict]:
+    """{"id": EWT document id, "text": its sentences in order, detokenized, one paragraph}, documents sorted by id."""
+    documents: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    for document_id, place, text in ewt_sentences(chunks, ud_ids, max_chunk_chars):
+        documents[document_id].append((place, text))
     for document_id in sorted(documents):
         yield {"id": document_id, "text": " ".join(text for _, text in sorted(documents[document_id]))}
 
