@@ -10,7 +10,7 @@ and the mix -> `entailgen train` (MiniLM on CPU) -> document scoring (SummaC-ZS;
 -> thresholds chosen on the val cut -> test balanced accuracy, beside unigram overlap and NER overlap measured on the
 same rows and the paper's Table 2. Which model is entailgen's figure is chosen on the val cut only.
 
-Usage: python bench/benchmark.py --summac DIR [--work DIR] [--epochs 1] [--max-train 4000] [--conv-rows 1000]
+Usage: python bench/benchmark.py --summac DIR [--work DIR] [--epochs 1] [--max-train 1500] [--conv-rows 1000]
 Stages are cached in --work (delete a stage's folder to redo it). On a GPU machine the same command trains a larger
 encoder on more rows: --encoder DIR_OR_NAME --device cuda --epochs 3 --max-train 50000 (README, "Does it catch real
 errors?").
@@ -139,8 +139,8 @@ def main() -> None:
     args.add_argument("--summac", type=Path, required=True, help="folder of the SummaC repository's data/<set>.json")
     args.add_argument("--work", type=Path, default=Path.home() / ".cache" / "entailgen" / "benchmark")
     args.add_argument("--epochs", type=int, default=1)
-    args.add_argument("--max-train", type=int, default=4000,
-                      help="training rows drawn per epoch by every model but the claims source view's, which takes "
+    args.add_argument("--max-train", type=int, default=1500,
+                      help="training rows drawn per epoch by every model but the claims source views', which take "
                            "every claims row (the CPU budget: a document-view pair is 128 tokens)")
     args.add_argument("--conv-rows", type=int, default=1000, help="claims rows the Conv head is fitted on")
     args.add_argument("--claims-per-document", type=int, default=4)
@@ -169,6 +169,8 @@ def main() -> None:
                         "--augment", "word_swap,synonym,hallucination,overlap")
     n = str(opts.max_train)
     models = {"claims, source view": bench.model("claims-source", str(claims), "--claims-view", "source"),
+              "claims, contradicted view": bench.model("claims-contradicted", str(claims), "--claims-view",
+                                                       "contradicted"),
               "claims, document view": bench.model("claims-document", str(claims), "--claims-view", "document",
                                                    "--max-examples", n),
               "dae arc model": bench.model("dae-arcs", str(dae), "--max-examples", n),

@@ -8,6 +8,11 @@ Claims views (`--claims-view`):
   (Laban et al. 2022 §3) found sentence-level premises work best, which is also what a detector meets at scoring time
   (ZS scores every (block, summary sentence) pair); the label is exact for the source sentence, and the sampled
   negatives teach "this sentence does not support that claim", which per-block document labels never could.
+- `contradicted`: the source view, and an INCORRECT swap claim (entity / number / date) also pairs at most one other
+  block that its changed span contradicts, as not-entailed: one that still holds the words the swap replaced and
+  another content word of the claim, but not the swapped-in words ("The Leeds factory employs 200." against "Acme
+  opened a factory in York"), the hard negative of a summary that moves a fact between sentences. Not the default:
+  on the SummaC val halves it scored below the source view (bench/RESULTS.md).
 - `document`: (whole document, claim) with the claim's label, as FactCC trains; the premise is cut to the model's
   max length (only the premise side), so a claim taken from late in a long document loses its evidence.
 Block rows (`--pairs blocks`, block_index set) are left out and counted: their per-block document label is noisy.
@@ -22,8 +27,8 @@ from typing import NamedTuple, Optional, Sequence
 from entailgen.schemas.ids import seeded_rng
 from entailgen.schemas.records import ENTAILED, INCORRECT, NOT_ENTAILED, ArcExample, ClaimExample
 
-SOURCE, DOCUMENT = "source", "document"
-CLAIM_VIEWS = (SOURCE, DOCUMENT)
+SOURCE, CONTRADICTED_VIEW, DOCUMENT = "source", "contradicted", "document"
+CLAIM_VIEWS = (SOURCE, CONTRADICTED_VIEW, DOCUMENT)
 DEFAULT_CLAIM_VIEW = SOURCE
 BLOCK_ROW = "block_row"
 NO_SENTENCE_LABEL = "no_labelled_arcs"  # as features.NO_LABEL: the same reason at arc and sentence level
@@ -43,7 +48,9 @@ class Pair(NamedTuple):
 
 def pairs_per_row(record_type: str, view: str) -> int:
     """The most pairs one row of a record type makes (bounds the steps of the learning-rate schedule)."""
-    return 3 if record_type == "ClaimExample" and view == SOURCE else 1
+    if record_type != "ClaimExample" or view == DOCUMENT:
+        return 1
+    return 3 if view == CONTRADICTED_VIEW else 2
 
 
 def sentence_label(record: ArcExample, arcs: Optional[Sequence] = None) -> Optional[int]:
@@ -92,18 +99,18 @@ def contradicted_blocks(example: ClaimExample, blocks: Sequence[str], source: st
 
 def claim_pairs(example: ClaimExample, view: str, rng, counts: Optional[Counter] = None) -> list[tuple[str, str, str]]:
     """The (premise, hypothesis, label) pairs of a claims document row in a view (module docstring); counts gets
-    NEGATIVES / NO_NEGATIVE_BLOCK for the sampled negatives of the source view and CONTRADICTED for the blocks a swap
-    contradicts."""
+    NEGATIVES / NO_NEGATIVE_BLOCK for the sampled negatives of the source views and CONTRADICTED for the blocks a swap
+    contradicts (contradicted view)."""
     counts = Counter() if counts is None else counts
     label = example.entailment
     if view == DOCUMENT:
         return [(example.premise, example.claim, label)]
-    if view != SOURCE:
+    if view not in (SOURCE, CONTRADICTED_VIEW):
         raise ValueError(f"--claims-view takes {', '.join(CLAIM_VIEWS)}, got {view!r}")
     blocks = list(example.blocks) or [example.premise]
     source = example.source_sentence or blocks[best_block(blocks, example.claim)]
     pairs = [(source, example.claim, label)]
-    contradicted = contradicted_blocks(example, blocks, source)
+    contradicted = contradicted_blocks(example, blocks, source) if view == CONTRADICTED_VIEW else []
     if contradicted:
         pairs.append((rng.choice(contradicted), example.claim, NOT_ENTAILED))
         counts[CONTRADICTED] += 1

@@ -49,11 +49,11 @@ def test_source_view_of_an_entity_swap_pairs_the_source_sentence_and_one_unrelat
     assert notes == {"negatives": 1}
 
 
-def test_an_entity_swap_also_pairs_the_block_its_changed_span_contradicts():
+def test_the_contradicted_view_also_pairs_the_block_an_entity_swaps_changed_span_contradicts():
     # Leeds -> York at [25, 30) of the source / [25, 29) of the claim; block 1 still says Leeds and "factory"
     document = [BLOCKS[0], "The Leeds factory will employ 200 people.", "Rain is expected this weekend."]
     notes = Counter()
-    assert claim_pairs(claim(blocks=document), "source", Last(), notes) == [
+    assert claim_pairs(claim(blocks=document), "contradicted", Last(), notes) == [
         (BLOCKS[0], SWAPPED, "not-entailed"), (document[1], SWAPPED, "not-entailed"),
         (document[2], SWAPPED, "not-entailed")]
     assert notes == {"contradicted": 1, "negatives": 1}
@@ -61,14 +61,18 @@ def test_an_entity_swap_also_pairs_the_block_its_changed_span_contradicts():
     # second shares no content word with the claim (leeds is the replaced word, not the claim's), so it is the negative
     document = [BLOCKS[0], "Acme moved the factory from Leeds to York.", "Leeds won the match."]
     notes = Counter()
-    assert claim_pairs(claim(blocks=document), "source", Last(), notes) == [
+    assert claim_pairs(claim(blocks=document), "contradicted", Last(), notes) == [
         (BLOCKS[0], SWAPPED, "not-entailed"), (document[2], SWAPPED, "not-entailed")]
     assert notes == {"negatives": 1}
+    # the source view leaves the contradicted block out: it is no negative either, as it shares "factory"
+    document = [BLOCKS[0], "The Leeds factory will employ 200 people.", "Rain is expected this weekend."]
+    assert claim_pairs(claim(blocks=document), "source", Last(), Counter()) == [
+        (BLOCKS[0], SWAPPED, "not-entailed"), (document[2], SWAPPED, "not-entailed")]
     # a CORRECT claim has no changed span to contradict: the Leeds block shares "factory", so only Rain is sampled
     document = [BLOCKS[0], "The Leeds factory will employ 200 people.", "Rain is expected this weekend."]
     notes = Counter()
-    assert claim_pairs(claim(BLOCKS[0], "CORRECT", transformation="sentence_sampling", blocks=document), "source",
-                       Last(), notes) == [(BLOCKS[0], BLOCKS[0], "entailed"), (document[2], BLOCKS[0], "not-entailed")]
+    assert claim_pairs(claim(BLOCKS[0], "CORRECT", transformation="sentence_sampling", blocks=document),
+                       "contradicted", Last(), notes) == [(BLOCKS[0], BLOCKS[0], "entailed"), (document[2], BLOCKS[0], "not-entailed")]
     assert notes == {"negatives": 1}
 
 
