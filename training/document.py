@@ -215,6 +215,17 @@ class PairScorer:
         return results
 
 
+def scorable_cells(blocks: Sequence[str], summary: Sequence[str], scored: dict):
+    """(blocks, summary sentences) left once the ones the model cannot score are out: a sentence with no scorable
+    cell (no content arc, too long alone), then a block too long beside a kept sentence; one long block or a "Yes."
+    sentence does not sink the document. The first cell's Unscorable when nothing is left."""
+    summary_ = [s for s in summary if any(not isinstance(scored[b, s], Unscorable) for b in blocks)]
+    blocks_ = [b for b in blocks if summary_ and not any(isinstance(scored[b, s], Unscorable) for s in summary_)]
+    if not blocks_:
+        return next(c for b in blocks for s in summary if isinstance(c := scored[b, s], Unscorable))
+    return blocks_, summary_
+
+
 class DocumentScorer:
     """(document, summary) rows -> one score each (higher = more consistent): SummaC-ZS or Conv over a model's cells."""
 
@@ -265,11 +276,14 @@ class DocumentScorer:
             elif not summary:
                 out.append(Unscorable("EmptySummary", "the summary has no sentence to score"))
             else:
-                matrix = [[scored[b, s] for s in summary] for b in blocks]
-                bad = next((c for row in matrix for c in row if isinstance(c, Unscorable)), None)
-                out.append(bad if bad is not None else {
-                    "blocks": len(blocks), "summary_sentences": summary, "matrix": matrix,
-                    "sentence_scores": [max(column) for column in zip(*matrix)]})
+                kept = scorable_cells(blocks, summary, scored)
+                if isinstance(kept, Unscorable):
+                    out.append(kept)
+                    continue
+                blocks_, summary_ = kept
+                matrix = [[scored[b, s] for s in summary_] for b in blocks_]
+                out.append({"blocks": len(blocks_), "summary_sentences": summary_, "matrix": matrix,
+                            "sentence_scores": [max(column) for column in zip(*matrix)]})
         good = [r for r in out if not isinstance(r, Unscorable)]
         if self.aggregation == ZS:
             scores = [round(zs_score(r["matrix"]), 6) for r in good]

@@ -56,6 +56,23 @@ def test_every_cell_of_a_call_is_scored_in_one_batch_and_an_empty_summary_is_uns
         scorer.score_documents([(DOCUMENT, "")])
 
 
+def test_a_block_too_long_or_a_sentence_without_arcs_is_left_out_not_the_whole_document():
+    too_long, no_arcs = Unscorable("TooLong", "long"), Unscorable("NoArcs", "none")
+    cells = {**CELLS, (S2, T1): too_long, (S2, T2): too_long}  # block S2 too long beside both sentences
+    scorer = DocumentScorer(None, "sentence", pair_scores=lambda pairs: [cells[p] for p in pairs])
+    # S2 left out: [[0.9, 0.3], [0.2, 0.7]]; ZS (0.9 + 0.7) / 2 as before (S2 was no sentence's best block)
+    assert scorer.matrix(DOCUMENT, SUMMARY) == [[0.9, 0.3], [0.2, 0.7]]
+    assert scorer.score_documents([(DOCUMENT, SUMMARY)]) == [0.8]
+    # T2 has no arc to score beside any block: the summary is T1 alone, best block S1
+    cells = {**CELLS, **{(b, T2): no_arcs for b in (S1, S2, S3)}}
+    scorer = DocumentScorer(None, "sentence", pair_scores=lambda pairs: [cells[p] for p in pairs])
+    assert scorer.scored([(DOCUMENT, SUMMARY)])[0]["summary_sentences"] == [T1]
+    assert scorer.score_many([(DOCUMENT, SUMMARY)]) == [0.9]
+    # nothing scorable: the row is the first cell's Unscorable (its dead letter's reason)
+    scorer = DocumentScorer(None, "sentence", pair_scores=lambda pairs: [too_long for _ in pairs])
+    assert scorer.score_many([(DOCUMENT, SUMMARY)]) == [too_long]
+
+
 def test_zs_and_the_histogram_worked_by_hand():
     assert zs_score([[0.2, 1.0], [0.6, 0.0]]) == pytest.approx(0.8)  # (0.6 + 1.0) / 2
     counts = column_histogram([0.0, 0.05, 0.99, 1.0])  # bins of width 0.02: 0 -> 0, 0.05 -> 2, 0.99 and 1.0 -> 49
