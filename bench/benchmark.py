@@ -104,7 +104,8 @@ class Bench:
         if not (out / "train.json").is_file():
             self.timed(f"train {name}", lambda: entailgen(
                 "train", *datasets_and_flags, "--output", str(out), "--epochs", str(self.opts.epochs), "--overwrite",
-                "--quiet", "--device", self.opts.device, *(("--encoder", self.opts.encoder) if self.opts.encoder else ())))
+                "--quiet", "--device", self.opts.device,
+                *(("--encoder", self.opts.encoder) if self.opts.encoder else ())))
         return out
 
     def conv(self, model: Path, claims: Path) -> Path:

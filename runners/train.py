@@ -188,8 +188,8 @@ def register(commands) -> None:
     train.add_argument("--task", choices=("dae", "pair"),
                        help="default: dae for one dae dataset, else pair; pair turns dae rows into sentence pairs")
     train.add_argument("--claims-view", default=DEFAULT_CLAIM_VIEW, choices=CLAIM_VIEWS,
-                       help="claims rows as pairs: source (source sentence or best block, claim; plus a sampled unrelated "
-                            "block as not-entailed), contradicted (source, plus a block a swap contradicts as "
+                       help="claims rows as pairs: source (source sentence or best block, claim; plus a sampled "
+                            "unrelated block as not-entailed), contradicted (source, plus a block a swap contradicts as "
                             "not-entailed) or document (whole document cut to --max-length, claim)")
     train.add_argument("--seed", type=int, default=0, help="seed of initialisation, dropout and shuffling")
     train.add_argument("--device", default="auto", help="auto (cuda with bf16 when present, else cpu), cpu or cuda")

@@ -72,7 +72,8 @@ def test_the_contradicted_view_also_pairs_the_block_an_entity_swaps_changed_span
     document = [BLOCKS[0], "The Leeds factory will employ 200 people.", "Rain is expected this weekend."]
     notes = Counter()
     assert claim_pairs(claim(BLOCKS[0], "CORRECT", transformation="sentence_sampling", blocks=document),
-                       "contradicted", Last(), notes) == [(BLOCKS[0], BLOCKS[0], "entailed"), (document[2], BLOCKS[0], "not-entailed")]
+                       "contradicted", Last(), notes) == [
+        (BLOCKS[0], BLOCKS[0], "entailed"), (document[2], BLOCKS[0], "not-entailed")]
     assert notes == {"negatives": 1}
 
 
