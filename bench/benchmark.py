@@ -18,30 +18,22 @@ errors?").
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import random
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from host import describe  # bench/host.py, beside this script
+import host  # bench/host.py, beside this script
 
 SETS = ("xsumfaith", "polytope", "summeval", "frank")  # the issue's four; FactCC and CoGenSumm are scored if given
 
 
-def log(message: str) -> None:
-    print(f"[benchmark {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
-def entailgen(*args: str) -> None:
-    """Run the entailgen CLI in a child process, as a user would."""
-    log("entailgen " + " ".join(args))
-    done = subprocess.run([sys.executable, "-m", "entailgen.runners.cli", *args])
-    if done.returncode != 0:
-        raise SystemExit(f"benchmark bench: `entailgen {' '.join(args)}` exited {done.returncode}")
+log = functools.partial(host.log, "benchmark")
+entailgen = functools.partial(host.entailgen, "benchmark")
 
 
 def document_half(document: str) -> str:
@@ -157,9 +149,9 @@ def main() -> None:
     started = time.perf_counter()
     files = [str(opts.summac / f"{s}.json") for s in SETS if (opts.summac / f"{s}.json").is_file()]
     rows, halved = recut(read_benchmark(files))
-    print(describe(f"sets {', '.join(Path(f).stem for f in files)}; cut in two by document hash (no test cut in the "
-                   f"files): {', '.join(halved) or 'none'}; epochs {opts.epochs}, max train rows {opts.max_train}, "
-                   f"Conv rows {opts.conv_rows}"), flush=True)
+    print(host.describe(f"sets {', '.join(Path(f).stem for f in files)}; cut in two by document hash (no test cut in "
+                        f"the files): {', '.join(halved) or 'none'}; epochs {opts.epochs}, max train rows "
+                        f"{opts.max_train}, Conv rows {opts.conv_rows}"), flush=True)
     bench = Bench(opts)
     documents = val_documents(rows, opts.work / "val_documents.jsonl")
     claims = bench.dataset("claims", "claims", "--input", str(documents),
@@ -202,7 +194,8 @@ def main() -> None:
              "rows no model could score (scored 0.0): " + ", ".join(f"{n} {k}" for n, k in unscorable.items()),
              "training rows: " + "; ".join(f"{n}: {json.loads((m / 'train.json').read_text())['counts']['train']}"
                                            for n, m in models.items()),
-             "seconds by stage (cached stages not rerun): " + ", ".join(f"{k} {v:.0f}" for k, v in bench.seconds.items()),
+             "seconds by stage (cached stages not rerun): "
+             + ", ".join(f"{k} {v:.0f}" for k, v in bench.seconds.items()),
              f"whole run {wall:.0f} s ({wall / 60:.1f} min)"]
     print("\n".join(lines))
     (opts.work / "benchmark.json").write_text(json.dumps({"report": report, "picked": picked, "lines": lines,

@@ -1,8 +1,11 @@
-"""The machine line every benchmark prints: the context its figures depend on."""
+"""What every benchmark shares: the machine line its figures depend on, its log lines, and the CLI as a user runs it."""
 from __future__ import annotations
 
 import os
 import platform
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 
@@ -21,3 +24,16 @@ def describe(*extras: str) -> str:
         beam_version = "not installed"
     return ", ".join((f"machine: {model}, {os.cpu_count()} cores, {mem:.1f} GiB RAM, load average {load} at start; "
                       f"python {platform.python_version()}, Apache Beam {beam_version}", *extras))
+
+
+def log(bench: str, message: str) -> None:
+    """A bench's progress line on stderr, stamped with the time."""
+    print(f"[{bench} {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def entailgen(bench: str, *args: str) -> None:
+    """Run the entailgen CLI in a child process (what a user runs; a crash in one stage cannot poison the next)."""
+    log(bench, "entailgen " + " ".join(args))
+    done = subprocess.run([sys.executable, "-m", "entailgen.runners.cli", *args])
+    if done.returncode != 0:
+        raise SystemExit(f"{bench} bench: `entailgen {' '.join(args)}` exited {done.returncode}")

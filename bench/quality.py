@@ -15,10 +15,10 @@ without Beam, `--models-only` trains and evaluates on the datasets a CPU run lef
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -31,7 +31,7 @@ from entailgen.schemas.ids import content_id
 from entailgen.schemas.reader import load_manifest, read_dataset
 from entailgen.schemas.records import RECORD_TYPES
 
-from host import describe  # bench/host.py, beside this script
+import host  # bench/host.py, beside this script
 
 SPLITS = "train=0.8,dev=0.1,test=0.1"
 AUGMENT = "word_swap,synonym,hallucination,overlap"
@@ -47,16 +47,8 @@ RECAST_PAPER = {"hypothesis-only": 67.04, "majority": 50.0}
 MIN_WORDS, MAX_WORDS = 6, 40
 
 
-def log(message: str) -> None:
-    print(f"[quality {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
-def entailgen(*args: str) -> None:
-    """Run the entailgen CLI in a child process (what a user runs; a crash in one stage cannot poison the next)."""
-    log("entailgen " + " ".join(args))
-    done = subprocess.run([sys.executable, "-m", "entailgen.runners.cli", *args])
-    if done.returncode != 0:
-        raise SystemExit(f"quality bench: `entailgen {' '.join(args)}` exited {done.returncode}")
+log = functools.partial(host.log, "quality")
+entailgen = functools.partial(host.entailgen, "quality")
 
 
 def finished(dataset: Path) -> bool:
@@ -302,9 +294,10 @@ def main() -> None:
     opts.work.mkdir(parents=True, exist_ok=True)
     bench = Bench(opts)
     started = time.perf_counter()
-    print(describe(f"sentences {opts.sentences}, max train rows {opts.max_train or 'all'}, max dev rows "
-                   f"{opts.max_dev or 'all'}, epochs {opts.epochs}, lr {opts.lr:g}, device {opts.device}, encoder "
-                   f"{opts.encoder}" + (" (QUICK smoke run: figures mean nothing)" if opts.quick else "")), flush=True)
+    print(host.describe(f"sentences {opts.sentences}, max train rows {opts.max_train or 'all'}, max dev rows "
+                        f"{opts.max_dev or 'all'}, epochs {opts.epochs}, lr {opts.lr:g}, device {opts.device}, "
+                        f"encoder {opts.encoder}" + (" (QUICK smoke run: figures mean nothing)" if opts.quick else "")),
+          flush=True)
     data = bench.data()
     lines = data_report(data)
     results = bench.models(data) if opts.stop_after == "models" else None
