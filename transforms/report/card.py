@@ -145,8 +145,10 @@ FIELD_NOTES_BY_TYPE = {
     "ScoredDocument": {
         "document": "the document the summary is checked against, as given",
         "summary": "the summary (or claim) checked, as given",
-        "blocks": "how many blocks the document was cut into at the granularity (SummaC §3)",
-        "summary_sentences": "the summary's sentences, in order",
+        "blocks": "how many of the document's blocks at the granularity were scored (SummaC §3; a block the model "
+                  "cannot score beside a kept sentence, e.g. too long for a DAE arc model, is left out)",
+        "summary_sentences": "the summary's sentences that were scored, in order (one with no scorable cell is "
+                             "left out)",
         "sentence_scores": "each summary sentence's best block score (the max over blocks), whatever the aggregation",
         "score": "the summary's consistency score, higher = more consistent: the mean over its sentences (zs), or "
                  "the Conv head's probability (conv)",
