@@ -11,7 +11,7 @@ from entailgen.pipelines.base import Family, FamilyOutput, RunConfig
 from entailgen.schemas.records import ClaimExample, Skipped
 from entailgen.schemas.sources import Document, LabelledClaim, SourceText
 from entailgen.transforms.claims.audit import ClaimBalanceFn, ClaimsAuditFn
-from entailgen.transforms.claims.claims import (TRANSFORMATIONS, ClaimsConfig, MakeClaims, backtranslated,
+from entailgen.transforms.claims.claims import (OPTIONAL, TRANSFORMATIONS, ClaimsConfig, MakeClaims, backtranslated,
                                                 block_rows)
 from entailgen.transforms.claims.document import GRANULARITIES
 from entailgen.transforms.claims.factcc import WriteFactcc
@@ -41,7 +41,8 @@ class ClaimsOptions:
 def add_arguments(group) -> None:
     group.add_argument("--granularity", default="sentence", choices=GRANULARITIES, help="premise blocks (SummaC)")
     group.add_argument("--transformations", default=",".join(TRANSFORMATIONS),
-                       help=f"comma list of {','.join(TRANSFORMATIONS)} (sentence sampling always runs)")
+                       help=f"comma list of {','.join(TRANSFORMATIONS + OPTIONAL)} (default: all but "
+                            f"{','.join(OPTIONAL)}; sentence sampling always runs)")
     group.add_argument("--claims-per-document", type=int, default=1, help="sentences sampled as claims per document")
     group.add_argument("--no-noise", action="store_true", help="no noised copies of the claims")
     group.add_argument("--summaries-as-claims", action="store_true",
@@ -57,9 +58,10 @@ def add_arguments(group) -> None:
 def options(args) -> ClaimsOptions:
     """The claims options; a flag nothing would use is refused rather than recorded in the card."""
     chosen = tuple(t.strip() for t in args.transformations.split(",") if t.strip())
-    unknown = sorted(set(chosen) - set(TRANSFORMATIONS))
+    unknown = sorted(set(chosen) - set(TRANSFORMATIONS + OPTIONAL))
     if unknown:
-        raise ValueError(f"--transformations takes {','.join(TRANSFORMATIONS)}; got {args.transformations!r}")
+        raise ValueError(f"--transformations takes {','.join(TRANSFORMATIONS + OPTIONAL)}; got "
+                         f"{args.transformations!r}")
     if args.claims_per_document < 1:
         raise ValueError(f"--claims-per-document must be at least 1, got {args.claims_per_document}")
     if args.backtranslator == "hf" and "backtranslation" not in chosen:
@@ -71,9 +73,9 @@ def options(args) -> ClaimsOptions:
     elif args.model:  # ignored, yet it would be recorded in the card
         raise ValueError(f"--model is for --backtranslator hf; the {args.backtranslator} back-translator takes no "
                          "model")
-    return ClaimsOptions(args.granularity, tuple(t for t in TRANSFORMATIONS if t in chosen), args.claims_per_document,
-                         not args.no_noise, args.summaries_as_claims, args.backtranslator, args.model, args.pairs,
-                         args.export == "factcc")
+    return ClaimsOptions(args.granularity, tuple(t for t in TRANSFORMATIONS + OPTIONAL if t in chosen),
+                         args.claims_per_document, not args.no_noise, args.summaries_as_claims, args.backtranslator,
+                         args.model, args.pairs, args.export == "factcc")
 
 
 def round_trips(claims: beam.PCollection, opts: ClaimsOptions):

@@ -146,3 +146,25 @@ def test_backtranslation_round_trips_through_apertium(claims):
     for r in trips:
         assert r["backtranslation"] and not r["noise"] and r["label"] == "CORRECT"
         assert r["generator"].startswith("apertium") and r["claim"] != r["source_sentence"]
+
+
+def test_compression_is_asked_for_by_name_and_says_less_than_its_source(tmp_path):
+    """Each compression claim is CORRECT and its source sentence with words left out (the article may turn a <-> an,
+    the first word may gain a capital); a sentence it leaves alone is a Skipped per reason, so accounting holds."""
+    out = tmp_path / "out"
+    assert main(["run", "claims", "--input", str(write_inputs(tmp_path)), "--transformations", "compression",
+                 "--no-noise", "--claims-per-document", "3", "--seed", "0", "--quiet", "--output", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    rows = rows_of(out, manifest)
+    assert {r["transformation"] for r in rows} == {"sentence_sampling", "compression"}
+    compressed = [r for r in rows if r["transformation"] == "compression"]
+    skipped = sum(n for reason, n in manifest["counts"].get("skipped_transformations", {}).items()
+                  if reason.startswith("claims:compression:"))
+    sampled = [r for r in rows if r["transformation"] == "sentence_sampling"]
+    assert compressed and len(compressed) + skipped == len(sampled)
+    for r in compressed:
+        words, source = r["claim"].lower().replace("an ", "a ").split(), r["source_sentence"].lower().replace(
+            "an ", "a ").split()
+        assert r["label"] == "CORRECT" and len(words) < len(source)
+        it = iter(w.strip(",.") for w in source)
+        assert all(w.strip(",.") in it for w in words), (r["claim"], r["source_sentence"])  # a subsequence

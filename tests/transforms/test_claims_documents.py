@@ -56,6 +56,7 @@ def test_paragraphs_sentences_and_the_four_granularities():
     second = sentences_of([tok("E", 1), tok("f", -1, False), tok(".", 1, False)], paras[1], len(paras[0]) + 2)
     sentences = first + second
     assert [(s.text, s.start) for s in sentences] == [("A b.", 0), ("C d.", 5), ("E f.", 11)]
+    assert [t.head for t in sentences[1].tokens] == [1, -1, 1]  # heads 4, -1, 4 in the paragraph: each its own tree
     doc = document_text(paras)
     assert all(doc[s.start:s.start + len(s.text)] == s.text for s in sentences)
     assert blocks_of("document", doc, paras, sentences) == [doc]

@@ -1,12 +1,12 @@
-"""FactCC's transformations on sentences written for the test, with hand-built tokens (no parser)."""
+"""FactCC's transformations and compression on sentences written for the test, with hand-built tokens (no parser)."""
 import random
 
 import pytest
 
 from entailgen.schemas.records import Token
 from entailgen.transforms.claims.document import Sentence, entities_of
-from entailgen.transforms.claims.transformations import (Edit, Unchanged, add_noise, entity_swap, negation,
-                                                         pronoun_swap)
+from entailgen.transforms.claims.transformations import (Edit, Unchanged, add_noise, compression, entity_swap,
+                                                         modifier_spans, negation, pronoun_swap)
 
 
 def tok(text, ner="O", pos="X", tag="", dep="", space=True):
@@ -164,3 +164,65 @@ def test_noise_never_touches_the_changed_span():
 def test_noise_that_changes_nothing_is_unchanged():
     with pytest.raises(Unchanged, match="NothingChanged"):
         add_noise(NEGATED, random.Random(0), p=0.0)
+
+
+def parsed(*rows):
+    """Tokens from (text, tag, dep, head, ner) rows; the last token of each row sits flush against the next only
+    where the next is punctuation."""
+    return [Token(text, text.lower(), "PROPN" if tag == "NNP" else "X", tag, ner, head, dep,
+                  k + 1 < len(rows) and rows[k + 1][0] not in ",.")
+            for k, (text, tag, dep, head, ner) in enumerate(rows)]
+
+
+# "Yesterday, Anna Berg, the new mayor, opened a large office in Leeds."
+MAYOR = parsed(("Yesterday", "NN", "npadvmod", 9, "DATE"), (",", ",", "punct", 9, "O"),
+               ("Anna", "NNP", "compound", 3, "PERSON"), ("Berg", "NNP", "nsubj", 9, "PERSON"),
+               (",", ",", "punct", 3, "O"), ("the", "DT", "det", 7, "O"), ("new", "JJ", "amod", 7, "O"),
+               ("mayor", "NN", "appos", 3, "O"), (",", ",", "punct", 3, "O"), ("opened", "VBD", "ROOT", -1, "O"),
+               ("a", "DT", "det", 12, "O"), ("large", "JJ", "amod", 12, "O"), ("office", "NN", "dobj", 9, "O"),
+               ("in", "IN", "prep", 9, "O"), ("Leeds", "NNP", "pobj", 13, "GPE"), (".", ".", "punct", 9, "O"))
+
+
+class Everything:
+    """A stand-in rng that drops as many modifiers as it may, the first ones first."""
+
+    def randint(self, low, high):
+        return high
+
+    def sample(self, seq, k):
+        return list(seq)[:k]
+
+
+def test_compression_drops_modifiers_with_the_commas_that_set_them_off():
+    assert modifier_spans(MAYOR) == [(0, 1), (6, 7), (5, 8), (11, 12), (13, 15)]
+    # the first three: "Yesterday" and its comma, "new", the apposition "the new mayor" and both its commas
+    assert compression(MAYOR, Everything()).text == "Anna Berg opened a large office in Leeds."
+    # all five: "a large office" becomes "an office", "in Leeds" leaves no space before the full stop
+    edit = compression(MAYOR, Everything(), at_most=5)
+    assert edit.text == "Anna Berg opened an office." and edit.span is None and edit.source_span is None
+    assert {compression(MAYOR, random.Random(seed)).text for seed in range(40)} >= {
+        "Yesterday, Anna Berg, the mayor, opened a large office in Leeds.",
+        "Anna Berg, the new mayor, opened a large office in Leeds."}
+
+
+def test_compression_keeps_what_a_shorter_sentence_would_not_say():
+    # "The number of people who smoke rose by about 50 in New York." ("New" as an adjective of the name)
+    tokens = parsed(("The", "DT", "det", 1, "O"), ("number", "NN", "nsubj", 6, "O"), ("of", "IN", "prep", 1, "O"),
+                    ("people", "NNS", "pobj", 2, "O"), ("who", "WP", "nsubj", 5, "O"),
+                    ("smoke", "VBP", "relcl", 3, "O"), ("rose", "VBD", "ROOT", -1, "O"), ("by", "IN", "prep", 6, "O"),
+                    ("about", "RB", "advmod", 9, "O"), ("50", "CD", "pobj", 7, "CARDINAL"),
+                    ("in", "IN", "prep", 6, "O"), ("New", "NNP", "amod", 12, "GPE"), ("York", "NNP", "pobj", 10, "GPE"),
+                    ("more", "RBR", "advmod", 6, "O"), (".", ".", "punct", 6, "O"))
+    # "of people", the restrictive "who smoke", "about" (of a number), "New" (of a name), "more" (a comparative) stay
+    assert modifier_spans(tokens) == [(7, 10), (10, 13)]
+    assert compression(tokens, Everything()).text == "The number of people who smoke rose more."
+
+
+@pytest.mark.parametrize("word", ["not", "never", "only", "every"])
+def test_compression_leaves_a_downward_entailing_sentence_alone(word):
+    """ "Anna did not open a large office" does not say "Anna did not open an office"."""
+    tokens = parsed(("Anna", "NNP", "nsubj", 2, "PERSON"), (word, "RB", "advmod", 2, "O"),
+                    ("opened", "VBD", "ROOT", -1, "O"), ("a", "DT", "det", 4, "O"), ("large", "JJ", "amod", 4, "O"),
+                    ("office", "NN", "dobj", 2, "O"), (".", ".", "punct", 2, "O"))
+    with pytest.raises(Unchanged, match="DownwardEntailing"):
+        compression(tokens, Everything())

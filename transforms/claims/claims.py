@@ -18,7 +18,7 @@ from entailgen.schemas.records import (CORRECT, ENTAILED, INCORRECT, NOT_ENTAILE
 from entailgen.schemas.sources import Document, LabelledClaim
 from entailgen.transforms.claims.document import (Entity, Sentence, blocks_of, document_text, entities_of, paragraphs,
                                                   sentences_of)
-from entailgen.transforms.claims.transformations import (Edit, Unchanged, add_noise, char_span,
+from entailgen.transforms.claims.transformations import (Edit, Unchanged, add_noise, char_span, compression,
                                                          eligible_sentences, entity_swap, negation, pronoun_swap,
                                                          sampled)
 from entailgen.transforms.parse import Parser, ParserConfig
@@ -30,6 +30,7 @@ SKIPPED = "skipped"
 BACKTRANSLATE = "backtranslate"
 NEGATIVE = ("pronoun_swap", "entity_swap", "number_swap", "date_swap", "negation")
 TRANSFORMATIONS = ("backtranslation",) + NEGATIVE  # sentence sampling is always on: it is what the others start from
+OPTIONAL = ("compression",)  # entailgen's, not FactCC's: asked for by name
 
 
 @dataclass(frozen=True)
@@ -124,9 +125,9 @@ def _negative(name: str, doc: ParsedDocument, index: int, rng) -> Edit:
 
 
 def document_claims(doc: ParsedDocument, config: ClaimsConfig) -> Iterator[Union[ClaimExample, Skipped, tuple]]:
-    """Every claim of a document: sampled sentences (CORRECT), their negative transformations (INCORRECT), noised
-    copies, summary sentences; ('backtranslate', example) for claims to round-trip; a Skipped per transformation that
-    found nothing to change. Randomness: the seed mixed with the document id."""
+    """Every claim of a document: sampled sentences and their compressions (CORRECT), their negative transformations
+    (INCORRECT), noised copies, summary sentences; ('backtranslate', example) for claims to round-trip; a Skipped per
+    transformation that found nothing to change. Randomness: the seed mixed with the document id."""
     record = doc.record
     if isinstance(record, LabelledClaim):
         yield example(doc, record.claim, record.label, "annotated", config)
@@ -137,6 +138,11 @@ def document_claims(doc: ParsedDocument, config: ClaimsConfig) -> Iterator[Union
     for index in chosen:
         sentence = doc.sentences[index]
         made = [("sentence_sampling", CORRECT, sampled(sentence))]
+        if "compression" in config.transformations:
+            try:
+                made.append(("compression", CORRECT, compression(sentence.tokens, rng)))
+            except Unchanged as unchanged:
+                yield _skip(doc, "compression", unchanged.reason)
         if "backtranslation" in config.transformations:
             yield BACKTRANSLATE, example(doc, sentence.text, CORRECT, "backtranslation", config, sentence=sentence,
                                          backtranslation=True)

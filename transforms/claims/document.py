@@ -2,6 +2,7 @@
 the premise blocks at a SummaC granularity (Laban et al. 2022 §3)."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Optional
@@ -24,7 +25,8 @@ def document_text(paragraph_texts: list[str]) -> str:
 
 @dataclass(frozen=True)
 class Sentence:
-    """A sentence of the document: its tokens (whitespace tokens left out) and where it starts in the document."""
+    """A sentence of the document: its tokens (whitespace tokens left out, heads counted in the sentence) and where it
+    starts in the document."""
 
     tokens: list[Token]
     start: int
@@ -69,7 +71,8 @@ def _root(tokens: list[Token], i: int) -> int:
 
 
 def sentences_of(tokens: list[Token], paragraph: str, offset: int) -> list[Sentence]:
-    """The parser's sentences of one paragraph (consecutive tokens under one root), with document offsets."""
+    """The parser's sentences of one paragraph (consecutive tokens under one root), with document offsets; a token's
+    head is its position in its sentence (-1 for the root)."""
     groups: list[list[int]] = []
     last_root: Optional[int] = None
     for i, token in enumerate(tokens):
@@ -84,7 +87,8 @@ def sentences_of(tokens: list[Token], paragraph: str, offset: int) -> list[Sente
     for group in groups:
         first = paragraph.find(tokens[group[0]].text, position)
         first = position if first < 0 else first
-        kept = [tokens[i] for i in group]
+        position_of = {i: j for j, i in enumerate(group)}  # heads as positions in the sentence: one tree of its own
+        kept = [dataclasses.replace(tokens[i], head=position_of.get(tokens[i].head, -1)) for i in group]
         sentence = Sentence(kept, offset + first)
         position = first + len(sentence.text)
         sentences.append(sentence)

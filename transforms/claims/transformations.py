@@ -1,5 +1,6 @@
 """FactCC's claim transformations as pure functions on a source sentence (Kryściński et al. 2020 §3.2, and its
-released generator): sentence sampling, pronoun swap, entity / number / date swap, negation and noise."""
+released generator): sentence sampling, pronoun swap, entity / number / date swap, negation and noise; and compression,
+entailgen's CORRECT claim that, like a summary sentence, says less than its source."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -23,6 +24,13 @@ PRONOUNS = {
 NEGATORS = ("not", "n't", "n’t")
 CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}  # "can't" -> ca + n't: without n't it is "can"
 SUBJECT_DEPS = ("nsubj", "nsubjpass", "csubj", "expl")
+# Compression: the modifiers whose removal keeps a sentence true (adjectives, adverbs, prepositional phrases,
+# appositions, participle / non-restrictive relative / adverbial clauses) and the words that would make it false again
+# (negation and quantifiers turn a sentence downward-entailing: "no new office" does not entail "no office").
+COMPRESSIBLE = ("amod", "advmod", "npadvmod", "prep", "appos", "acl", "relcl", "advcl")
+DOWNWARD = frozenset("""not n't n’t never no none nobody nothing neither nor without only just even almost nearly
+hardly barely scarcely all every each few any if unless""".split())
+COMPARED = ("JJR", "JJS", "RBR", "RBS")  # "more united", "the best chance": not said by "united", "the chance"
 
 
 class Unchanged(Exception):
@@ -151,6 +159,75 @@ def negation(tokens: Sequence[Token]) -> Edit:
         return Edit(tuple(new), (i, i + 1), (i, i + 1))
     new = pieces[:i] + [(word, " "), ("not", space)] + pieces[i + 1:]
     return Edit(tuple(new), (i, i + 2), (i, i + 1))
+
+
+def _subtree(tokens: Sequence[Token], root: int) -> set[int]:
+    """The positions of a token and everything that hangs from it."""
+    children: dict[int, list[int]] = {}
+    for i, token in enumerate(tokens):
+        children.setdefault(token.head, []).append(i)
+    out, stack = set(), [root]
+    while stack:
+        i = stack.pop()
+        if i not in out:
+            out.add(i)
+            stack.extend(children.get(i, ()))
+    return out
+
+
+def modifier_spans(tokens: Sequence[Token]) -> list[tuple[int, int]]:
+    """[start, end) of each contiguous modifier subtree compression may drop. What stays: "of" phrases, restrictive
+    relative clauses, comparatives, modifiers of a number and parts of a name ("the number of deaths", "people who
+    smoke", "more united", "about 50", "New York" say more than "the number", "people", "united", "50", "York")."""
+    spans = []
+    for i, token in enumerate(tokens):
+        if token.dep not in COMPRESSIBLE or token.head < 0 or token.tag in COMPARED or token.tag.startswith("W") or \
+                (token.dep == "prep" and token.text.lower() == "of"):
+            continue
+        head = tokens[token.head]
+        if head.tag == "CD" or (token.ner != "O" and token.ner == head.ner):  # "about 50", part of a name
+            continue
+        subtree = _subtree(tokens, i)
+        start, end = min(subtree), max(subtree) + 1
+        if end - start != len(subtree) or token.head in subtree:
+            continue
+        if token.dep == "relcl" and (start == 0 or tokens[start - 1].text != ","):
+            continue
+        spans.append((start, end))
+    return spans
+
+
+def compression(tokens: Sequence[Token], rng, at_most: int = 3) -> Edit:
+    """One to at_most modifier subtrees dropped, with the commas that set them off (CORRECT: what is left is still
+    said by the sentence); a sentence with negation or a quantifier is left alone (Unchanged)."""
+    if any(t.text.lower() in DOWNWARD or t.dep == "neg" for t in tokens):
+        raise Unchanged("DownwardEntailing")
+    spans = modifier_spans(tokens)
+    if not spans:
+        raise Unchanged("NoModifier")
+    dropped: set[int] = set()
+    for start, end in rng.sample(spans, rng.randint(1, min(at_most, len(spans)))):
+        dropped.update(range(start, end))
+        comma_before = start > 0 and tokens[start - 1].text == ","
+        if comma_before:
+            dropped.add(start - 1)
+        if end < len(tokens) and tokens[end].text == "," and (comma_before or start == 0):
+            dropped.add(end)
+    out: list[list] = []  # [text, whitespace, position in the sentence]
+    for i, (text, space) in enumerate(pieces_of(tokens)):
+        if i not in dropped:
+            out.append([text, space, i])
+        elif out and (out[-1][1] or out[-1][0][-1:].isalnum()):  # after an opening quote no space comes back
+            out[-1][1] = space  # the word before a dropped run takes the run's trailing whitespace
+    if sum(text[:1].isalnum() for text, _, _ in out) < 3:
+        raise Unchanged("TooShort")
+    for piece, (after, _, j) in zip(out, out[1:]):
+        text, _, i = piece
+        if j != i + 1 and tokens[i].tag == "DT" and text.lower() in ("a", "an"):  # "a new office" -> "an office"
+            piece[0] = _cased("an" if after[:1].lower() in "aeiou" else "a", text)
+    if 0 in dropped:
+        out[0][0] = out[0][0][:1].upper() + out[0][0][1:]
+    return Edit(tuple((text, space) for text, space, _ in out))
 
 
 def add_noise(edit: Edit, rng, p: float = 0.05, delete: float = 0.8) -> Edit:

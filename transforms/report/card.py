@@ -46,7 +46,8 @@ OPTION_NOTES = {
     "phenomena": "which annotations were recast (Poliak 2020 ch. 3)",
     "phrases": "dialogue phrases prepended to hypotheses (Steen et al. 2023, Table 6)",
     "granularity": "how the premise document is split into blocks (SummaC, Laban et al. 2022 §3)",
-    "transformations": "FactCC's transformations applied to the sampled sentences (Kryściński et al. 2020 §3.2)",
+    "transformations": "FactCC's transformations applied to the sampled sentences (Kryściński et al. 2020 §3.2), and "
+                       "compression (entailgen's: modifiers dropped, CORRECT) where named",
     "pairs": "documents: one row per claim; blocks: also one (block, claim) row per premise block",
     "min_similarity": "round trips less similar to x are garbage: never h*",
     "max_similarity": "round trips more similar to x are near copies: never h*",
@@ -123,7 +124,8 @@ FIELD_NOTES_BY_TYPE = {
         "label": "FactCC's label: CORRECT (consistent with the document) or INCORRECT",
         "entailment": "the same label as entailed / not-entailed",
         "transformation": "how the claim was made: sentence_sampling, backtranslation, pronoun_swap, entity_swap, "
-                          "number_swap, date_swap, negation, summary, or annotated (a labelled set passed through)",
+                          "number_swap, date_swap, negation, compression, summary, or annotated (a labelled set "
+                          "passed through)",
         "source_sentence": "the document sentence the claim came from",
         "backtranslation": "whether the claim is a round-trip translation",
         "noise": "whether tokens outside the changed span were deleted or duplicated (label kept)",
