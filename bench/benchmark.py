@@ -140,11 +140,32 @@ def main() -> None:
     args.add_argument("--sentences", type=int, default=1500, help="val-document sentences for paraphrase -> dae")
     args.add_argument("--encoder", help="the encoder to train (entailgen train --encoder; default: its default)")
     args.add_argument("--device", default="cpu", help="cpu or cuda, for training and scoring")
+    args.add_argument("--full-mix", type=int, default=12000, help="rows the full-size claims + dae mix draws per epoch")
+    args.add_argument("--models", nargs="+", metavar="FOLDER",
+                      help="train and score only these models (their work folders: claims-source, mix-full, ...); "
+                           "the val choice is then among them")
     opts = args.parse_args()
     from entailgen.training.benchmark import (NER, UNIGRAM, evaluate_benchmark, format_table, ner_overlap_scores,
                                               read_benchmark, unigram_overlap_scores)
     from entailgen.training.document import conv_scores, load_conv
+    from entailgen.transforms.claims.claims import OPTIONAL, TRANSFORMATIONS
 
+    n = str(opts.max_train)
+    claims, compressed, dae = (str(opts.work / d) for d in ("claims", "claims-compression", "dae"))  # bench.dataset's
+    recipes = {  # name -> (work folder, train arguments); --models picks some (cached ones are not trained again)
+        "claims, source view": ("claims-source", claims, "--claims-view", "source"),
+        "claims with compression, source view": ("claims-compression-source", compressed, "--claims-view", "source"),
+        "claims, contradicted view": ("claims-contradicted", claims, "--claims-view", "contradicted"),
+        "claims, document view": ("claims-document", claims, "--claims-view", "document", "--max-examples", n),
+        "dae arc model": ("dae-arcs", dae, "--max-examples", n),
+        "claims + dae pairs (mix 1:1)": ("mix", claims, dae, "--mix", "1,1", "--max-examples", n),
+        # the mix at the claims source view's size: 6,000 rows of each, about the source view's 18,000 pairs
+        "claims + dae pairs (mix 1:1, full)": ("mix-full", claims, dae, "--mix", "1,1",
+                                               "--max-examples", str(opts.full_mix))}
+    unknown = set(opts.models or ()) - {folder for folder, *_ in recipes.values()}
+    if unknown:
+        args.error(f"--models: no model {', '.join(sorted(unknown))} (the folders: "
+                   f"{', '.join(folder for folder, *_ in recipes.values())})")
     opts.work.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     files = [str(opts.summac / f"{s}.json") for s in SETS if (opts.summac / f"{s}.json").is_file()]
@@ -154,21 +175,16 @@ def main() -> None:
                         f"{opts.max_train}, Conv rows {opts.conv_rows}"), flush=True)
     bench = Bench(opts)
     documents = val_documents(rows, opts.work / "val_documents.jsonl")
-    claims = bench.dataset("claims", "claims", "--input", str(documents),
-                           "--claims-per-document", str(opts.claims_per_document))
+    every = ",".join(TRANSFORMATIONS + OPTIONAL)
+    for name, extra in (("claims", ()), ("claims-compression", ("--transformations", every))):
+        bench.dataset(name, "claims", "--input", str(documents), "--claims-per-document", str(opts.claims_per_document),
+                      *extra)
     sentences = val_sentences(documents, opts.sentences, opts.work / "val_sentences.txt")
     paraphrase = bench.dataset("paraphrase", "paraphrase", "--input", str(sentences), "--export", "paranmt")
-    dae = bench.dataset("dae", "dae", "--input", str(paraphrase / "paranmt.tsv"),
-                        "--augment", "word_swap,synonym,hallucination,overlap")
-    n = str(opts.max_train)
-    models = {"claims, source view": bench.model("claims-source", str(claims), "--claims-view", "source"),
-              "claims, contradicted view": bench.model("claims-contradicted", str(claims), "--claims-view",
-                                                       "contradicted"),
-              "claims, document view": bench.model("claims-document", str(claims), "--claims-view", "document",
-                                                   "--max-examples", n),
-              "dae arc model": bench.model("dae-arcs", str(dae), "--max-examples", n),
-              "claims + dae pairs (mix 1:1)": bench.model("mix", str(claims), str(dae), "--mix", "1,1",
-                                                          "--max-examples", n)}
+    bench.dataset("dae", "dae", "--input", str(paraphrase / "paranmt.tsv"), "--augment",
+                  "word_swap,synonym,hallucination,overlap")
+    picked_recipes = [name for name in recipes if not opts.models or recipes[name][0] in opts.models]
+    models = {name: bench.model(*recipes[name]) for name in picked_recipes}
     pairs = [(r.document, r.claim) for r in rows]
     scored = {name: bench.scored(model, pairs) for name, model in models.items()}
     unscorable = {name: sum(r is None for r in results) for name, results in scored.items()}
