@@ -10,7 +10,7 @@ and the mix -> `entailgen train` (MiniLM on CPU) -> document scoring (SummaC-ZS;
 -> thresholds chosen on the val cut -> test balanced accuracy, beside unigram overlap and NER overlap measured on the
 same rows and the paper's Table 2. Which model is entailgen's figure is chosen on the val cut only.
 
-Usage: python bench/benchmark.py --summac DIR [--work DIR] [--epochs 1] [--max-train 1500] [--conv-rows 1000]
+Usage: python bench/benchmark.py --summac DIR [--work DIR] [--epochs 1] [--max-train 1500] [--models FOLDER ...]
 Stages are cached in --work (delete a stage's folder to redo it). On a GPU machine the same command trains a larger
 encoder on more rows: --encoder DIR_OR_NAME --device cuda --epochs 3 --max-train 50000 (README, "Does it catch real
 errors?").
@@ -140,9 +140,8 @@ def main() -> None:
     args.add_argument("--sentences", type=int, default=1500, help="val-document sentences for paraphrase -> dae")
     args.add_argument("--encoder", help="the encoder to train (entailgen train --encoder; default: its default)")
     args.add_argument("--device", default="cpu", help="cpu or cuda, for training and scoring")
-    args.add_argument("--full-mix", type=int, default=12000, help="rows the full-size claims + dae mix draws per epoch")
     args.add_argument("--models", nargs="+", metavar="FOLDER",
-                      help="train and score only these models (their work folders: claims-source, mix-full, ...); "
+                      help="train and score only these models (their work folders: claims-source, dae-arcs, ...); "
                            "the val choice is then among them")
     opts = args.parse_args()
     from entailgen.training.benchmark import (NER, UNIGRAM, evaluate_benchmark, format_table, ner_overlap_scores,
@@ -158,10 +157,7 @@ def main() -> None:
         "claims, contradicted view": ("claims-contradicted", claims, "--claims-view", "contradicted"),
         "claims, document view": ("claims-document", claims, "--claims-view", "document", "--max-examples", n),
         "dae arc model": ("dae-arcs", dae, "--max-examples", n),
-        "claims + dae pairs (mix 1:1)": ("mix", claims, dae, "--mix", "1,1", "--max-examples", n),
-        # the mix at the claims source view's size: 6,000 rows of each, about the source view's 18,000 pairs
-        "claims + dae pairs (mix 1:1, full)": ("mix-full", claims, dae, "--mix", "1,1",
-                                               "--max-examples", str(opts.full_mix))}
+        "claims + dae pairs (mix 1:1)": ("mix", claims, dae, "--mix", "1,1", "--max-examples", n)}
     unknown = set(opts.models or ()) - {folder for folder, *_ in recipes.values()}
     if unknown:
         args.error(f"--models: no model {', '.join(sorted(unknown))} (the folders: "

@@ -196,10 +196,14 @@ def test_ctrl_c_during_a_run_is_one_line_exit_130_and_leaves_nothing(tmp_path, c
         raise AssertionError("the SIGINT handler should have raised")
 
     monkeypatch.setattr(parse, "load_spacy", interrupted)
-    assert main(parse_args(corpus, tmp_path / "out")) == 130
-    assert capsys.readouterr().err.strip().splitlines() == ["entailgen: interrupted"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    started_with = signal.signal(signal.SIGINT, signal.default_int_handler)  # as at a terminal, even under `&`
+    try:
+        assert main(parse_args(corpus, tmp_path / "out")) == 130
+        assert capsys.readouterr().err.strip().splitlines() == ["entailgen: interrupted"]
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, started_with)
 
 
 # -- item 6: conflicting or meaningless options are refused ---------------------------------------------------------
