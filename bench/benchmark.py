@@ -147,7 +147,7 @@ def main() -> None:
     from entailgen.training.benchmark import (NER, UNIGRAM, evaluate_benchmark, format_table, ner_overlap_scores,
                                               read_benchmark, unigram_overlap_scores)
     from entailgen.training.document import conv_scores, load_conv
-    from entailgen.transforms.claims.claims import OPTIONAL, TRANSFORMATIONS
+    from entailgen.transforms.claims.claims import KNOWN_TRANSFORMATIONS
 
     n = str(opts.max_train)
     claims, compressed, dae = (str(opts.work / d) for d in ("claims", "claims-compression", "dae"))  # bench.dataset's
@@ -158,10 +158,12 @@ def main() -> None:
         "claims, document view": ("claims-document", claims, "--claims-view", "document", "--max-examples", n),
         "dae arc model": ("dae-arcs", dae, "--max-examples", n),
         "claims + dae pairs (mix 1:1)": ("mix", claims, dae, "--mix", "1,1", "--max-examples", n)}
-    unknown = set(opts.models or ()) - {folder for folder, *_ in recipes.values()}
+    folders = [folder for folder, *_ in recipes.values()]
+    unknown = set(opts.models or ()) - set(folders)
     if unknown:
-        args.error(f"--models: no model {', '.join(sorted(unknown))} (the folders: "
-                   f"{', '.join(folder for folder, *_ in recipes.values())})")
+        args.error(f"--models: no model {', '.join(sorted(unknown))} (the folders: {', '.join(folders)})")
+    chosen = [name for name in recipes if not opts.models or recipes[name][0] in opts.models]
+    needed = {claims} | {arg for name in chosen for arg in recipes[name][1:]}  # claims: the Conv head's rows
     opts.work.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     files = [str(opts.summac / f"{s}.json") for s in SETS if (opts.summac / f"{s}.json").is_file()]
@@ -171,16 +173,17 @@ def main() -> None:
                         f"{opts.max_train}, Conv rows {opts.conv_rows}"), flush=True)
     bench = Bench(opts)
     documents = val_documents(rows, opts.work / "val_documents.jsonl")
-    every = ",".join(TRANSFORMATIONS + OPTIONAL)
+    every = ",".join(KNOWN_TRANSFORMATIONS)
     for name, extra in (("claims", ()), ("claims-compression", ("--transformations", every))):
-        bench.dataset(name, "claims", "--input", str(documents), "--claims-per-document", str(opts.claims_per_document),
-                      *extra)
-    sentences = val_sentences(documents, opts.sentences, opts.work / "val_sentences.txt")
-    paraphrase = bench.dataset("paraphrase", "paraphrase", "--input", str(sentences), "--export", "paranmt")
-    bench.dataset("dae", "dae", "--input", str(paraphrase / "paranmt.tsv"), "--augment",
-                  "word_swap,synonym,hallucination,overlap")
-    picked_recipes = [name for name in recipes if not opts.models or recipes[name][0] in opts.models]
-    models = {name: bench.model(*recipes[name]) for name in picked_recipes}
+        if str(opts.work / name) in needed:  # only what the chosen models train on
+            bench.dataset(name, "claims", "--input", str(documents), "--claims-per-document",
+                          str(opts.claims_per_document), *extra)
+    if dae in needed:
+        sentences = val_sentences(documents, opts.sentences, opts.work / "val_sentences.txt")
+        paraphrase = bench.dataset("paraphrase", "paraphrase", "--input", str(sentences), "--export", "paranmt")
+        bench.dataset("dae", "dae", "--input", str(paraphrase / "paranmt.tsv"), "--augment",
+                      "word_swap,synonym,hallucination,overlap")
+    models = {name: bench.model(*recipes[name]) for name in chosen}
     pairs = [(r.document, r.claim) for r in rows]
     scored = {name: bench.scored(model, pairs) for name, model in models.items()}
     unscorable = {name: sum(r is None for r in results) for name, results in scored.items()}

@@ -11,8 +11,8 @@ from entailgen.pipelines.base import Family, FamilyOutput, RunConfig
 from entailgen.schemas.records import ClaimExample, Skipped
 from entailgen.schemas.sources import Document, LabelledClaim, SourceText
 from entailgen.transforms.claims.audit import ClaimBalanceFn, ClaimsAuditFn
-from entailgen.transforms.claims.claims import (OPTIONAL, TRANSFORMATIONS, ClaimsConfig, MakeClaims, backtranslated,
-                                                block_rows)
+from entailgen.transforms.claims.claims import (KNOWN_TRANSFORMATIONS, OPTIONAL, TRANSFORMATIONS, ClaimsConfig,
+                                                MakeClaims, backtranslated, block_rows)
 from entailgen.transforms.claims.document import GRANULARITIES
 from entailgen.transforms.claims.factcc import WriteFactcc
 from entailgen.transforms.generate.model_dir import check_model_dir
@@ -41,7 +41,7 @@ class ClaimsOptions:
 def add_arguments(group) -> None:
     group.add_argument("--granularity", default="sentence", choices=GRANULARITIES, help="premise blocks (SummaC)")
     group.add_argument("--transformations", default=",".join(TRANSFORMATIONS),
-                       help=f"comma list of {','.join(TRANSFORMATIONS + OPTIONAL)} (default: all but "
+                       help=f"comma list of {','.join(KNOWN_TRANSFORMATIONS)} (default: all but "
                             f"{','.join(OPTIONAL)}; sentence sampling always runs)")
     group.add_argument("--claims-per-document", type=int, default=1, help="sentences sampled as claims per document")
     group.add_argument("--no-noise", action="store_true", help="no noised copies of the claims")
@@ -58,9 +58,9 @@ def add_arguments(group) -> None:
 def options(args) -> ClaimsOptions:
     """The claims options; a flag nothing would use is refused rather than recorded in the card."""
     chosen = tuple(t.strip() for t in args.transformations.split(",") if t.strip())
-    unknown = sorted(set(chosen) - set(TRANSFORMATIONS + OPTIONAL))
+    unknown = sorted(set(chosen) - set(KNOWN_TRANSFORMATIONS))
     if unknown:
-        raise ValueError(f"--transformations takes {','.join(TRANSFORMATIONS + OPTIONAL)}; got "
+        raise ValueError(f"--transformations takes {','.join(KNOWN_TRANSFORMATIONS)}; got "
                          f"{args.transformations!r}")
     if args.claims_per_document < 1:
         raise ValueError(f"--claims-per-document must be at least 1, got {args.claims_per_document}")
@@ -73,7 +73,7 @@ def options(args) -> ClaimsOptions:
     elif args.model:  # ignored, yet it would be recorded in the card
         raise ValueError(f"--model is for --backtranslator hf; the {args.backtranslator} back-translator takes no "
                          "model")
-    return ClaimsOptions(args.granularity, tuple(t for t in TRANSFORMATIONS + OPTIONAL if t in chosen),
+    return ClaimsOptions(args.granularity, tuple(t for t in KNOWN_TRANSFORMATIONS if t in chosen),
                          args.claims_per_document, not args.no_noise, args.summaries_as_claims, args.backtranslator,
                          args.model, args.pairs, args.export == "factcc")
 

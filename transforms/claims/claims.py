@@ -31,6 +31,7 @@ BACKTRANSLATE = "backtranslate"
 NEGATIVE = ("pronoun_swap", "entity_swap", "number_swap", "date_swap", "negation")
 TRANSFORMATIONS = ("backtranslation",) + NEGATIVE  # sentence sampling is always on: it is what the others start from
 OPTIONAL = ("compression",)  # entailgen's, not FactCC's: asked for by name
+KNOWN_TRANSFORMATIONS = TRANSFORMATIONS + OPTIONAL  # what --transformations takes, in the order they run
 
 
 @dataclass(frozen=True)

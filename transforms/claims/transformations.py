@@ -28,8 +28,8 @@ SUBJECT_DEPS = ("nsubj", "nsubjpass", "csubj", "expl")
 # appositions, participle / non-restrictive relative / adverbial clauses) and the words that would make it false again
 # (negation and quantifiers turn a sentence downward-entailing: "no new office" does not entail "no office").
 COMPRESSIBLE = ("amod", "advmod", "npadvmod", "prep", "appos", "acl", "relcl", "advcl")
-DOWNWARD = frozenset("""not n't n’t never no none nobody nothing neither nor without only just even almost nearly
-hardly barely scarcely all every each few any if unless""".split())
+DOWNWARD = frozenset(NEGATORS) | frozenset("""never no none nobody nothing neither nor without only just even almost
+nearly hardly barely scarcely all every each few any if unless""".split())
 COMPARED = ("JJR", "JJS", "RBR", "RBS")  # "more united", "the best chance": not said by "united", "the chance"
 
 
@@ -161,11 +161,8 @@ def negation(tokens: Sequence[Token]) -> Edit:
     return Edit(tuple(new), (i, i + 2), (i, i + 1))
 
 
-def _subtree(tokens: Sequence[Token], root: int) -> set[int]:
-    """The positions of a token and everything that hangs from it."""
-    children: dict[int, list[int]] = {}
-    for i, token in enumerate(tokens):
-        children.setdefault(token.head, []).append(i)
+def _subtree(children: dict[int, list[int]], root: int) -> set[int]:
+    """The positions of a token and everything that hangs from it (children: position -> its dependents)."""
     out, stack = set(), [root]
     while stack:
         i = stack.pop()
@@ -179,6 +176,9 @@ def modifier_spans(tokens: Sequence[Token]) -> list[tuple[int, int]]:
     """[start, end) of each contiguous modifier subtree compression may drop. What stays: "of" phrases, restrictive
     relative clauses, comparatives, modifiers of a number and parts of a name ("the number of deaths", "people who
     smoke", "more united", "about 50", "New York" say more than "the number", "people", "united", "50", "York")."""
+    children: dict[int, list[int]] = {}
+    for i, token in enumerate(tokens):
+        children.setdefault(token.head, []).append(i)
     spans = []
     for i, token in enumerate(tokens):
         if token.dep not in COMPRESSIBLE or token.head < 0 or token.tag in COMPARED or token.tag.startswith("W") or \
@@ -187,7 +187,7 @@ def modifier_spans(tokens: Sequence[Token]) -> list[tuple[int, int]]:
         head = tokens[token.head]
         if head.tag == "CD" or (token.ner != "O" and token.ner == head.ner):  # "about 50", part of a name
             continue
-        subtree = _subtree(tokens, i)
+        subtree = _subtree(children, i)
         start, end = min(subtree), max(subtree) + 1
         if end - start != len(subtree) or token.head in subtree:
             continue
