@@ -10,10 +10,11 @@ and the mix -> `entailgen train` (MiniLM on CPU) -> document scoring (SummaC-ZS;
 -> thresholds chosen on the val cut -> test balanced accuracy, beside unigram overlap and NER overlap measured on the
 same rows and the paper's Table 2. Which model is entailgen's figure is chosen on the val cut only.
 
-Usage: python bench/benchmark.py --summac DIR [--work DIR] [--epochs 1] [--max-train 1500] [--models FOLDER ...]
+Usage: python bench/benchmark.py --summac DIR [--work DIR] [--epochs 1] [--max-train 1500] [--max-train-full 12000]
+    [--models FOLDER ...]
 Stages are cached in --work (delete a stage's folder to redo it). On a GPU machine the same command trains a larger
-encoder on more rows: --encoder DIR_OR_NAME --device cuda --epochs 3 --max-train 50000 (README, "Does it catch real
-errors?").
+encoder on more rows: --encoder DIR_OR_NAME --device cuda --epochs 3 --max-train 50000 --max-train-full 50000
+(README, "Does it catch real errors?").
 """
 from __future__ import annotations
 
@@ -140,6 +141,8 @@ def main() -> None:
     args.add_argument("--sentences", type=int, default=1500, help="val-document sentences for paraphrase -> dae")
     args.add_argument("--encoder", help="the encoder to train (entailgen train --encoder; default: its default)")
     args.add_argument("--device", default="cpu", help="cpu or cuda, for training and scoring")
+    args.add_argument("--max-train-full", type=int, default=12000,
+                      help="training rows drawn per epoch by the full-size recipes (mix-full, dae-arcs-full)")
     args.add_argument("--models", nargs="+", metavar="FOLDER",
                       help="train and score only these models (their work folders: claims-source, dae-arcs, ...); "
                            "the val choice is then among them")
@@ -157,7 +160,11 @@ def main() -> None:
         "claims, contradicted view": ("claims-contradicted", claims, "--claims-view", "contradicted"),
         "claims, document view": ("claims-document", claims, "--claims-view", "document", "--max-examples", n),
         "dae arc model": ("dae-arcs", dae, "--max-examples", n),
-        "claims + dae pairs (mix 1:1)": ("mix", claims, dae, "--mix", "1,1", "--max-examples", n)}
+        "dae arc model (full)": ("dae-arcs-full", dae, "--max-examples", str(opts.max_train_full)),
+        "claims + dae pairs (mix 1:1)": ("mix", claims, dae, "--mix", "1,1", "--max-examples", n),
+        # at the claims source view's size: the mix 6,000 rows of each, about the source view's 18,000 pairs
+        "claims + dae pairs (mix 1:1, full)": ("mix-full", claims, dae, "--mix", "1,1",
+                                               "--max-examples", str(opts.max_train_full))}
     folders = [folder for folder, *_ in recipes.values()]
     unknown = set(opts.models or ()) - set(folders)
     if unknown:

@@ -6,6 +6,7 @@ import functools
 import json
 import math
 import os
+import random
 import sys
 from collections import Counter
 from typing import Callable, NamedTuple, Optional, Sequence
@@ -168,6 +169,28 @@ def choose_threshold(labels: Sequence[int], scores: Sequence[float]) -> float:
     return best
 
 
+def gap_interval(cuts: Sequence[tuple[Sequence[int], Sequence[int], Sequence[int]]], resamples: int = 1000,
+                 seed: int = 0) -> tuple[float, float, float]:
+    """(gap, low, high): overall balanced accuracy of predictions a minus b (mean over the datasets' (labels, a, b)
+    test cuts), with its 95% paired bootstrap interval: each dataset's rows drawn again with replacement, the same
+    draw for a and b (a draw with one label only is drawn again), so a gap the test rows cannot tell from 0 shows."""
+    rng = random.Random(seed)
+
+    def gap(picks) -> float:
+        return sum(balanced_accuracy([y[i] for i in k], [a[i] for i in k])
+                   - balanced_accuracy([y[i] for i in k], [b[i] for i in k]) for (y, a, b), k in zip(cuts, picks)) \
+            / len(cuts)
+
+    def draw(labels) -> list[int]:
+        while True:
+            k = [rng.randrange(len(labels)) for _ in labels]
+            if 0 < sum(labels[i] for i in k) < len(k):
+                return k
+
+    gaps = sorted(gap([draw(y) for y, _, _ in cuts]) for _ in range(resamples))
+    return gap([range(len(y)) for y, _, _ in cuts]), gaps[int(0.025 * resamples)], gaps[int(0.975 * resamples) - 1]
+
+
 def unigram_overlap(document: str, claim: str) -> float:
     """Share of the claim's content word types (lower-cased, alphanumeric, spaCy's English stop words dropped:
     training.views.content_words) that occur as words of the document; 1.0 for a claim with none."""
@@ -259,7 +282,8 @@ def _checked_scores(name: str, scores, n: int) -> list[float]:
 
 def evaluate_benchmark(rows: Sequence[BenchmarkRow], scorers: dict[str, Scorer], name: str = "summac") -> dict:
     """Each scorer on each dataset: threshold chosen on val, balanced accuracy and ROC AUC on test (percent), the
-    overall mean over the datasets given, and the paper's Table 2 rows over the same datasets."""
+    overall mean over the datasets given, its gap to unigram overlap (when scored) with a bootstrap interval, and the
+    paper's Table 2 rows over the same datasets."""
     counts = check_datasets(rows)
     datasets = list(counts)
     report = {"benchmark": name, "datasets": datasets, "counts": counts,
@@ -267,21 +291,30 @@ def evaluate_benchmark(rows: Sequence[BenchmarkRow], scorers: dict[str, Scorer],
                           "cut; balanced accuracy and ROC AUC (percent) on its test cut; overall = mean over datasets",
               "scorers": {}}
     pairs = [(r.document, r.claim) for r in rows]
+    test_predictions = {}  # scorer -> per dataset (labels, predictions) on the test cut, for the gap to unigram overlap
     for scorer, fn in scorers.items():
         scores = _checked_scores(scorer, fn(pairs), len(rows))
-        per_dataset = {}
+        per_dataset, test_predictions[scorer] = {}, []
         for ds in datasets:
             cut = {c: [(r.label, s) for r, s in zip(rows, scores) if r.dataset == ds and r.cut == c] for c in CUTS}
             val_y, val_s = [y for y, _ in cut["val"]], [s for _, s in cut["val"]]
             test_y, test_s = [y for y, _ in cut["test"]], [s for _, s in cut["test"]]
             t = choose_threshold(val_y, val_s)
+            test_p = [int(s > t) for s in test_s]
+            test_predictions[scorer].append((test_y, test_p))
             per_dataset[ds] = {
                 "threshold": t, "val_balanced_accuracy": _pct(balanced_accuracy(val_y, [int(s > t) for s in val_s])),
-                "balanced_accuracy": _pct(balanced_accuracy(test_y, [int(s > t) for s in test_s])),
+                "balanced_accuracy": _pct(balanced_accuracy(test_y, test_p)),
                 "roc_auc": _pct(roc_auc(test_y, test_s))}
         report["scorers"][scorer] = {"per_dataset": per_dataset, "overall": {
             m: round(sum(per_dataset[d][m] for d in datasets) / len(datasets), 2)
             for m in ("balanced_accuracy", "roc_auc")}, "overall_over": datasets}
+    for scorer in (s for s in scorers if s != UNIGRAM and UNIGRAM in scorers):
+        gap, low, high = gap_interval([(y, a, b) for (y, a), (_, b) in zip(test_predictions[scorer],
+                                                                             test_predictions[UNIGRAM])])
+        report["scorers"][scorer]["gap_to_unigram"] = {
+            "balanced_accuracy": _pct(gap), "interval_95": [_pct(low), _pct(high)],
+            "how": "paired bootstrap over the test rows, 1000 draws, seed 0"}
     in_paper = [paper_name(d) for d in datasets if paper_name(d)]
     report["paper_table_2"] = {
         "source": "Laban et al. 2022 (TACL), Table 2, test balanced accuracy (%)",
@@ -313,6 +346,9 @@ def benchmark_table(report: dict) -> tuple[list[str], list[str]]:
     notes += [f"{scorer}: ROC AUC " + ", ".join(f"{paper_name(d) or d} {r['per_dataset'][d]['roc_auc']:.1f}"
                                                 for d in datasets) + f"; overall {r['overall']['roc_auc']:.1f}"
               for scorer, r in report["scorers"].items()]
+    notes += [f"{scorer}: {gap['balanced_accuracy']:+.1f} points of overall balanced accuracy against {UNIGRAM}, "
+              f"95% interval [{gap['interval_95'][0]:+.1f}, {gap['interval_95'][1]:+.1f}] (paired bootstrap over the "
+              "test rows)" for scorer, r in report["scorers"].items() if (gap := r.get("gap_to_unigram"))]
     notes.append("rows (val / test, consistent + inconsistent): " + "; ".join(
         f"{paper_name(d) or d} " + " / ".join("{consistent}+{inconsistent}".format(**report["counts"][d][c])
                                              for c in CUTS) for d in datasets))

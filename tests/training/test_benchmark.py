@@ -7,7 +7,8 @@ import pytest
 from entailgen.runners.cli import main
 from entailgen.training.benchmark import (NER, PAPER_TABLE_2, UNIGRAM, BenchmarkError, BenchmarkRow,
                                           balanced_accuracy, choose_threshold, entities_found, evaluate_benchmark,
-                                          format_table, ner_overlap, read_benchmark, roc_auc, unigram_overlap)
+                                          format_table, gap_interval, ner_overlap, read_benchmark, roc_auc,
+                                          unigram_overlap)
 
 # 8 val rows (label, score). Thresholds t (consistent when score > t) and balanced accuracy (P = N = 4):
 #   -0.9: tp 4 tn 0 -> (4/4 + 0/4)/2 = .500     0.15: tp 4 tn 1 -> .625     0.25: tp 4 tn 2 -> .750
@@ -110,6 +111,35 @@ def test_baselines_run_beside_the_model():
                                               NER: lambda p: [1.0] * len(p)})
     assert list(report["scorers"]) == ["model", UNIGRAM, NER]
     assert report["scorers"][NER]["overall"] == {"balanced_accuracy": 50.0, "roc_auc": 50.0}  # one score: chance
+
+
+def test_gap_interval_draws_the_same_rows_for_both_and_averages_over_datasets():
+    labels = [1, 1, 0, 0]
+    perfect, all_consistent, half = [1, 1, 0, 0], [1, 1, 1, 1], [1, 0, 1, 0]
+    # any draw holding both labels: perfect scores 1.0, all-consistent 0.5 -> the gap is 0.5 in every draw
+    assert gap_interval([(labels, perfect, all_consistent)]) == (0.5, 0.5, 0.5)
+    # the same predictions on both sides: 0 in every draw, only when a and b are drawn on the same rows
+    assert gap_interval([(labels, half, half)]) == (0.0, 0.0, 0.0)
+    # overall = mean over the datasets: (0.5 + 0) / 2
+    assert gap_interval([(labels, perfect, all_consistent), (labels, half, half)]) == (0.25, 0.25, 0.25)
+    # perfect against half-right (0.5 on these rows): the draws spread around it, the same for the same seed
+    gap, low, high = gap_interval([(labels, perfect, half)], seed=3)
+    assert gap == 0.5 and low < gap <= high and (gap, low, high) == gap_interval([(labels, perfect, half)], seed=3)
+
+
+def test_each_scorer_is_compared_with_unigram_overlap_on_the_test_rows():
+    report = evaluate_benchmark(hand_rows(), {"model": stub, UNIGRAM: lambda p: [0.5] * len(p),
+                                              NER: lambda p: [1.0] * len(p)})
+    # unigram overlap: one score, 50.0 on both sets; the model 50.0 and 75.0 -> +12.5 overall
+    gap = report["scorers"]["model"]["gap_to_unigram"]
+    assert gap["balanced_accuracy"] == 12.5 and gap["interval_95"][0] <= 12.5 <= gap["interval_95"][1]
+    assert report["scorers"][NER]["gap_to_unigram"] == {  # both predict one label everywhere: 0 in every draw
+        "balanced_accuracy": 0.0, "interval_95": [0.0, 0.0],
+        "how": "paired bootstrap over the test rows, 1000 draws, seed 0"}
+    assert "gap_to_unigram" not in report["scorers"][UNIGRAM]
+    assert "model: +12.5 points of overall balanced accuracy against unigram overlap, 95% interval [" in \
+        format_table(report)
+    assert "gap_to_unigram" not in evaluate_benchmark(hand_rows(), {"model": stub})["scorers"]["model"]
 
 
 DICT_LAYOUT = {"a1": {"document": "D one.", "claim": "C one.", "label": "1", "cut": "val", "model_name": "M1"},
