@@ -29,7 +29,8 @@ class Features:
 
 def encode_pair(tokenizer, premise: str, hypothesis_words: Sequence[str]):
     """The tokenizer's encoding of (premise words, hypothesis words), so word_ids() maps sub-words back to words."""
-    return tokenizer(premise.split(), list(hypothesis_words), is_split_into_words=True, truncation=False)
+    return tokenizer(premise.split(), list(hypothesis_words), is_split_into_words=True, truncation=False,
+                     verbose=False)  # a pair over the model's limit is refused by the caller, not cut: no warning
 
 
 def last_subword_positions(encoding, n_words: int) -> list[Optional[int]]:

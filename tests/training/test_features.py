@@ -1,4 +1,6 @@
 """Sub-word alignment and arc features, checked by hand on the DAE paper's Figure 3 pair."""
+import logging
+
 import pytest
 from transformers import AutoTokenizer
 
@@ -46,6 +48,18 @@ def test_too_long_and_arcless_examples_are_named(tokenizer):
     assert arc_features(tokenizer, figure3([arc(2, 1, "nsubj", 1)]), RELATIONS, max_length=24) == TOO_LONG
     assert arc_features(tokenizer, figure3([arc(2, 1, "nsubj", 1)]), RELATIONS, max_length=25).labels == [1]
     assert arc_features(tokenizer, figure3([]), RELATIONS) == NO_ARCS
+
+
+def test_a_pair_over_the_tokenizers_limit_is_refused_without_the_tokenizers_indexing_warning(tokenizer):
+    tokenizer.model_max_length = 20  # Figure 3's pair is 25 tokens: the tokenizer would warn of indexing errors
+    warned, handler = [], logging.Handler()
+    handler.emit = warned.append
+    logging.getLogger("transformers").addHandler(handler)
+    try:
+        assert arc_features(tokenizer, figure3([arc(2, 1, "nsubj", 1)]), RELATIONS, max_length=20) == TOO_LONG
+    finally:
+        logging.getLogger("transformers").removeHandler(handler)
+    assert [r.getMessage() for r in warned] == []
 
 
 def test_at_most_max_arcs_per_example(tokenizer):
