@@ -152,7 +152,7 @@ def main() -> None:
     from entailgen.training.document import conv_scores, load_conv
     from entailgen.transforms.claims.claims import KNOWN_TRANSFORMATIONS
 
-    n = str(opts.max_train)
+    n, full = str(opts.max_train), str(opts.max_train_full)
     claims, compressed, dae = (str(opts.work / d) for d in ("claims", "claims-compression", "dae"))  # bench.dataset's
     recipes = {  # name -> (work folder, train arguments); --models picks some (cached ones are not trained again)
         "claims, source view": ("claims-source", claims, "--claims-view", "source"),
@@ -160,11 +160,10 @@ def main() -> None:
         "claims, contradicted view": ("claims-contradicted", claims, "--claims-view", "contradicted"),
         "claims, document view": ("claims-document", claims, "--claims-view", "document", "--max-examples", n),
         "dae arc model": ("dae-arcs", dae, "--max-examples", n),
-        "dae arc model (full)": ("dae-arcs-full", dae, "--max-examples", str(opts.max_train_full)),
+        "dae arc model (full)": ("dae-arcs-full", dae, "--max-examples", full),
         "claims + dae pairs (mix 1:1)": ("mix", claims, dae, "--mix", "1,1", "--max-examples", n),
-        # at the claims source view's size: the mix 6,000 rows of each, about the source view's 18,000 pairs
-        "claims + dae pairs (mix 1:1, full)": ("mix-full", claims, dae, "--mix", "1,1",
-                                               "--max-examples", str(opts.max_train_full))}
+        # at the claims source view's size: by default 6,000 rows of each, about the source view's 18,000 pairs
+        "claims + dae pairs (mix 1:1, full)": ("mix-full", claims, dae, "--mix", "1,1", "--max-examples", full)}
     folders = [folder for folder, *_ in recipes.values()]
     unknown = set(opts.models or ()) - set(folders)
     if unknown:

@@ -176,10 +176,12 @@ def gap_interval(cuts: Sequence[tuple[Sequence[int], Sequence[int], Sequence[int
     draw for a and b (a draw with one label only is drawn again), so a gap the test rows cannot tell from 0 shows."""
     rng = random.Random(seed)
 
+    def one(labels, a, b, k) -> float:
+        drawn = [labels[i] for i in k]
+        return balanced_accuracy(drawn, [a[i] for i in k]) - balanced_accuracy(drawn, [b[i] for i in k])
+
     def gap(picks) -> float:
-        return sum(balanced_accuracy([y[i] for i in k], [a[i] for i in k])
-                   - balanced_accuracy([y[i] for i in k], [b[i] for i in k]) for (y, a, b), k in zip(cuts, picks)) \
-            / len(cuts)
+        return sum(one(*cut, k) for cut, k in zip(cuts, picks)) / len(cuts)
 
     def draw(labels) -> list[int]:
         while True:
@@ -309,12 +311,14 @@ def evaluate_benchmark(rows: Sequence[BenchmarkRow], scorers: dict[str, Scorer],
         report["scorers"][scorer] = {"per_dataset": per_dataset, "overall": {
             m: round(sum(per_dataset[d][m] for d in datasets) / len(datasets), 2)
             for m in ("balanced_accuracy", "roc_auc")}, "overall_over": datasets}
-    for scorer in (s for s in scorers if s != UNIGRAM and UNIGRAM in scorers):
+    resamples, seed = 1000, 0
+    for scorer in [s for s in scorers if s != UNIGRAM and UNIGRAM in scorers]:
         gap, low, high = gap_interval([(y, a, b) for (y, a), (_, b) in zip(test_predictions[scorer],
-                                                                             test_predictions[UNIGRAM])])
+                                                                             test_predictions[UNIGRAM])],
+                                      resamples, seed)
         report["scorers"][scorer]["gap_to_unigram"] = {
             "balanced_accuracy": _pct(gap), "interval_95": [_pct(low), _pct(high)],
-            "how": "paired bootstrap over the test rows, 1000 draws, seed 0"}
+            "how": f"paired bootstrap over the test rows, {resamples} draws, seed {seed}"}
     in_paper = [paper_name(d) for d in datasets if paper_name(d)]
     report["paper_table_2"] = {
         "source": "Laban et al. 2022 (TACL), Table 2, test balanced accuracy (%)",
