@@ -1,6 +1,7 @@
 """Does the data catch real errors? entailgen-trained detectors on the human-labelled SummaC benchmark (Laban et al. 2022).
 
-Data: the SummaC repository's `data/<set>.json` files (--summac DIR; never committed: news articles, other licences).
+Data: the SummaC repository's `data/<set>.json` files (--summac DIR; never committed: news articles, other licences),
+and FRANK as `DIR/frank.json`, made from FRANK's repository by bench/frank.py with its own val and test cuts.
 A set with a val cut but no test cut (the repository ships val cuts only; the test cuts come from its benchmark
 download) is cut in two by a hash of its document: one half stays the val cut, the other becomes the test cut, and no
 document is in both. The figures are then on that half, not on the paper's test cut: RESULTS.md says which.
@@ -110,22 +111,31 @@ class Bench:
         return out
 
     def scored(self, model: Path, pairs: list) -> list:
-        """DocumentScorer.scored of every row (cached in the work dir: scoring is the slow part)."""
+        """DocumentScorer.scored of every row, cached by row in the work dir (scoring is the slow part): a set added
+        later scores only its own rows."""
         from entailgen.training.document import DocumentScorer
         from entailgen.training.score import Unscorable
 
         cache = self.work / "scores" / f"{model.name}.json"
-        if cache.is_file():
-            return json.loads(cache.read_text())
-        scorer, out, start = DocumentScorer(str(model), "sentence", device=self.opts.device), [], time.perf_counter()
-        for i in range(0, len(pairs), 32):
-            out += [None if isinstance(r, Unscorable) else {"score": r["score"], "matrix": r["matrix"]}
-                    for r in scorer.scored(pairs[i:i + 32])]
-            log(f"{model.name}: scored {len(out)} / {len(pairs)} rows ({time.perf_counter() - start:.0f} s)")
-        self.seconds[f"score {model.name}"] = time.perf_counter() - start
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        cache.write_text(json.dumps(out))
-        return out
+        done = json.loads(cache.read_text()) if cache.is_file() else {}
+        todo = sorted({row_key(p): p for p in pairs if row_key(p) not in done}.items())
+        if todo:
+            scorer, start = DocumentScorer(str(model), "sentence", device=self.opts.device), time.perf_counter()
+            for i in range(0, len(todo), 32):
+                batch = todo[i:i + 32]
+                for (key, _), r in zip(batch, scorer.scored([p for _, p in batch])):
+                    done[key] = None if isinstance(r, Unscorable) else {"score": r["score"], "matrix": r["matrix"]}
+                log(f"{model.name}: scored {min(i + 32, len(todo))} / {len(todo)} rows "
+                    f"({time.perf_counter() - start:.0f} s)")
+            self.seconds[f"score {model.name}"] = time.perf_counter() - start
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            cache.write_text(json.dumps(done))
+        return [done[row_key(p)] for p in pairs]
+
+
+def row_key(pair: tuple[str, str]) -> str:
+    """A (document, claim) row's cache key."""
+    return hashlib.sha256("\x1f".join(pair).encode()).hexdigest()
 
 
 def main() -> None:
@@ -150,13 +160,19 @@ def main() -> None:
     from entailgen.training.benchmark import (NER, UNIGRAM, evaluate_benchmark, format_table, ner_overlap_scores,
                                               read_benchmark, unigram_overlap_scores)
     from entailgen.training.document import conv_scores, load_conv
-    from entailgen.transforms.claims.claims import KNOWN_TRANSFORMATIONS
+    from entailgen.transforms.claims.claims import TRANSFORMATIONS
+
+    def plus(name: str) -> str:
+        """FactCC's transformations (the default) and one of entailgen's."""
+        return ",".join(TRANSFORMATIONS + (name,))
 
     n, full = str(opts.max_train), str(opts.max_train_full)
-    claims, compressed, dae = (str(opts.work / d) for d in ("claims", "claims-compression", "dae"))  # bench.dataset's
+    claims, compressed, extrinsic, dae = (str(opts.work / d) for d in ("claims", "claims-compression",
+                                                                        "claims-extrinsic", "dae"))  # bench.dataset's
     recipes = {  # name -> (work folder, train arguments); --models picks some (cached ones are not trained again)
         "claims, source view": ("claims-source", claims, "--claims-view", "source"),
         "claims with compression, source view": ("claims-compression-source", compressed, "--claims-view", "source"),
+        "claims with extrinsic, source view": ("claims-extrinsic-source", extrinsic, "--claims-view", "source"),
         "claims, contradicted view": ("claims-contradicted", claims, "--claims-view", "contradicted"),
         "claims, document view": ("claims-document", claims, "--claims-view", "document", "--max-examples", n),
         "dae arc model": ("dae-arcs", dae, "--max-examples", n),
@@ -179,8 +195,8 @@ def main() -> None:
                         f"{opts.max_train}, Conv rows {opts.conv_rows}"), flush=True)
     bench = Bench(opts)
     documents = val_documents(rows, opts.work / "val_documents.jsonl")
-    every = ",".join(KNOWN_TRANSFORMATIONS)
-    for name, extra in (("claims", ()), ("claims-compression", ("--transformations", every))):
+    for name, extra in (("claims", ()), ("claims-compression", ("--transformations", plus("compression"))),
+                        ("claims-extrinsic", ("--transformations", plus("extrinsic")))):
         if str(opts.work / name) in needed:  # only what the chosen models train on
             bench.dataset(name, "claims", "--input", str(documents), "--claims-per-document",
                           str(opts.claims_per_document), *extra)

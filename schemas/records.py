@@ -132,7 +132,7 @@ class RtePair:
 CORRECT = "CORRECT"
 INCORRECT = "INCORRECT"
 CLAIM_TRANSFORMATIONS = ("sentence_sampling", "summary", "backtranslation", "pronoun_swap", "entity_swap",
-                         "number_swap", "date_swap", "negation", "compression", "annotated")
+                         "number_swap", "date_swap", "negation", "compression", "extrinsic", "annotated")
 
 
 @dataclass(frozen=True)

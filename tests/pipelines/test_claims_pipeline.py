@@ -148,6 +148,42 @@ def test_backtranslation_round_trips_through_apertium(claims):
         assert r["generator"].startswith("apertium") and r["claim"] != r["source_sentence"]
 
 
+def test_extrinsic_claims_say_what_their_document_no_longer_does(tmp_path):
+    """The sentence is the INCORRECT claim; premise, blocks and source sentence hold its compression instead. Where the
+    document says a dropped word elsewhere ("Leeds has a large new mayor."), the claim would be true: Skipped."""
+    path = tmp_path / "docs.jsonl"
+    sentence = "Anna Berg, the new mayor, opened a large office in Leeds."
+    path.write_text(json.dumps({"id": "a", "text": sentence + " It has 3 floors."}) + "\n"
+                    + json.dumps({"id": "b", "text": sentence + " Leeds has a large new mayor."}) + "\n")
+    out = tmp_path / "out"
+    assert main(["run", "claims", "--input", str(path), "--transformations", "extrinsic", "--no-noise", "--seed", "0",
+                 "--quiet", "--output", str(out)]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    rows = rows_of(out, manifest)
+    assert sorted((r["source_id"], r["transformation"], r["label"]) for r in rows) == [
+        ("docs.jsonl:1", "extrinsic", "INCORRECT"), ("docs.jsonl:1", "sentence_sampling", "CORRECT"),
+        ("docs.jsonl:2", "sentence_sampling", "CORRECT")]
+    assert manifest["counts"]["skipped_transformations"] == {"claims:extrinsic:SaidElsewhere": 1}
+    row = next(r for r in rows if r["transformation"] == "extrinsic")
+    assert row["claim"] == sentence  # seed 0 drops "large": the only word the document no longer says
+    assert row["source_sentence"] == "Anna Berg, the new mayor, opened an office in Leeds."
+    assert row["premise"] == row["source_sentence"] + " It has 3 floors."
+    assert row["blocks"] == [row["source_sentence"], "It has 3 floors."] and row["extraction_span"] == [0, 52]
+
+
+def test_asking_for_extrinsic_leaves_the_other_claims_as_they_were(tmp_path):
+    """Extrinsic claims draw from their own seeded stream: the default run's rows come out unchanged beside them."""
+    runs = {}
+    for name, extra in (("default", []), ("extrinsic", ["--transformations", TRANSFORMATIONS[1] + ",extrinsic"])):
+        out = tmp_path / name
+        assert main(["run", "claims", "--input", str(write_inputs(tmp_path)), *(extra or TRANSFORMATIONS),
+                     "--claims-per-document", "2", "--seed", "0", "--quiet", "--output", str(out)]) == 0
+        runs[name] = rows_of(out, json.loads((out / "manifest.json").read_text()))
+    added = [r for r in runs["extrinsic"] if r["transformation"] == "extrinsic"]
+    assert added and sorted(r["id"] for r in runs["extrinsic"] if r["transformation"] != "extrinsic") == sorted(
+        r["id"] for r in runs["default"])
+
+
 def test_compression_is_asked_for_by_name_and_says_less_than_its_source(tmp_path):
     """Each compression claim is CORRECT and its source sentence with words left out (the article may turn a <-> an,
     the first word may gain a capital); a sentence it leaves alone is a Skipped per reason, so accounting holds."""

@@ -1,4 +1,5 @@
-"""FactCC's transformations and compression on sentences written for the test, with hand-built tokens (no parser)."""
+"""FactCC's transformations, compression and extrinsic on sentences written for the test, with hand-built tokens (no
+parser)."""
 import random
 
 import pytest
@@ -6,7 +7,7 @@ import pytest
 from entailgen.schemas.records import Token
 from entailgen.transforms.claims.document import Sentence, entities_of
 from entailgen.transforms.claims.transformations import (Edit, Unchanged, add_noise, compression, entity_swap,
-                                                         modifier_spans, negation, pronoun_swap)
+                                                         extrinsic, modifier_spans, negation, pronoun_swap)
 
 
 def tok(text, ner="O", pos="X", tag="", dep="", space=True):
@@ -166,10 +167,14 @@ def test_noise_that_changes_nothing_is_unchanged():
         add_noise(NEGATED, random.Random(0), p=0.0)
 
 
+UPOS = {"NN": "NOUN", "NNS": "NOUN", "NNP": "PROPN", "JJ": "ADJ", "RB": "ADV", "CD": "NUM", "VBD": "VERB",
+        "VBP": "VERB", "PRP": "PRON", "IN": "ADP", "DT": "DET"}
+
+
 def parsed(*rows):
     """Tokens from (text, tag, dep, head, ner) rows; the last token of each row sits flush against the next only
     where the next is punctuation."""
-    return [Token(text, text.lower(), "PROPN" if tag == "NNP" else "X", tag, ner, head, dep,
+    return [Token(text, text.lower(), UPOS.get(tag, "X"), tag, ner, head, dep,
                   k + 1 < len(rows) and rows[k + 1][0] not in ",.")
             for k, (text, tag, dep, head, ner) in enumerate(rows)]
 
@@ -226,3 +231,20 @@ def test_compression_leaves_a_downward_entailing_sentence_alone(word):
                     ("office", "NN", "dobj", 2, "O"), (".", ".", "punct", 2, "O"))
     with pytest.raises(Unchanged, match="DownwardEntailing"):
         compression(tokens, Everything())
+
+
+def test_extrinsic_claims_what_the_compression_leaves_out():
+    """The full sentence against its compression adds the dropped modifiers' content words, never a comma or "the"."""
+    kept, added = extrinsic(MAYOR, Everything())
+    assert kept.text == "Anna Berg opened a large office in Leeds." and added == {"yesterday", "new", "mayor"}
+    kept, added = extrinsic(MAYOR, Everything(), at_most=5)
+    assert kept.text == "Anna Berg opened an office." and added == {"yesterday", "new", "mayor", "large", "leeds"}
+
+
+def test_extrinsic_needs_a_content_word_to_add():
+    """ "The dog slept in it." says nothing "The dog slept." does not, in words a summary could be caught by."""
+    tokens = parsed(("The", "DT", "det", 1, "O"), ("dog", "NN", "nsubj", 2, "O"), ("slept", "VBD", "ROOT", -1, "O"),
+                    ("in", "IN", "prep", 2, "O"), ("it", "PRP", "pobj", 3, "O"), (".", ".", "punct", 2, "O"))
+    assert compression(tokens, Everything()).text == "The dog slept."
+    with pytest.raises(Unchanged, match="NoContentAdded"):
+        extrinsic(tokens, Everything())

@@ -19,8 +19,8 @@ from entailgen.schemas.sources import Document, LabelledClaim
 from entailgen.transforms.claims.document import (Entity, Sentence, blocks_of, document_text, entities_of, paragraphs,
                                                   sentences_of)
 from entailgen.transforms.claims.transformations import (Edit, Unchanged, add_noise, char_span, compression,
-                                                         eligible_sentences, entity_swap, negation, pronoun_swap,
-                                                         sampled)
+                                                         eligible_sentences, entity_swap, extrinsic, negation,
+                                                         pronoun_swap, sampled, words_of)
 from entailgen.transforms.parse import Parser, ParserConfig
 from entailgen.transforms.retry import isolate_failures
 
@@ -30,7 +30,7 @@ SKIPPED = "skipped"
 BACKTRANSLATE = "backtranslate"
 NEGATIVE = ("pronoun_swap", "entity_swap", "number_swap", "date_swap", "negation")
 TRANSFORMATIONS = ("backtranslation",) + NEGATIVE  # sentence sampling is always on: it is what the others start from
-OPTIONAL = ("compression",)  # entailgen's, not FactCC's: asked for by name
+OPTIONAL = ("compression", "extrinsic")  # entailgen's, not FactCC's: asked for by name
 KNOWN_TRANSFORMATIONS = TRANSFORMATIONS + OPTIONAL  # what --transformations takes, in the order they run
 
 
@@ -125,10 +125,28 @@ def _negative(name: str, doc: ParsedDocument, index: int, rng) -> Edit:
     return entity_swap(name, sentence, index, doc.entities, rng)
 
 
+def extrinsic_example(doc: ParsedDocument, index: int, config: ClaimsConfig) -> ClaimExample:
+    """The sentence as an INCORRECT claim against the document with that sentence compressed (premise, blocks and
+    source sentence all say less); Unchanged (SaidElsewhere) where the document still holds a word the claim adds.
+    Randomness of its own (seed, document, sentence), so asking for it leaves the other claims as they were."""
+    sentence = doc.sentences[index]
+    kept, added = extrinsic(sentence.tokens, seeded_rng(config.seed, doc.document_id, f"extrinsic:{index}"))
+    start, end = sentence.start, sentence.start + len(sentence.text)
+    if doc.text[start:end] != sentence.text:
+        raise Unchanged("NotInDocument")
+    premise = doc.text[:start] + kept.text + doc.text[end:]
+    if added & words_of(premise):
+        raise Unchanged("SaidElsewhere")
+    row = example(doc, sentence.text, INCORRECT, "extrinsic", config, sentence=sentence)
+    return dataclasses.replace(row, premise=premise, blocks=[b.replace(sentence.text, kept.text) for b in doc.blocks],
+                               source_sentence=kept.text, extraction_span=[start, start + len(kept.text)])
+
+
 def document_claims(doc: ParsedDocument, config: ClaimsConfig) -> Iterator[Union[ClaimExample, Skipped, tuple]]:
     """Every claim of a document: sampled sentences and their compressions (CORRECT), their negative transformations
-    (INCORRECT), noised copies, summary sentences; ('backtranslate', example) for claims to round-trip; a Skipped per
-    transformation that found nothing to change. Randomness: the seed mixed with the document id."""
+    (INCORRECT), noised copies, extrinsic claims (INCORRECT, not noised: noise could drop what they add), summary
+    sentences; ('backtranslate', example) for claims to round-trip; a Skipped per transformation that found nothing to
+    change. Randomness: the seed mixed with the document id."""
     record = doc.record
     if isinstance(record, LabelledClaim):
         yield example(doc, record.claim, record.label, "annotated", config)
@@ -162,6 +180,11 @@ def document_claims(doc: ParsedDocument, config: ClaimsConfig) -> Iterator[Union
                     yield _skip(doc, f"{name}+noise", unchanged.reason)
                     continue
                 yield example(doc, noised.text, label, name, config, sentence=sentence, edit=noised, noise=True)
+        if "extrinsic" in config.transformations:
+            try:
+                yield extrinsic_example(doc, index, config)
+            except Unchanged as unchanged:
+                yield _skip(doc, "extrinsic", unchanged.reason)
     if config.summaries_as_claims:
         for sentence in doc.summary:
             yield example(doc, sentence.text, CORRECT, "summary", config)

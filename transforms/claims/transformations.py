@@ -1,8 +1,10 @@
 """FactCC's claim transformations as pure functions on a source sentence (Kryściński et al. 2020 §3.2, and its
-released generator): sentence sampling, pronoun swap, entity / number / date swap, negation and noise; and compression,
-entailgen's CORRECT claim that, like a summary sentence, says less than its source."""
+released generator): sentence sampling, pronoun swap, entity / number / date swap, negation and noise; and entailgen's
+two: compression, a CORRECT claim that, like a summary sentence, says less than its source, and extrinsic, an INCORRECT
+claim that says more than the document (Maynez et al. 2020's extrinsic hallucination)."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -31,6 +33,8 @@ COMPRESSIBLE = ("amod", "advmod", "npadvmod", "prep", "appos", "acl", "relcl", "
 DOWNWARD = frozenset(NEGATORS) | frozenset("""never no none nobody nothing neither nor without only just even almost
 nearly hardly barely scarcely all every each few any if unless""".split())
 COMPARED = ("JJR", "JJS", "RBR", "RBS")  # "more united", "the best chance": not said by "united", "the chance"
+CONTENT_POS = ("NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM")  # the words whose absence makes a claim say more
+WORD = re.compile(r"[^\W_]+")
 
 
 class Unchanged(Exception):
@@ -228,6 +232,22 @@ def compression(tokens: Sequence[Token], rng, at_most: int = 3) -> Edit:
     if 0 in dropped:
         out[0][0] = out[0][0][:1].upper() + out[0][0][1:]
     return Edit(tuple((text, space) for text, space, _ in out))
+
+
+def words_of(text: str) -> set[str]:
+    """The text's words, lower-cased (what "the document says this word" is checked against)."""
+    return set(WORD.findall(text.lower()))
+
+
+def extrinsic(tokens: Sequence[Token], rng, at_most: int = 3) -> tuple[Edit, set[str]]:
+    """(the sentence compressed, the content words the full sentence adds): put the compression in the document and
+    the full sentence is a claim that says what the document no longer does (INCORRECT, an extrinsic hallucination);
+    Unchanged where compression is, or where the dropped modifiers hold no content word."""
+    kept = compression(tokens, rng, at_most)
+    added = {t.text.lower() for t in tokens if t.pos in CONTENT_POS} - words_of(kept.text)
+    if not added:
+        raise Unchanged("NoContentAdded")
+    return kept, added
 
 
 def add_noise(edit: Edit, rng, p: float = 0.05, delete: float = 0.8) -> Edit:

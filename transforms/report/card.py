@@ -47,7 +47,8 @@ OPTION_NOTES = {
     "phrases": "dialogue phrases prepended to hypotheses (Steen et al. 2023, Table 6)",
     "granularity": "how the premise document is split into blocks (SummaC, Laban et al. 2022 §3)",
     "transformations": "FactCC's transformations applied to the sampled sentences (Kryściński et al. 2020 §3.2), and "
-                       "compression (entailgen's: modifiers dropped, CORRECT) where named",
+                       "entailgen's where named: compression (modifiers dropped, CORRECT), extrinsic (the sentence "
+                       "against a document that says less, INCORRECT)",
     "pairs": "documents: one row per claim; blocks: also one (block, claim) row per premise block",
     "min_similarity": "round trips less similar to x are garbage: never h*",
     "max_similarity": "round trips more similar to x are near copies: never h*",
@@ -124,9 +125,10 @@ FIELD_NOTES_BY_TYPE = {
         "label": "FactCC's label: CORRECT (consistent with the document) or INCORRECT",
         "entailment": "the same label as entailed / not-entailed",
         "transformation": "how the claim was made: sentence_sampling, backtranslation, pronoun_swap, entity_swap, "
-                          "number_swap, date_swap, negation, compression, summary, or annotated (a labelled set "
-                          "passed through)",
-        "source_sentence": "the document sentence the claim came from",
+                          "number_swap, date_swap, negation, compression, extrinsic, summary, or annotated (a "
+                          "labelled set passed through)",
+        "source_sentence": "the document sentence the claim came from (extrinsic: as the premise holds it, "
+                           "compressed)",
         "backtranslation": "whether the claim is a round-trip translation",
         "noise": "whether tokens outside the changed span were deleted or duplicated (label kept)",
         "claim_span": "[start, end) characters of the changed span in the claim; null when nothing changed",
