@@ -11,7 +11,8 @@ import sys
 from collections import Counter
 from typing import Callable, NamedTuple, Optional, Sequence
 
-from entailgen.training.views import WORD, content_words
+from entailgen.training.views import content_words
+from entailgen.transforms.claims.transformations import words_of
 
 CUTS = ("val", "test")
 PAPER_DATASETS = ("CoGenSumm", "XSumFaith", "Polytope", "FactCC", "SummEval", "FRANK")
@@ -232,7 +233,7 @@ def unigram_overlap_scores(pairs: list[tuple[str, str]]) -> list[float]:
     for d, c in pairs:
         claimed = content_words(c)
         if d not in documents:
-            documents[d] = set(WORD.findall(d.lower()))
+            documents[d] = words_of(d)
         scores.append(len(claimed & documents[d]) / len(claimed) if claimed else 1.0)
     return scores
 

@@ -26,6 +26,7 @@ from typing import NamedTuple, Optional, Sequence
 
 from entailgen.schemas.ids import seeded_rng
 from entailgen.schemas.records import ENTAILED, INCORRECT, NOT_ENTAILED, ArcExample, ClaimExample
+from entailgen.transforms.claims.transformations import words_of
 
 SOURCE, CONTRADICTED_VIEW, DOCUMENT = "source", "contradicted", "document"
 CLAIM_VIEWS = (SOURCE, CONTRADICTED_VIEW, DOCUMENT)
@@ -34,7 +35,6 @@ BLOCK_ROW = "block_row"
 NO_SENTENCE_LABEL = "no_labelled_arcs"  # as features.NO_LABEL: the same reason at arc and sentence level
 NEGATIVES, NO_NEGATIVE_BLOCK, CONTRADICTED = "negatives", "no_negative_block", "contradicted"
 SWAPS = ("entity_swap", "number_swap", "date_swap")  # the transformations whose changed span states a fact
-WORD = re.compile(r"[^\W_]+")
 
 
 class Pair(NamedTuple):
@@ -72,7 +72,7 @@ def _stop_words() -> frozenset:
 def content_words(text: str) -> set[str]:
     """The text's word types, lower-cased, without spaCy's English stop words and punctuation."""
     stop = _stop_words()
-    return {w for w in WORD.findall(text.lower()) if w not in stop}
+    return {w for w in words_of(text) if w not in stop}
 
 
 def best_block(blocks: Sequence[str], claim: str) -> int:
