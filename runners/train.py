@@ -49,22 +49,40 @@ def _evaluate_benchmark(args) -> int:
     if args.conv is not None and args.aggregation == "zs":
         raise UsageError("--conv is a SummaC-Conv head: give --aggregation conv, or leave --aggregation out")
     aggregation = "conv" if args.conv is not None else args.aggregation
+    ensemble = args.ensemble or []
     try:
         rows = read_benchmark(files)
         check_datasets(rows)  # cuts and labels of every dataset: one line now, not after scoring
         from entailgen.training.checkpoint import verify_model_dir
 
         verify_model_dir(args.model)  # a missing or damaged model: one line before anything loads
-        from entailgen.training.document import DocumentScorer
+        from entailgen.training.document import DocumentOptions, DocumentScorer, ensembled, every_scored
 
+        for member in ensemble:
+            verify_model_dir(member)
         options = {"granularity": args.granularity, "aggregation": aggregation, "conv_dir": args.conv}
-        model = DocumentScorer(args.model, **{k: v for k, v in options.items() if v is not None})
-        scorers = {"entailgen model": with_progress(model.score_documents, "entailgen model", chunk=32),
-                   **{b: with_progress(fn, b, chunk=512) for b, fn in BASELINES.items()}}
+        given = {k: v for k, v in options.items() if v is not None}
+        DocumentOptions(**given, ensemble=tuple(ensemble)).check(args.model)  # Conv with an ensemble: one line
+        members = [DocumentScorer(m, **given) for m in (args.model, *ensemble)]
+        model = members[0]
+        scored: dict[int, list] = {}  # each member scores the rows once; the ensemble row reuses them
+
+        def member_results(i: int, pairs: list) -> list:
+            if i not in scored:
+                name = "entailgen model" if i == 0 else f"ensemble member {i + 1}"
+                scored[i] = with_progress(members[i].score_many, name, chunk=32)(pairs)
+            return scored[i]
+
+        scorers = {"entailgen model": lambda pairs: every_scored(member_results(0, pairs))}
+        if ensemble:
+            scorers[f"entailgen ensemble ({len(members)} models)"] = lambda pairs: every_scored(
+                ensembled([member_results(i, pairs) for i in range(len(members))]))
+        scorers.update({b: with_progress(fn, b, chunk=512) for b, fn in BASELINES.items()})
         report = evaluate_benchmark(rows, scorers)
     except (EncoderError, ValueError, KeyError, OSError) as e:  # BenchmarkError is a ValueError; OSError: no spaCy model
         raise UsageError(str(e).strip("'\""))
-    report["model"] = {"dir": args.model, **{k: getattr(model, k, v) for k, v in options.items()}, "files": files}
+    report["model"] = {"dir": args.model, **{k: getattr(model, k, v) for k, v in options.items()}, "files": files,
+                       **({"ensemble": [args.model, *ensemble]} if ensemble else {})}
     print(format_table(report), flush=True)  # shown even when the model dir cannot take the eval file
     write_report(args.model, report)
     return 0
@@ -77,8 +95,8 @@ def _evaluate(args) -> int:
         return _evaluate_benchmark(args)
     if args.dataset is None:
         raise UsageError("evaluate needs a DATASET or --benchmark summac FILE...")
-    if args.granularity is not None or args.aggregation is not None or args.conv is not None:
-        raise UsageError("--granularity, --aggregation and --conv are for --benchmark")
+    if args.granularity is not None or args.aggregation is not None or args.conv is not None or args.ensemble:
+        raise UsageError("--granularity, --aggregation, --conv and --ensemble are for --benchmark")
     from entailgen.training.data import DatasetError
     from entailgen.training.encoder import EncoderError
     from entailgen.training.evaluation import evaluate, result_table, write_evaluation
@@ -104,16 +122,19 @@ def _score(args) -> int:
     from entailgen.training.document import DocumentOptions
 
     parser = ParserConfig(model=args.parser_model)
-    documents = DocumentOptions(args.granularity, args.aggregation, args.conv) if args.documents else None
+    documents = (DocumentOptions(args.granularity, args.aggregation, args.conv, tuple(args.ensemble or ()))
+                 if args.documents else None)
     try:  # what the workers would fail on, checked here: one line, not a worker's traceback
         task = verify_model_dir(args.model)["task"]  # damaged, incomplete or mismatched files: one line
         if documents is not None:
+            for member in documents.ensemble:
+                verify_model_dir(member)
             documents.check(args.model)
         elif task != "dae":
             raise UsageError(f"{args.model} is a {task} model; `entailgen score` scores pairs' dependency arcs with a "
                              f"dae model, and documents (--documents) with either")
-        elif (args.granularity, args.aggregation, args.conv) != ("sentence", "zs", None):
-            raise UsageError("--granularity, --aggregation and --conv are for --documents")
+        elif (args.granularity, args.aggregation, args.conv, args.ensemble) != ("sentence", "zs", None, None):
+            raise UsageError("--granularity, --aggregation, --conv and --ensemble are for --documents")
         pick_device(args.device)
         check_parser(parser)
         check_scoring(args.input, args.format, args.num_shards)  # empty, a directory, --num-shards 0
@@ -211,6 +232,9 @@ def register(commands) -> None:
                           help="--benchmark: zs (max over blocks, mean over claim sentences; default) or conv "
                                "(the SummaC-Conv head of --conv)")
     evaluate.add_argument("--conv", metavar="CONV_DIR", help="--benchmark: a trained SummaC-Conv head")
+    evaluate.add_argument("--ensemble", nargs="+", metavar="MODEL_DIR",
+                          help="--benchmark: more models (e.g. one per family) that score every row beside MODEL_DIR; "
+                               "an ensemble row joins their ZS scores by the mean of their log-odds")
     evaluate.set_defaults(handler=_evaluate)
     score = commands.add_parser("score", help="score (premise, hypothesis) pairs with a dae model, or (document, "
                                               "summary) rows with any model (--documents), through Beam")
@@ -223,6 +247,9 @@ def register(commands) -> None:
     score.add_argument("--aggregation", default="zs", choices=AGGREGATIONS,
                        help="--documents: zs (best block per sentence, mean over sentences) or conv (needs --conv)")
     score.add_argument("--conv", metavar="CONV_DIR", help="--documents: a Conv head `entailgen train-conv` wrote")
+    score.add_argument("--ensemble", nargs="+", metavar="MODEL_DIR",
+                       help="--documents: more models (e.g. one per family) scoring beside MODEL_DIR, joined by the "
+                            "mean of their log-odds")
     score.add_argument("--output", required=True, metavar="DIR", help="where shards and the manifest go")
     score.add_argument("--format", default="parquet", choices=OUTPUT_FORMATS, help="shard format")
     score.add_argument("--num-shards", type=int, default=1, metavar="N", help="shards")

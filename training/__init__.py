@@ -2,7 +2,7 @@
 datasets. Names load lazily, so reading features does not import torch or Beam."""
 # No module is named like a name it exports: once imported, a submodule `train` would shadow the function train.
 _EXPORTS = {"TrainOptions": "trainer", "train": "trainer", "evaluate": "evaluation", "DaeScorer": "score",
-            "PairScorer": "document", "DocumentScorer": "document"}
+            "PairScorer": "document", "DocumentScorer": "document", "EnsembleScorer": "document"}
 
 
 def __getattr__(name):

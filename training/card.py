@@ -51,7 +51,8 @@ def benchmark_section(report: dict) -> list[str]:
 
     table, notes = benchmark_table(report)
     model = report.get("model", {})
-    options = ", ".join(f"{k} {model[k]}" for k in ("granularity", "aggregation", "conv_dir") if model.get(k))
+    options = ", ".join([f"{k} {model[k]}" for k in ("granularity", "aggregation", "conv_dir") if model.get(k)]
+                        + ([f"ensemble of {', '.join(model['ensemble'])}"] if model.get("ensemble") else []))
     lines = [f"## The {report['benchmark']} benchmark" + (f" ({options})" if options else ""), "",
              "Test balanced accuracy (%), the threshold chosen on each dataset's val cut.", "", *table, ""]
     for note in notes:

@@ -4,11 +4,13 @@ The document is split into blocks (the claims family's splitter: document | para
 summary into sentences; a trained model scores every (block, summary sentence) cell: a pair model its P(entailed), a
 DAE arc model its sentence score. SummaC-ZS takes each sentence's best block and averages over the sentences;
 SummaC-Conv learns from each sentence's histogram of block scores (50 bins over [0, 1]) -> one linear score per
-sentence -> their mean -> an affine map to P(consistent), trained on labelled (document, claim) rows.
+sentence -> their mean -> an affine map to P(consistent), trained on labelled (document, claim) rows. Several models
+(one per family: each family's data teaches other errors) score a row together by the mean of their log-odds.
 """
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import asdict, dataclass
 from typing import Callable, Iterable, Optional, Sequence
@@ -24,6 +26,7 @@ from entailgen.transforms.parse import ParserConfig
 ZS, CONV = "zs", "conv"
 AGGREGATIONS = (ZS, CONV)
 BINS = 50
+EPSILON = 1e-6  # scores are rounded to 6 places: 0.0 and 1.0 are read as 1e-6 and 1 - 1e-6
 CONV_CONFIG = "conv.json"
 CONV_WEIGHTS = "conv.safetensors"
 
@@ -34,6 +37,13 @@ def zs_score(matrix: Sequence[Sequence[float]]) -> float:
     """SummaC-ZS: each summary sentence (a column) is as consistent as its best block; the summary is their mean."""
     columns = list(zip(*matrix))
     return sum(max(column) for column in columns) / len(columns)
+
+
+def ensemble_score(scores: Sequence[float]) -> float:
+    """Several models' scores of one row as one: the mean of their log-odds (a product of experts), so a model sure of
+    an error outweighs one that is unsure, and models whose scores live on different scales still each count."""
+    logits = [math.log(max(p, EPSILON) / max(1.0 - p, EPSILON)) for p in scores]
+    return 1.0 / (1.0 + math.exp(-sum(logits) / len(logits)))
 
 
 def column_histogram(column: Sequence[float], bins: int = BINS) -> list[float]:
@@ -226,7 +236,22 @@ def scorable_cells(blocks: Sequence[str], summary: Sequence[str], scored: dict):
     return blocks_, summary_
 
 
-class DocumentScorer:
+class RowScorer:
+    """A scorer of (document, summary) rows: its scores from its `scored` results (DocumentScorer, EnsembleScorer)."""
+
+    def scored(self, rows: Sequence[tuple[str, str]]) -> list:
+        raise NotImplementedError
+
+    def score_many(self, rows: Sequence[tuple[str, str]]) -> list:
+        """Score or Unscorable per (document, summary), in order."""
+        return [r if isinstance(r, Unscorable) else r["score"] for r in self.scored(rows)]
+
+    def score_documents(self, rows: Sequence[tuple[str, str]]) -> list[float]:
+        """One score per (document, summary); an unscorable row raises its Unscorable (the benchmark scores all)."""
+        return every_scored(self.score_many(rows))
+
+
+class DocumentScorer(RowScorer):
     """(document, summary) rows -> one score each (higher = more consistent): SummaC-ZS or Conv over a model's cells."""
 
     def __init__(self, model_dir: Optional[str], granularity: str = "sentence", aggregation: str = ZS,
@@ -297,17 +322,49 @@ class DocumentScorer:
         """The block x summary-sentence matrix of one row (Unscorable raised)."""
         return only_result(self.scored([(document, summary)]))["matrix"]
 
-    def score_many(self, rows: Sequence[tuple[str, str]]) -> list:
-        """Score or Unscorable per (document, summary), in order."""
-        return [r if isinstance(r, Unscorable) else r["score"] for r in self.scored(rows)]
 
-    def score_documents(self, rows: Sequence[tuple[str, str]]) -> list[float]:
-        """One score per (document, summary); an unscorable row raises its Unscorable (the benchmark scores all)."""
-        results = self.score_many(rows)
-        bad = next((r for r in results if isinstance(r, Unscorable)), None)
-        if bad is not None:
-            raise bad
-        return results
+def every_scored(results: Sequence) -> list[float]:
+    """The scores, or the first Unscorable raised: the benchmark scores every row."""
+    bad = next((r for r in results if isinstance(r, Unscorable)), None)
+    if bad is not None:
+        raise bad
+    return list(results)
+
+
+def ensembled(per_model: Sequence[Sequence]) -> list:
+    """Per row, ensemble_score over the models that could score it (score_many results, one list per model); the
+    first model's Unscorable when none could: one model's gap does not sink the row."""
+    out = []
+    for results in zip(*per_model):
+        scores = [r for r in results if not isinstance(r, Unscorable)]
+        out.append(ensemble_score(scores) if scores else results[0])
+    return out
+
+
+def joined(results: Sequence):
+    """One row's DocumentScorer.scored results, one per model, as one: the first scoring model's blocks and
+    sentences, each sentence's and the row's score joined over the models that scored them; the first Unscorable
+    when none could."""
+    good = [r for r in results if not isinstance(r, Unscorable)]
+    if not good:
+        return results[0]
+    by_sentence = [dict(zip(r["summary_sentences"], r["sentence_scores"])) for r in good]
+    sentences = good[0]["summary_sentences"]
+    return {"blocks": good[0]["blocks"], "summary_sentences": sentences,
+            "sentence_scores": [round(ensemble_score([s[t] for s in by_sentence if t in s]), 6) for t in sentences],
+            "score": round(ensemble_score([r["score"] for r in good]), 6)}
+
+
+class EnsembleScorer(RowScorer):
+    """Several DocumentScorers as one detector (e.g. one model per family), each row joined over its models."""
+
+    def __init__(self, members: Sequence[DocumentScorer]):
+        self.members = list(members)
+
+    def scored(self, rows: Sequence[tuple[str, str]]) -> list:
+        """Per (document, summary): the models' results joined (blocks, summary_sentences, sentence_scores, score),
+        or the Unscorable of a row no model could score."""
+        return [joined(results) for results in zip(*(m.scored(rows) for m in self.members))]
 
 
 @dataclass(frozen=True)
@@ -317,10 +374,11 @@ class DocumentOptions:
     granularity: str = "sentence"
     aggregation: str = ZS
     conv_dir: Optional[str] = None
+    ensemble: tuple[str, ...] = ()  # more model dirs scoring beside the model (EnsembleScorer)
 
     def check(self, model_dir: Optional[str] = None) -> None:
         """ValueError (one line) for a granularity or aggregation that does not exist, Conv without a head (or a
-        head without Conv), and a head fit on another model's scores."""
+        head without Conv), a head fit on another model's scores, and Conv with an ensemble."""
         if self.granularity not in GRANULARITIES:
             raise ValueError(f"unknown granularity {self.granularity!r}; choose one of {', '.join(GRANULARITIES)}")
         if self.aggregation not in AGGREGATIONS:
@@ -328,6 +386,8 @@ class DocumentOptions:
         if (self.aggregation == CONV) != (self.conv_dir is not None):
             raise ValueError("--aggregation conv needs --conv CONV_DIR (a head `entailgen train-conv` wrote), and "
                              "--conv needs --aggregation conv")
+        if self.ensemble and self.aggregation == CONV:
+            raise ValueError("--ensemble joins the models' SummaC-ZS scores; a Conv head belongs to one model")
         if self.conv_dir is not None:
             load_conv(self.conv_dir, model_dir)
 
@@ -369,20 +429,22 @@ def scored_document(row: DocumentInput, result, options: DocumentOptions) -> Sco
                           options.aggregation, options.granularity, row.source, row.source_id)
 
 
-class DocumentScoreHandler(ModelHandler[DocumentInput, object, DocumentScorer]):
-    """RunInference handler: the model (and Conv head) load once per worker; a batch of rows in, records out."""
+class DocumentScoreHandler(ModelHandler[DocumentInput, object, RowScorer]):
+    """RunInference handler: the model (and Conv head, or the ensemble's models) load once per worker; a batch of rows
+    in, records out."""
 
     def __init__(self, model_dir: str, options: DocumentOptions, parser: ParserConfig = ParserConfig(),
                  device: str = "cpu"):
         super().__init__()
         self.model_dir, self.options, self.parser, self.device = model_dir, options, parser, device
 
-    def load_model(self) -> DocumentScorer:
+    def load_model(self) -> RowScorer:
         o = self.options
-        return DocumentScorer(self.model_dir, o.granularity, o.aggregation, o.conv_dir, device=self.device,
-                              parser=self.parser)
+        members = [DocumentScorer(m, o.granularity, o.aggregation, o.conv_dir, device=self.device, parser=self.parser)
+                   for m in (self.model_dir, *o.ensemble)]
+        return members[0] if len(members) == 1 else EnsembleScorer(members)
 
-    def run_inference(self, batch: Sequence[DocumentInput], model: DocumentScorer,
+    def run_inference(self, batch: Sequence[DocumentInput], model: RowScorer,
                       inference_args: Optional[dict] = None) -> Iterable:
         results = model.scored([(r.document, r.summary) for r in batch])
         return [scored_document(r, result, self.options) for r, result in zip(batch, results)]

@@ -230,7 +230,7 @@ def test_report_is_written_atomically_and_the_card_shows_the_table(tmp_path):
     (["--benchmark", "truthfulqa", "x.json"], "--benchmark truthfulqa: unknown benchmark (known: summac)"),
     (["--benchmark", "summac"], "--benchmark summac needs the benchmark's files (data/<set>.json or JSON Lines)"),
     ([], "evaluate needs a DATASET or --benchmark summac FILE..."),
-    (["data", "--granularity", "sentence"], "--granularity, --aggregation and --conv are for --benchmark"),
+    (["data", "--granularity", "sentence"], "--granularity, --aggregation, --conv and --ensemble are for --benchmark"),
     (["--benchmark", "summac", "x.json", "--aggregation", "zs", "--conv", "c"],
      "--conv is a SummaC-Conv head: give --aggregation conv, or leave --aggregation out"),
 ])
@@ -245,18 +245,14 @@ class StubDocumentScorer:
     def __init__(self, model_dir, granularity="sentence", aggregation="zs", conv_dir=None):
         self.granularity, self.aggregation, self.conv_dir = granularity, aggregation, conv_dir
 
-    def score_documents(self, rows):
+    def score_many(self, rows):
         return stub(rows)
 
 
 def test_cli_prints_the_table_and_writes_the_report(tmp_path, capsys, monkeypatch):
-    import sys
-    import types
+    from entailgen.training import checkpoint, document
 
-    from entailgen.training import checkpoint
-
-    monkeypatch.setitem(sys.modules, "entailgen.training.document",
-                        types.SimpleNamespace(DocumentScorer=StubDocumentScorer))
+    monkeypatch.setattr(document, "DocumentScorer", StubDocumentScorer)
     monkeypatch.setattr(checkpoint, "verify_model_dir", lambda directory: {})  # no weights in this stand-in dir
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "train.json").write_text(json.dumps(TRAIN_JSON))

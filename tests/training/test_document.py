@@ -10,8 +10,9 @@ import torch
 from entailgen.runners.cli import main
 from entailgen.schemas.reader import read_dataset
 from entailgen.schemas.records import ClaimExample, RtePair
-from entailgen.training.document import (DocumentScorer, PairScorer, column_histogram, conv_scores, load_conv,
-                                         save_conv, train_conv, zs_score)
+from entailgen.training.document import (DocumentScorer, EnsembleScorer, PairScorer, column_histogram, conv_scores,
+                                         ensemble_score, ensembled, joined, load_conv, save_conv, train_conv,
+                                         zs_score)
 from entailgen.training.score import Unscorable
 from entailgen.training.trainer import TrainOptions, train
 from trainer_fixtures import write_dataset
@@ -78,6 +79,33 @@ def test_zs_and_the_histogram_worked_by_hand():
     counts = column_histogram([0.0, 0.05, 0.99, 1.0])  # bins of width 0.02: 0 -> 0, 0.05 -> 2, 0.99 and 1.0 -> 49
     assert len(counts) == 50 and sum(counts) == 4
     assert (counts[0], counts[2], counts[49]) == (1.0, 1.0, 2.0)
+
+
+def test_an_ensemble_takes_the_mean_of_its_models_log_odds():
+    # log-odds ln 9 and 0 -> mean ln 3 -> P 0.75 (a mean of the probabilities would give 0.7)
+    assert ensemble_score([0.9, 0.5]) == pytest.approx(0.75)
+    assert ensemble_score([0.2, 0.8]) == pytest.approx(0.5)  # ln 1/4 and ln 4 cancel
+    # a model sure of an error (0.0, read as 1e-6) outweighs an unsure one: odds sqrt(1e-6) -> P about 0.001, not 0.25
+    assert ensemble_score([0.0, 0.5]) == pytest.approx(0.001, abs=1e-5)
+    assert ensemble_score([0.37]) == pytest.approx(0.37)
+    # a row one model cannot score takes the others' score; a row none can score keeps the first model's reason
+    no_arcs, too_long = Unscorable("NoArcs", "none"), Unscorable("TooLong", "long")
+    assert ensembled([[0.9, no_arcs, no_arcs], [0.5, 0.8, too_long]]) == [pytest.approx(0.75), 0.8, no_arcs]
+
+
+def test_an_ensemble_joins_each_sentence_and_the_row_over_the_models_that_scored_them():
+    # the stub model (ZS 0.8, sentences 0.9 and 0.7) beside a model unsure of everything (0.5 per cell)
+    ensemble = EnsembleScorer([DocumentScorer(None, "sentence", pair_scores=stub),
+                               DocumentScorer(None, "sentence", pair_scores=lambda pairs: [0.5 for _ in pairs])])
+    # 0.9 with 0.5 -> odds sqrt(9) -> 0.75; 0.7 with 0.5 -> odds sqrt(7/3) -> 0.604356; 0.8 with 0.5 -> 2/3
+    assert ensemble.scored([(DOCUMENT, SUMMARY)]) == [{"blocks": 3, "summary_sentences": [T1, T2],
+                                                       "sentence_scores": [0.75, 0.604356], "score": 0.666667}]
+    assert ensemble.score_documents([(DOCUMENT, SUMMARY)]) == [0.666667]
+    # a sentence only one model kept keeps its score; the row: 0.7 with 0.8 -> odds sqrt(28 / 3) -> 0.753394
+    only_t2 = {"blocks": 2, "summary_sentences": [T2], "sentence_scores": [0.8], "score": 0.8}
+    both = {"blocks": 3, "summary_sentences": [T1, T2], "sentence_scores": [0.9, 0.5], "score": 0.7}
+    assert joined([Unscorable("NoArcs", "none"), both, only_t2]) == {
+        "blocks": 3, "summary_sentences": [T1, T2], "sentence_scores": [0.9, 0.666667], "score": 0.753394}
 
 
 def toy_rows(n: int, seed: int):
@@ -164,6 +192,23 @@ def test_train_conv_writes_a_head_tied_to_its_model_and_score_documents_runs_on_
     assert rows[0]["aggregation"] == "conv" and 0.0 <= rows[0]["score"] <= 1.0
     assert manifest["counts"]["total"]["read"] == 3 and manifest["counts"]["total"]["dead_letters"] == 2
     capsys.readouterr()
+    # the same model twice as an ensemble: the same scores, the members in the manifest, the same accounting
+    zs, ens = tmp_path / "zs", tmp_path / "ens"
+    for out_dir, extra in ((zs, []), (ens, ["--ensemble", str(pair_model)])):
+        assert main(["score", str(pair_model), "--input", str(inputs), "--output", str(out_dir), "--documents",
+                     "--format", "jsonl", *extra]) == 0
+    single, both = list(read_dataset(str(zs), "scored")), list(read_dataset(str(ens), "scored"))
+    assert [r["score"] for r in both] == [r["score"] for r in single] and len(both) == 1
+    manifest = json.loads((ens / "manifest.json").read_text())
+    assert manifest["config"]["documents"]["ensemble"] == [str(pair_model)]
+    assert manifest["counts"]["total"]["dead_letters"] == 2
+    for extra, message in ((["--aggregation", "conv", "--conv", str(conv), "--ensemble", str(pair_model)],
+                            "a Conv head belongs to one model"),
+                           (["--ensemble", str(tmp_path / "missing")], "missing")):
+        assert main(["score", str(pair_model), "--input", str(inputs), "--output", str(tmp_path / "x"),
+                     "--documents", *extra]) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1, err
     assert main(["score", str(pair_model), "--input", str(inputs), "--output", str(tmp_path / "x"), "--documents",
                  "--conv", str(conv)]) == 2
     assert "needs --aggregation conv" in capsys.readouterr().err
@@ -176,16 +221,45 @@ def test_train_conv_writes_a_head_tied_to_its_model_and_score_documents_runs_on_
     assert not (tmp_path / "x").exists()
 
 
-def test_evaluate_benchmark_runs_the_document_scorer_on_a_trained_model(pair_model, tmp_path, capsys):
+def toy_benchmark(tmp_path):
+    """A 4-row benchmark file: one dataset, a consistent and an inconsistent claim in each cut."""
     rows = [{"id": f"r{i}", "document": "The man likes a park. A dog chases a cat.", "cut": cut, "dataset": "toy",
              "claim": claim, "label": label}
             for i, (cut, claim, label) in enumerate([("val", "A man likes a park.", 1), ("val", "A dog chases.", 0),
                                                      ("test", "A man likes.", 1), ("test", "A cat chases a dog.", 0)])]
     path = tmp_path / "toy.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_evaluate_benchmark_runs_the_document_scorer_on_a_trained_model(pair_model, tmp_path, capsys):
+    path = toy_benchmark(tmp_path)
     assert main(["evaluate", str(pair_model), "--benchmark", "summac", str(path)]) == 0
     report = json.loads((pair_model / "eval" / "benchmark-summac.json").read_text())
     assert set(report["scorers"]) >= {"unigram overlap", "NER overlap"} and len(report["scorers"]) == 3
     assert report["counts"] == {"toy": {"val": {"consistent": 1, "inconsistent": 1},
                                         "test": {"consistent": 1, "inconsistent": 1}}}
     assert "SummaC-ZS (paper)" in capsys.readouterr().out
+
+
+def test_evaluate_benchmark_with_an_ensemble_and_its_refusals(pair_model, tmp_path, capsys):
+    path = toy_benchmark(tmp_path)
+    # the same model twice: an ensemble of one expert's log-odds is that expert, so both rows give the same figures
+    assert main(["evaluate", str(pair_model), "--benchmark", "summac", str(path), "--ensemble", str(pair_model)]) == 0
+    report = json.loads((pair_model / "eval" / "benchmark-summac.json").read_text())
+    ens = report["scorers"]["entailgen ensemble (2 models)"]["per_dataset"]["toy"]
+    one = report["scorers"]["entailgen model"]["per_dataset"]["toy"]
+    assert (ens["val_balanced_accuracy"], ens["balanced_accuracy"], ens["roc_auc"]) == (
+        one["val_balanced_accuracy"], one["balanced_accuracy"], one["roc_auc"])
+    assert report["model"]["ensemble"] == [str(pair_model), str(pair_model)]
+    card = (pair_model / "README.md").read_text()
+    assert f"ensemble of {pair_model}, {pair_model})" in card and "| entailgen ensemble (2 models) |" in card
+    capsys.readouterr()
+    for argv, message in [
+            (["--benchmark", "summac", str(path), "--ensemble", str(pair_model), "--aggregation", "conv", "--conv",
+              str(tmp_path)], "a Conv head belongs to one model"),
+            (["--benchmark", "summac", str(path), "--ensemble", str(tmp_path / "missing")], "missing"),
+            ([str(path), "--ensemble", str(pair_model)], "are for --benchmark")]:
+        assert main(["evaluate", str(pair_model), *argv]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
