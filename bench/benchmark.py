@@ -164,8 +164,7 @@ def main() -> None:
     opts = args.parse_args()
     from entailgen.training.benchmark import (NER, UNIGRAM, evaluate_benchmark, format_table, ner_overlap_scores,
                                               read_benchmark, unigram_overlap_scores)
-    from entailgen.training.document import conv_scores, ensembled, load_conv
-    from entailgen.training.score import Unscorable
+    from entailgen.training.document import conv_scores, ensemble_score, load_conv
     from entailgen.transforms.claims.claims import TRANSFORMATIONS
 
     def plus(name: str) -> str:
@@ -218,10 +217,9 @@ def main() -> None:
     scorers = {f"{name} (ZS)": (lambda ps, res=results: [0.0 if r is None else r["score"] for r in res])
                for name, results in scored.items()}
     candidates = list(models)
-    if all(name in models for name in ENSEMBLE):
-        joined = ensembled([[Unscorable("NotScored", "") if r is None else r["score"] for r in scored[name]]
-                            for name in ENSEMBLE])
-        scorers[f"{ENSEMBLE_NAME} (ZS)"] = lambda ps: [0.0 if isinstance(s, Unscorable) else s for s in joined]
+    if all(name in models for name in ENSEMBLE):  # a row one model could not score takes the other's score
+        joined = [[r["score"] for r in results if r is not None] for results in zip(*(scored[n] for n in ENSEMBLE))]
+        scorers[f"{ENSEMBLE_NAME} (ZS)"] = lambda ps: [ensemble_score(s) if s else 0.0 for s in joined]
         candidates.append(ENSEMBLE_NAME)
     scorers[UNIGRAM] = lambda ps: bench.timed("unigram overlap", lambda: unigram_overlap_scores(ps))
     scorers[NER] = lambda ps: bench.timed("NER overlap", lambda: ner_overlap_scores(ps))

@@ -56,27 +56,28 @@ def _evaluate_benchmark(args) -> int:
         from entailgen.training.checkpoint import verify_model_dir
 
         verify_model_dir(args.model)  # a missing or damaged model: one line before anything loads
-        from entailgen.training.document import DocumentOptions, DocumentScorer, ensembled, every_scored
+        from entailgen.training.document import (DocumentOptions, DocumentScorer, EnsembleScorer, every_scored,
+                                                 joined, score_of)
 
         for member in ensemble:
             verify_model_dir(member)
         options = {"granularity": args.granularity, "aggregation": aggregation, "conv_dir": args.conv}
         given = {k: v for k, v in options.items() if v is not None}
         DocumentOptions(**given, ensemble=tuple(ensemble)).check(args.model)  # Conv with an ensemble: one line
-        members = [DocumentScorer(m, **given) for m in (args.model, *ensemble)]
-        model = members[0]
-        scored: dict[int, list] = {}  # each member scores the rows once; the ensemble row reuses them
+        models = EnsembleScorer([DocumentScorer(m, **given) for m in (args.model, *ensemble)])
+        model = models.members[0]
+        per_row: list = []  # each row's results, one per model: scored once, read by the model's row and the ensemble's
 
-        def member_results(i: int, pairs: list) -> list:
-            if i not in scored:
-                name = "entailgen model" if i == 0 else f"ensemble member {i + 1}"
-                scored[i] = with_progress(members[i].score_many, name, chunk=32)(pairs)
-            return scored[i]
+        def results(pairs: list) -> list:
+            if not per_row:
+                per_row.extend(with_progress(lambda chunk: list(zip(*models.by_model(chunk))), "entailgen model"
+                                             + (f" and {len(ensemble)} more" if ensemble else ""), chunk=32)(pairs))
+            return per_row
 
-        scorers = {"entailgen model": lambda pairs: every_scored(member_results(0, pairs))}
+        scorers = {"entailgen model": lambda pairs: every_scored([score_of(r[0]) for r in results(pairs)])}
         if ensemble:
-            scorers[f"entailgen ensemble ({len(members)} models)"] = lambda pairs: every_scored(
-                ensembled([member_results(i, pairs) for i in range(len(members))]))
+            scorers[f"entailgen ensemble ({len(models.members)} models)"] = lambda pairs: every_scored(
+                [score_of(joined(r)) for r in results(pairs)])
         scorers.update({b: with_progress(fn, b, chunk=512) for b, fn in BASELINES.items()})
         report = evaluate_benchmark(rows, scorers)
     except (EncoderError, ValueError, KeyError, OSError) as e:  # BenchmarkError is a ValueError; OSError: no spaCy model

@@ -244,7 +244,7 @@ class RowScorer:
 
     def score_many(self, rows: Sequence[tuple[str, str]]) -> list:
         """Score or Unscorable per (document, summary), in order."""
-        return [r if isinstance(r, Unscorable) else r["score"] for r in self.scored(rows)]
+        return [score_of(r) for r in self.scored(rows)]
 
     def score_documents(self, rows: Sequence[tuple[str, str]]) -> list[float]:
         """One score per (document, summary); an unscorable row raises its Unscorable (the benchmark scores all)."""
@@ -288,10 +288,15 @@ class DocumentScorer(RowScorer):
             out.append((blocks, summary))
         return out
 
-    def scored(self, rows: Sequence[tuple[str, str]]) -> list:
+    def split_key(self) -> tuple:
+        """What split() depends on: scorers with the same key split rows alike (an ensemble splits once)."""
+        return self.granularity, self.parser.config
+
+    def scored(self, rows: Sequence[tuple[str, str]], split: Optional[list] = None) -> list:
         """Per (document, summary): {blocks, summary_sentences, matrix, sentence_scores (each sentence's best block),
-        score}, or the Unscorable saying why not; all cells of all rows are scored in one batched call."""
-        split = self.split([d for d, _ in rows], [s for _, s in rows])
+        score}, or the Unscorable saying why not; all cells of all rows are scored in one batched call. `split`: the
+        rows' split() when a scorer with the same split_key already made it."""
+        split = split if split is not None else self.split([d for d, _ in rows], [s for _, s in rows])
         cells = list(dict.fromkeys((b, s) for blocks, summary in split for b in blocks for s in summary))
         scored = dict(zip(cells, self.pair_scores(cells))) if cells else {}
         out: list = []
@@ -323,6 +328,11 @@ class DocumentScorer(RowScorer):
         return only_result(self.scored([(document, summary)]))["matrix"]
 
 
+def score_of(result):
+    """A scored() result's score, or its Unscorable."""
+    return result if isinstance(result, Unscorable) else result["score"]
+
+
 def every_scored(results: Sequence) -> list[float]:
     """The scores, or the first Unscorable raised: the benchmark scores every row."""
     bad = next((r for r in results if isinstance(r, Unscorable)), None)
@@ -331,20 +341,10 @@ def every_scored(results: Sequence) -> list[float]:
     return list(results)
 
 
-def ensembled(per_model: Sequence[Sequence]) -> list:
-    """Per row, ensemble_score over the models that could score it (score_many results, one list per model); the
-    first model's Unscorable when none could: one model's gap does not sink the row."""
-    out = []
-    for results in zip(*per_model):
-        scores = [r for r in results if not isinstance(r, Unscorable)]
-        out.append(ensemble_score(scores) if scores else results[0])
-    return out
-
-
 def joined(results: Sequence):
     """One row's DocumentScorer.scored results, one per model, as one: the first scoring model's blocks and
     sentences, each sentence's and the row's score joined over the models that scored them; the first Unscorable
-    when none could."""
+    when none could (one model's gap does not sink the row)."""
     good = [r for r in results if not isinstance(r, Unscorable)]
     if not good:
         return results[0]
@@ -361,10 +361,19 @@ class EnsembleScorer(RowScorer):
     def __init__(self, members: Sequence[DocumentScorer]):
         self.members = list(members)
 
+    def by_model(self, rows: Sequence[tuple[str, str]]) -> list[list]:
+        """Each model's DocumentScorer.scored results of the rows, one list per model; the rows are parsed once for
+        all the models that split them alike."""
+        splits: dict = {}
+        for m in self.members:
+            if m.split_key() not in splits:
+                splits[m.split_key()] = m.split([d for d, _ in rows], [s for _, s in rows])
+        return [m.scored(rows, splits[m.split_key()]) for m in self.members]
+
     def scored(self, rows: Sequence[tuple[str, str]]) -> list:
         """Per (document, summary): the models' results joined (blocks, summary_sentences, sentence_scores, score),
         or the Unscorable of a row no model could score."""
-        return [joined(results) for results in zip(*(m.scored(rows) for m in self.members))]
+        return [joined(results) for results in zip(*self.by_model(rows))]
 
 
 @dataclass(frozen=True)

@@ -245,8 +245,14 @@ class StubDocumentScorer:
     def __init__(self, model_dir, granularity="sentence", aggregation="zs", conv_dir=None):
         self.granularity, self.aggregation, self.conv_dir = granularity, aggregation, conv_dir
 
-    def score_many(self, rows):
-        return stub(rows)
+    def split_key(self):
+        return ()
+
+    def split(self, documents, summaries):
+        return None
+
+    def scored(self, rows, split=None):
+        return [{"score": s} for s in stub(rows)]
 
 
 def test_cli_prints_the_table_and_writes_the_report(tmp_path, capsys, monkeypatch):

@@ -11,8 +11,7 @@ from entailgen.runners.cli import main
 from entailgen.schemas.reader import read_dataset
 from entailgen.schemas.records import ClaimExample, RtePair
 from entailgen.training.document import (DocumentScorer, EnsembleScorer, PairScorer, column_histogram, conv_scores,
-                                         ensemble_score, ensembled, joined, load_conv, save_conv, train_conv,
-                                         zs_score)
+                                         ensemble_score, joined, load_conv, save_conv, train_conv, zs_score)
 from entailgen.training.score import Unscorable
 from entailgen.training.trainer import TrainOptions, train
 from trainer_fixtures import write_dataset
@@ -88,15 +87,13 @@ def test_an_ensemble_takes_the_mean_of_its_models_log_odds():
     # a model sure of an error (0.0, read as 1e-6) outweighs an unsure one: odds sqrt(1e-6) -> P about 0.001, not 0.25
     assert ensemble_score([0.0, 0.5]) == pytest.approx(0.001, abs=1e-5)
     assert ensemble_score([0.37]) == pytest.approx(0.37)
-    # a row one model cannot score takes the others' score; a row none can score keeps the first model's reason
-    no_arcs, too_long = Unscorable("NoArcs", "none"), Unscorable("TooLong", "long")
-    assert ensembled([[0.9, no_arcs, no_arcs], [0.5, 0.8, too_long]]) == [pytest.approx(0.75), 0.8, no_arcs]
 
 
 def test_an_ensemble_joins_each_sentence_and_the_row_over_the_models_that_scored_them():
     # the stub model (ZS 0.8, sentences 0.9 and 0.7) beside a model unsure of everything (0.5 per cell)
-    ensemble = EnsembleScorer([DocumentScorer(None, "sentence", pair_scores=stub),
-                               DocumentScorer(None, "sentence", pair_scores=lambda pairs: [0.5 for _ in pairs])])
+    unsure = DocumentScorer(None, "sentence", pair_scores=lambda pairs: [0.5 for _ in pairs])
+    unsure.split = lambda documents, summaries: pytest.fail("rows split alike are parsed once for the ensemble")
+    ensemble = EnsembleScorer([DocumentScorer(None, "sentence", pair_scores=stub), unsure])
     # 0.9 with 0.5 -> odds sqrt(9) -> 0.75; 0.7 with 0.5 -> odds sqrt(7/3) -> 0.604356; 0.8 with 0.5 -> 2/3
     assert ensemble.scored([(DOCUMENT, SUMMARY)]) == [{"blocks": 3, "summary_sentences": [T1, T2],
                                                        "sentence_scores": [0.75, 0.604356], "score": 0.666667}]
@@ -104,8 +101,10 @@ def test_an_ensemble_joins_each_sentence_and_the_row_over_the_models_that_scored
     # a sentence only one model kept keeps its score; the row: 0.7 with 0.8 -> odds sqrt(28 / 3) -> 0.753394
     only_t2 = {"blocks": 2, "summary_sentences": [T2], "sentence_scores": [0.8], "score": 0.8}
     both = {"blocks": 3, "summary_sentences": [T1, T2], "sentence_scores": [0.9, 0.5], "score": 0.7}
-    assert joined([Unscorable("NoArcs", "none"), both, only_t2]) == {
+    no_arcs, too_long = Unscorable("NoArcs", "none"), Unscorable("TooLong", "long")
+    assert joined([no_arcs, both, only_t2]) == {
         "blocks": 3, "summary_sentences": [T1, T2], "sentence_scores": [0.9, 0.666667], "score": 0.753394}
+    assert joined([no_arcs, too_long]) is no_arcs  # no model could: the first model's reason
 
 
 def toy_rows(n: int, seed: int):
