@@ -123,7 +123,8 @@ class Bench:
 
         cache = self.work / "scores" / f"{model.name}.json"
         done = json.loads(cache.read_text()) if cache.is_file() else {}
-        todo = sorted({row_key(p): p for p in pairs if row_key(p) not in done}.items())
+        keys = [row_key(p) for p in pairs]  # a hash of a whole document each: made once
+        todo = sorted({k: p for k, p in zip(keys, pairs) if k not in done}.items())
         if todo:
             scorer, start = DocumentScorer(str(model), "sentence", device=self.opts.device), time.perf_counter()
             for i in range(0, len(todo), 32):
@@ -135,7 +136,7 @@ class Bench:
             self.seconds[f"score {model.name}"] = time.perf_counter() - start
             cache.parent.mkdir(parents=True, exist_ok=True)
             cache.write_text(json.dumps(done))
-        return [done[row_key(p)] for p in pairs]
+        return [done[k] for k in keys]
 
 
 def row_key(pair: tuple[str, str]) -> str:

@@ -59,11 +59,9 @@ def _evaluate_benchmark(args) -> int:
         from entailgen.training.document import (DocumentOptions, DocumentScorer, EnsembleScorer, every_scored,
                                                  joined, score_of)
 
-        for member in ensemble:
-            verify_model_dir(member)
         options = {"granularity": args.granularity, "aggregation": aggregation, "conv_dir": args.conv}
         given = {k: v for k, v in options.items() if v is not None}
-        DocumentOptions(**given, ensemble=tuple(ensemble)).check(args.model)  # Conv with an ensemble: one line
+        DocumentOptions(**given, ensemble=tuple(ensemble)).check(args.model)  # its models, Conv with them: one line
         models = EnsembleScorer([DocumentScorer(m, **given) for m in (args.model, *ensemble)])
         model = models.members[0]
         per_row: list = []  # each row's results, one per model: scored once, read by the model's row and the ensemble's
@@ -128,9 +126,7 @@ def _score(args) -> int:
     try:  # what the workers would fail on, checked here: one line, not a worker's traceback
         task = verify_model_dir(args.model)["task"]  # damaged, incomplete or mismatched files: one line
         if documents is not None:
-            for member in documents.ensemble:
-                verify_model_dir(member)
-            documents.check(args.model)
+            documents.check(args.model)  # also the --ensemble model dirs
         elif task != "dae":
             raise UsageError(f"{args.model} is a {task} model; `entailgen score` scores pairs' dependency arcs with a "
                              f"dae model, and documents (--documents) with either")

@@ -387,7 +387,9 @@ class DocumentOptions:
 
     def check(self, model_dir: Optional[str] = None) -> None:
         """ValueError (one line) for a granularity or aggregation that does not exist, Conv without a head (or a
-        head without Conv), a head fit on another model's scores, and Conv with an ensemble."""
+        head without Conv), a head fit on another model's scores, Conv with an ensemble, and an ensemble model dir
+        missing or damaged (EncoderError, a ValueError)."""
+        from entailgen.training.checkpoint import verify_model_dir
         if self.granularity not in GRANULARITIES:
             raise ValueError(f"unknown granularity {self.granularity!r}; choose one of {', '.join(GRANULARITIES)}")
         if self.aggregation not in AGGREGATIONS:
@@ -397,6 +399,8 @@ class DocumentOptions:
                              "--conv needs --aggregation conv")
         if self.ensemble and self.aggregation == CONV:
             raise ValueError("--ensemble joins the models' SummaC-ZS scores; a Conv head belongs to one model")
+        for member in self.ensemble:
+            verify_model_dir(member)
         if self.conv_dir is not None:
             load_conv(self.conv_dir, model_dir)
 
