@@ -9,6 +9,12 @@ from entailgen.runners.cli import OUTPUT_FORMATS, UsageError
 from entailgen.transforms.flags import finite_float
 
 
+def message(e: Exception) -> str:
+    """An error's own words: a KeyError's message without the quotes str() puts round it (a message ending in a
+    quoted value keeps its quote)."""
+    return str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
+
+
 def _train(args) -> int:
     from entailgen.training.data import DatasetError, open_dataset, parse_mix
     from entailgen.training.encoder import EncoderError
@@ -79,7 +85,7 @@ def _evaluate_benchmark(args) -> int:
         scorers.update({b: with_progress(fn, b, chunk=512) for b, fn in BASELINES.items()})
         report = evaluate_benchmark(rows, scorers)
     except (EncoderError, ValueError, KeyError, OSError) as e:  # BenchmarkError is a ValueError; OSError: no spaCy model
-        raise UsageError(str(e).strip("'\""))
+        raise UsageError(message(e))
     report["model"] = {"dir": args.model, **{k: getattr(model, k, v) for k, v in options.items()}, "files": files,
                        **({"ensemble": [args.model, *ensemble]} if ensemble else {})}
     print(format_table(report), flush=True)  # shown even when the model dir cannot take the eval file
@@ -103,7 +109,7 @@ def _evaluate(args) -> int:
     try:
         result = evaluate(args.model, args.dataset, args.split, device=args.device, write=False)
     except (DatasetError, EncoderError, ValueError, KeyError) as e:
-        raise UsageError(str(e).strip("'\""))
+        raise UsageError(message(e))
     print(result_table(result), flush=True)  # shown even when the model dir cannot take the eval file
     write_evaluation(args.model, result)
     return 0
@@ -164,6 +170,8 @@ def _train_conv(args) -> int:
     def progress(done: int, total: int) -> None:
         print(f"  scored {done} of {total} rows' blocks", file=sys.stderr, flush=True)
 
+    if args.max_rows < 0:
+        raise UsageError(f"--max-rows must be 0 (all rows) or more, got {args.max_rows}")
     try:
         meta = fit_conv(args.model, args.dataset, args.output, max_rows=args.max_rows or None, seed=args.seed,
                         device=args.device, overwrite=args.overwrite, progress=None if args.quiet else progress)

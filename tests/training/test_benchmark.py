@@ -6,9 +6,9 @@ import pytest
 
 from entailgen.runners.cli import main
 from entailgen.training.benchmark import (NER, PAPER_TABLE_2, UNIGRAM, BenchmarkError, BenchmarkRow,
-                                          balanced_accuracy, choose_threshold, entities_found, evaluate_benchmark,
-                                          format_table, gap_interval, ner_overlap, read_benchmark, roc_auc,
-                                          unigram_overlap)
+                                          balanced_accuracy, central_95, choose_threshold, entities_found,
+                                          evaluate_benchmark, format_table, gap_interval, ner_overlap, read_benchmark,
+                                          roc_auc, unigram_overlap)
 
 # 8 val rows (label, score). Thresholds t (consistent when score > t) and balanced accuracy (P = N = 4):
 #   -0.9: tp 4 tn 0 -> (4/4 + 0/4)/2 = .500     0.15: tp 4 tn 1 -> .625     0.25: tp 4 tn 2 -> .750
@@ -127,6 +127,13 @@ def test_gap_interval_draws_the_same_rows_for_both_and_averages_over_datasets():
     assert gap == 0.5 and low < gap <= high and (gap, low, high) == gap_interval([(labels, perfect, half)], seed=3)
 
 
+def test_the_interval_leaves_out_as_many_draws_below_as_above():
+    """Of 1,000 draws 0, 1, ..., 999 (given in any order) the middle 95% runs from the 26th lowest to the 26th
+    highest: 25 left out on each side; of 40 draws, 1 on each side."""
+    assert central_95(list(reversed(range(1000)))) == (25, 974)
+    assert central_95(list(range(40))) == (1, 38)
+
+
 def test_each_scorer_is_compared_with_unigram_overlap_on_the_test_rows():
     report = evaluate_benchmark(hand_rows(), {"model": stub, UNIGRAM: lambda p: [0.5] * len(p),
                                               NER: lambda p: [1.0] * len(p)})
@@ -182,7 +189,7 @@ def test_bad_input_is_one_line_naming_file_and_row(tmp_path, name):
     assert str(e.value) == f"{tmp_path / name}{message}"
 
 
-@pytest.mark.parametrize("name", ["label.json", "badline.jsonl"])
+@pytest.mark.parametrize("name", ["label.json", "badline.jsonl", "cut.json"])
 def test_cli_bad_benchmark_file_exits_2_with_one_line(tmp_path, capsys, name):
     content, message = BAD_FILES[name]
     (tmp_path / name).write_text(content)

@@ -177,6 +177,9 @@ def test_train_conv_writes_a_head_tied_to_its_model_and_score_documents_runs_on_
     assert main(["train-conv", str(pair_model), str(data), "--output", str(conv), "--quiet"]) == 0
     meta = json.loads((conv / "conv.json").read_text())
     assert meta["rows"] == {"train": 8, "dev": 2} and meta["granularity"] == "sentence"
+    capsys.readouterr()  # a negative row count would cut rows off the end (rows[:-1]); 0 is all of them
+    assert main(["train-conv", str(pair_model), str(data), "--output", str(tmp_path / "c2"), "--max-rows", "-1"]) == 2
+    assert capsys.readouterr().err.strip() == "entailgen: error: --max-rows must be 0 (all rows) or more, got -1"
     inputs = tmp_path / "docs.jsonl"
     inputs.write_text(json.dumps({"id": "a", "document": "The man likes a park. A dog chases a cat.",
                                   "summary": "A man likes a park."}) + "\n" + "not json\n"
@@ -201,6 +204,7 @@ def test_train_conv_writes_a_head_tied_to_its_model_and_score_documents_runs_on_
     manifest = json.loads((ens / "manifest.json").read_text())
     assert manifest["config"]["documents"]["ensemble"] == [str(pair_model)]
     assert manifest["counts"]["total"]["dead_letters"] == 2
+    capsys.readouterr()  # the runs' progress lines (printed when a run takes over 5 s, as on a loaded machine)
     for extra, message in ((["--aggregation", "conv", "--conv", str(conv), "--ensemble", str(pair_model)],
                             "a Conv head belongs to one model"),
                            (["--ensemble", str(tmp_path / "missing")], "missing")):

@@ -148,3 +148,20 @@ def test_a_document_a_transformation_fails_on_is_one_dead_letter_and_the_others_
     tagged = [(o.tag, o.value) for o in out if isinstance(o, TaggedOutput)]
     (dead,) = [v for t, v in tagged if t == "dead"]
     assert (dead.source_id, dead.error_type, dead.message) == ("f:3", "IndexError", "span out of range")
+
+
+def test_an_extrinsic_claim_needs_its_sentence_in_the_document_as_the_parser_read_it():
+    """Compression drops "from her window" (seed 1): the premise then says "She can see the old harbour wall" and the
+    full sentence adds "window", so it is INCORRECT. Where the parser's tokens ("harbour") are not the document's
+    text ("harbor") the compression cannot be put in its place: one Skipped (NotInDocument), the sampled claim kept."""
+    config = ClaimsConfig(seed=1, transformations=("extrinsic",), noise=False)
+    examples, skipped, _, _ = claims_of(parse_document(DOC, [tokens()], [], "sentence"), config)
+    extrinsic = examples[1]
+    assert [(e.transformation, e.label) for e in examples] == [("sentence_sampling", "CORRECT"),
+                                                                ("extrinsic", "INCORRECT")] and skipped == []
+    assert (extrinsic.claim, extrinsic.premise) == (DOC.text, "She can see the old harbour wall")
+    assert extrinsic.blocks == [extrinsic.premise] and extrinsic.extraction_span == [0, 32]
+    misread = dataclasses.replace(DOC, text="She can see the old harbor wall from her window")
+    examples, skipped, _, _ = claims_of(parse_document(misread, [tokens()], [], "sentence"), config)
+    assert [e.transformation for e in examples] == ["sentence_sampling"]
+    assert skipped == [Skipped("f", "f:1", "claims:extrinsic", "NotInDocument")]
