@@ -1,17 +1,19 @@
 """Document-level scoring (SummaC §3, Laban et al. 2022): a model trained on sentence pairs scores a whole document.
 
 The document is split into blocks (the claims family's splitter: document | paragraph | 2sents | sentence) and the
-summary into sentences; a trained model scores every (block, summary sentence) cell: a pair model its P(entailed), a
-DAE arc model its sentence score. SummaC-ZS takes each sentence's best block and averages over the sentences;
-SummaC-Conv learns from each sentence's histogram of block scores (50 bins over [0, 1]) -> one linear score per
-sentence -> their mean -> an affine map to P(consistent), trained on labelled (document, claim) rows. Several models
-(one per family: each family's data teaches other errors) score a row together by the mean of their log-odds.
+summary into sentences (read in its document's case when written all in lower case); a trained model scores every
+(block, summary sentence) cell: a pair model its P(entailed), a DAE arc model its sentence score. SummaC-ZS takes each
+sentence's best block and averages over the sentences; SummaC-Conv learns from each sentence's histogram of block scores
+(50 bins over [0, 1]) -> one linear score per sentence -> their mean -> an affine map to P(consistent), trained on
+labelled (document, claim) rows. Several models (one per family: each family's data teaches other errors) score a row
+together by the mean of their log-odds.
 """
 from __future__ import annotations
 
 import json
 import math
 import os
+import re
 from dataclasses import asdict, dataclass
 from typing import Callable, Iterable, Optional, Sequence
 
@@ -251,6 +253,35 @@ class RowScorer:
         return every_scored(self.score_many(rows))
 
 
+SENTENCE_START = re.compile(r"(?:^|[.!?][\"')\]]*\s+|\n)[\"'(\[`]*$")  # what a sentence-initial word follows
+
+
+def sentence_initial(text: str, start: int) -> bool:
+    """Whether the word at `start` begins a sentence (its capital then says nothing of how the word is written)."""
+    return bool(SENTENCE_START.search(text[max(0, start - 8):start]))
+
+
+def truecased(summary: str, document: str) -> str:
+    """A summary written all in lower case (as the benchmarks' system outputs are) against a document that is not: each
+    word as the document writes it (mid-sentence, or at a sentence start where that is more than a capital: "McIlroy",
+    "BBC"), each sentence begun with a capital, so the parser (and a DAE model's arcs) reads "ipswich town" as the
+    document's "Ipswich Town"; any other summary as it is."""
+    if summary != summary.lower() or document == document.lower():
+        return summary
+    forms: dict[str, dict[str, int]] = {}
+    for m in re.finditer(r"\w+", document):
+        word = m.group()
+        if not sentence_initial(document, m.start()) or word != word.lower().capitalize():
+            counts = forms.setdefault(word.lower(), {})
+            counts[word] = counts.get(word, 0) + 1
+
+    def case(m: re.Match) -> str:
+        counts = forms.get(m.group(), {m.group(): 1})
+        word = max(counts, key=lambda form: (counts[form], form.islower(), form))  # a tie: lower case
+        return word[:1].upper() + word[1:] if sentence_initial(summary, m.start()) else word
+    return re.sub(r"\w+", case, summary)
+
+
 class DocumentScorer(RowScorer):
     """(document, summary) rows -> one score each (higher = more consistent): SummaC-ZS or Conv over a model's cells."""
 
@@ -269,9 +300,10 @@ class DocumentScorer(RowScorer):
         self.parser = Parser(parser)
 
     def split(self, documents: Sequence[str], summaries: Sequence[str]) -> list[tuple[list[str], list[str]]]:
-        """(blocks, summary sentences) per row, with one parser pass over every paragraph of the call."""
+        """(blocks, summary sentences) per row, with one parser pass over every paragraph of the call; a summary in
+        lower case is truecased from its document first."""
         docs = [paragraphs(d) for d in documents]
-        sums = [paragraphs(s) for s in summaries]
+        sums = [paragraphs(truecased(s, d)) for d, s in zip(documents, summaries)]
         texts = [p for ps in docs + sums for p in ps]
         tokens = iter(list(self.parser.tokens(texts)))
         out = []

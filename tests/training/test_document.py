@@ -11,7 +11,8 @@ from entailgen.runners.cli import main
 from entailgen.schemas.reader import read_dataset
 from entailgen.schemas.records import ClaimExample, RtePair
 from entailgen.training.document import (DocumentScorer, EnsembleScorer, PairScorer, column_histogram, conv_scores,
-                                         ensemble_score, joined, load_conv, save_conv, train_conv, zs_score)
+                                         ensemble_score, joined, load_conv, save_conv, train_conv, truecased,
+                                         zs_score)
 from entailgen.training.score import Unscorable
 from entailgen.training.trainer import TrainOptions, train
 from trainer_fixtures import write_dataset
@@ -37,6 +38,21 @@ def test_sentence_blocks_give_the_matrix_and_zs_takes_the_best_block_then_the_me
     assert scorer.matrix(DOCUMENT, SUMMARY) == [[0.9, 0.3], [0.1, 0.05], [0.2, 0.7]]
     # ZS: max over blocks per sentence (0.9, 0.7), mean over sentences -> 0.8 (a mean over blocks would give 0.375)
     assert scorer.score_documents([(DOCUMENT, SUMMARY)]) == [0.8]
+
+
+def test_a_summary_in_lower_case_is_read_in_the_case_its_document_writes():
+    """ "McIlroy" only begins a sentence but is more than a capital; "Van" there is only a capital, so mid-sentence
+    "van" decides; "BBC", "Zyl", "Dubai" as written; "apple" and "Apple" once each mid-sentence: a tie, lower case."""
+    document = "McIlroy led in Dubai. The BBC said van Zyl was second. Van Zyl thanked the crowd."
+    assert truecased("mcilroy and van zyl thanked the bbc in dubai.", document) == (
+        "McIlroy and van Zyl thanked the BBC in Dubai.")
+    assert truecased("they like apple pie. so do we.", "Apple sells. They like apple pie and Apple phones.") == (
+        "They like apple pie. So do we.")
+    assert truecased("McIlroy led in dubai.", document) == "McIlroy led in dubai."  # written in case already
+    assert truecased("mcilroy led.", document.lower()) == "mcilroy led."  # nothing to learn the case from
+    # the scorer reads the stub's cased sentences (a cell the stub does not know would be a KeyError)
+    scorer = DocumentScorer(None, "sentence", pair_scores=stub)
+    assert scorer.scored([(DOCUMENT, "the cat sat. the dog barked.")])[0]["summary_sentences"] == [T1, T2]
 
 
 def test_document_and_two_sentence_blocks():
