@@ -300,23 +300,21 @@ class DocumentScorer(RowScorer):
         self.parser = Parser(parser)
 
     def split(self, documents: Sequence[str], summaries: Sequence[str]) -> list[tuple[list[str], list[str]]]:
-        """(blocks, summary sentences) per row, with one parser pass over every paragraph of the call; a summary in
-        lower case is truecased from its document first."""
+        """(blocks, summary sentences) per row, with one parser pass over every distinct paragraph of the call (a
+        document scored against several summaries is parsed once); a summary in lower case is truecased from its
+        document first."""
         docs = [paragraphs(d) for d in documents]
         sums = [paragraphs(truecased(s, d)) for d, s in zip(documents, summaries)]
-        texts = [p for ps in docs + sums for p in ps]
-        tokens = iter(list(self.parser.tokens(texts)))
+        texts = list(dict.fromkeys(p for ps in docs + sums for p in ps))
+        tokens = dict(zip(texts, self.parser.tokens(texts)))
         out = []
-        parsed_docs = [[(p, next(tokens)) for p in ps] for ps in docs]
-        parsed_sums = [[(p, next(tokens)) for p in ps] for ps in sums]
-        for doc_paragraphs, sum_paragraphs in zip(parsed_docs, parsed_sums):
+        for doc_paragraphs, sum_paragraphs in zip(docs, sums):
             sentences, offset = [], 0
-            for paragraph, toks in doc_paragraphs:
-                sentences.extend(sentences_of(toks, paragraph, offset))
+            for paragraph in doc_paragraphs:
+                sentences.extend(sentences_of(tokens[paragraph], paragraph, offset))
                 offset += len(paragraph) + 2
-            texts_ = [p for p, _ in doc_paragraphs]
-            blocks = blocks_of(self.granularity, document_text(texts_), texts_, sentences)
-            summary = [s.text for p, toks in sum_paragraphs for s in sentences_of(toks, p, 0)]
+            blocks = blocks_of(self.granularity, document_text(doc_paragraphs), doc_paragraphs, sentences)
+            summary = [s.text for p in sum_paragraphs for s in sentences_of(tokens[p], p, 0)]
             out.append((blocks, summary))
         return out
 

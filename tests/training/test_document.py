@@ -63,10 +63,13 @@ def test_document_and_two_sentence_blocks():
 
 
 def test_every_cell_of_a_call_is_scored_in_one_batch_and_an_empty_summary_is_unscorable():
-    calls = []
+    calls, parsed = [], []
     scorer = DocumentScorer(None, "sentence", pair_scores=lambda pairs: calls.append(len(pairs)) or stub(pairs))
+    tokens = scorer.parser.tokens
+    scorer.parser.tokens = lambda texts: parsed.extend(texts) or tokens(texts)
     results = scorer.score_many([(DOCUMENT, SUMMARY), (DOCUMENT, T1), (DOCUMENT, "   ")])
     assert calls == [6]  # 3 blocks x 2 sentences; the second row's cells are the first's
+    assert parsed == [DOCUMENT, SUMMARY, T1]  # the document of three rows parsed once
     assert results[:2] == [0.8, 0.9] and isinstance(results[2], Unscorable)
     with pytest.raises(Unscorable):
         scorer.score_documents([(DOCUMENT, "")])
