@@ -1,10 +1,13 @@
 """Does the data catch real errors? entailgen-trained detectors on the human-labelled SummaC benchmark (Laban et al. 2022).
 
 Data: the SummaC repository's `data/<set>.json` files (--summac DIR; never committed: news articles, other licences),
-and FRANK as `DIR/frank.json`, made from FRANK's repository by bench/frank.py with its own val and test cuts.
+FRANK as `DIR/frank.json`, made from FRANK's repository by bench/frank.py with its own val and test cuts, and XSumFaith
+and Polytope with SummaC's own two cuts, made by bench/xsumfaith.py and bench/polytope.py from their sources.
 A set with a val cut but no test cut (the repository ships val cuts only; the test cuts come from its benchmark
 download) is cut in two by a hash of its document: one half stays the val cut, the other becomes the test cut, and no
-document is in both. The figures are then on that half, not on the paper's test cut: RESULTS.md says which.
+document is in both. The figures are then on that half, not on the paper's test cut: RESULTS.md says which. SummaC's
+own XSumFaith and Polytope cuts share documents (a document's summaries go to val and test in turn), so of those the
+val rows of one half's documents and the test rows of the other half's are kept.
 Training text: the val-cut documents only, unlabelled (no label and no test-cut document reaches any training step).
 Pipeline: the val documents -> `entailgen run claims`; their sentences -> `paraphrase` -> `dae`; each family alone
 and the mix -> `entailgen train` (MiniLM on CPU) -> document scoring (SummaC-ZS; Conv trained on the claims dataset;
@@ -48,13 +51,18 @@ def document_half(document: str) -> str:
     return "val" if int(hashlib.sha256(document.encode()).hexdigest()[:8], 16) % 2 == 0 else "test"
 
 
-def recut(rows: list) -> tuple[list, list[str]]:
-    """Rows with both cuts: a set holding only val rows is cut in two by document_half (named in the second item)."""
-    cuts: dict[str, set] = {}
+def recut(rows: list) -> tuple[list, list[str], list[str]]:
+    """Rows in a val and a test cut that share no document. A set holding only val rows is cut in two by document_half
+    (named in the second item); a set whose two cuts hold the same documents (SummaC's own XSumFaith and Polytope cuts
+    take a document's summaries in turn) keeps the val rows of val-half documents and the test rows of test-half ones
+    (the third item), so the training text, the val documents, holds no test document."""
+    documents: dict[str, dict[str, set]] = {}
     for r in rows:
-        cuts.setdefault(r.dataset, set()).add(r.cut)
-    halved = sorted(d for d, c in cuts.items() if c == {"val"})
-    return [r._replace(cut=document_half(r.document)) if r.dataset in halved else r for r in rows], halved
+        documents.setdefault(r.dataset, {}).setdefault(r.cut, set()).add(r.document)
+    halved = sorted(d for d, cuts in documents.items() if set(cuts) == {"val"})
+    shared = sorted(d for d, cuts in documents.items() if cuts.get("val", set()) & cuts.get("test", set()))
+    return ([r._replace(cut=document_half(r.document)) if r.dataset in halved else r for r in rows
+             if r.dataset not in shared or r.cut == document_half(r.document)], halved, shared)
 
 
 def val_documents(rows: list, path: Path) -> Path:
@@ -195,10 +203,11 @@ def main() -> None:
     opts.work.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     files = [str(opts.summac / f"{s}.json") for s in SETS if (opts.summac / f"{s}.json").is_file()]
-    rows, halved = recut(read_benchmark(files))
+    rows, halved, shared = recut(read_benchmark(files))
     print(host.describe(f"sets {', '.join(Path(f).stem for f in files)}; cut in two by document hash (no test cut in "
-                        f"the files): {', '.join(halved) or 'none'}; epochs {opts.epochs}, max train rows "
-                        f"{opts.max_train}, Conv rows {opts.conv_rows}"), flush=True)
+                        f"the files): {', '.join(halved) or 'none'}; val rows of val-half and test rows of test-half "
+                        f"documents (cuts that share documents): {', '.join(shared) or 'none'}; epochs {opts.epochs}, "
+                        f"max train rows {opts.max_train}, Conv rows {opts.conv_rows}"), flush=True)
     bench = Bench(opts)
     documents = val_documents(rows, opts.work / "val_documents.jsonl")
     for name, extra in (("claims", ()), ("claims-compression", ("--transformations", plus("compression"))),

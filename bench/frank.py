@@ -16,6 +16,8 @@ import json
 import sys
 from pathlib import Path
 
+import host  # bench/host.py, beside this script
+
 CUTS = {"valid": "val", "test": "test"}
 
 
@@ -52,10 +54,7 @@ def main(argv: list[str]) -> int:
     if len(argv) != 2:
         print(__doc__.splitlines()[-1], file=sys.stderr)
         return 2
-    rows = frank_rows(Path(argv[0]))
-    Path(argv[1]).write_text(json.dumps(rows))
-    counts = {c: sum(r["cut"] == c for r in rows.values()) for c in CUTS.values()}
-    print(f"frank: {len(rows)} rows ({', '.join(f'{c} {n}' for c, n in counts.items())}) -> {argv[1]}")
+    host.write_benchmark_set("frank", frank_rows(Path(argv[0])), argv[1])
     return 0
 
 
