@@ -16,7 +16,7 @@ balanced accuracy, beside unigram overlap and NER overlap measured on the same r
 model is entailgen's figure is chosen on the val cut only.
 
 Usage: python bench/benchmark.py --summac DIR [--work DIR] [--epochs 1] [--max-train 1500] [--max-train-full 12000]
-    [--models FOLDER ...]
+    [--granularity sentence|2sents|paragraph|document] [--models FOLDER ...]
 Stages are cached in --work (delete a stage's folder to redo it). On a GPU machine the same command trains a larger
 encoder on more rows: --encoder DIR_OR_NAME --device cuda --epochs 3 --max-train 50000 --max-train-full 50000
 (README, "Does it catch real errors?").
@@ -129,12 +129,13 @@ class Bench:
         from entailgen.training.document import DocumentScorer
         from entailgen.training.score import Unscorable
 
-        cache = self.work / "scores" / f"{model.name}.json"
+        blocks = self.opts.granularity
+        cache = self.work / ("scores" if blocks == "sentence" else f"scores-{blocks}") / f"{model.name}.json"
         done = json.loads(cache.read_text()) if cache.is_file() else {}
         keys = [row_key(p) for p in pairs]  # a hash of a whole document each: made once
         todo = sorted({k: p for k, p in zip(keys, pairs) if k not in done}.items())
         if todo:
-            scorer, start = DocumentScorer(str(model), "sentence", device=self.opts.device), time.perf_counter()
+            scorer, start = DocumentScorer(str(model), blocks, device=self.opts.device), time.perf_counter()
             for i in range(0, len(todo), 32):
                 batch = todo[i:i + 32]
                 for (key, _), r in zip(batch, scorer.scored([p for _, p in batch])):
@@ -167,6 +168,9 @@ def main() -> None:
     args.add_argument("--device", default="cpu", help="cpu or cuda, for training and scoring")
     args.add_argument("--max-train-full", type=int, default=12000,
                       help="training rows drawn per epoch by the full-size recipes (mix-full, dae-arcs-full)")
+    args.add_argument("--granularity", default="sentence", choices=("sentence", "2sents", "paragraph", "document"),
+                      help="the document's blocks for SummaC-ZS, scored and cached apart (the Conv head, fitted on "
+                           "sentence blocks, is left out with other blocks)")
     args.add_argument("--models", nargs="+", metavar="FOLDER",
                       help="train and score only these models (their work folders: claims-source, dae-arcs, ...); "
                            "the val choice is then among them")
@@ -207,7 +211,8 @@ def main() -> None:
     print(host.describe(f"sets {', '.join(Path(f).stem for f in files)}; cut in two by document hash (no test cut in "
                         f"the files): {', '.join(halved) or 'none'}; val rows of val-half and test rows of test-half "
                         f"documents (cuts that share documents): {', '.join(shared) or 'none'}; epochs {opts.epochs}, "
-                        f"max train rows {opts.max_train}, Conv rows {opts.conv_rows}"), flush=True)
+                        f"max train rows {opts.max_train}, Conv rows {opts.conv_rows}, blocks {opts.granularity}"),
+          flush=True)
     bench = Bench(opts)
     documents = val_documents(rows, opts.work / "val_documents.jsonl")
     for name, extra in (("claims", ()), ("claims-compression", ("--transformations", plus("compression"))),
@@ -239,11 +244,12 @@ def main() -> None:
     val = {name: sum(r["val_balanced_accuracy"] for r in report["scorers"][f"{name} (ZS)"]["per_dataset"].values())
            for name in candidates}
     picked, single = max(val, key=val.get), max(models, key=val.get)
-    head, _ = load_conv(str(bench.conv(models[single], claims)), str(models[single]))
-    matrices = [r["matrix"] for r in scored[single] if r is not None]
-    it = iter(conv_scores(head, matrices))
-    conv = [0.0 if r is None else next(it) for r in scored[single]]
-    report = evaluate_benchmark(rows, {**scorers, f"{single} (Conv)": lambda ps: conv})
+    if opts.granularity == "sentence":
+        head, _ = load_conv(str(bench.conv(models[single], claims)), str(models[single]))
+        matrices = [r["matrix"] for r in scored[single] if r is not None]
+        it = iter(conv_scores(head, matrices))
+        conv = [0.0 if r is None else next(it) for r in scored[single]]
+        report = evaluate_benchmark(rows, {**scorers, f"{single} (Conv)": lambda ps: conv})
     wall = time.perf_counter() - started
     lines = [format_table(report), "",
              f"picked on the val cut (mean val balanced accuracy of ZS over the sets): {picked} "
