@@ -154,6 +154,8 @@ def row_key(pair: tuple[str, str]) -> str:
 
 
 def main() -> None:
+    from entailgen.transforms.claims.document import GRANULARITIES
+
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--summac", type=Path, required=True, help="folder of the SummaC repository's data/<set>.json")
     args.add_argument("--work", type=Path, default=Path.home() / ".cache" / "entailgen" / "benchmark")
@@ -168,7 +170,7 @@ def main() -> None:
     args.add_argument("--device", default="cpu", help="cpu or cuda, for training and scoring")
     args.add_argument("--max-train-full", type=int, default=12000,
                       help="training rows drawn per epoch by the full-size recipes (mix-full, dae-arcs-full)")
-    args.add_argument("--granularity", default="sentence", choices=("sentence", "2sents", "paragraph", "document"),
+    args.add_argument("--granularity", default="sentence", choices=GRANULARITIES,
                       help="the document's blocks for SummaC-ZS, scored and cached apart (the Conv head, fitted on "
                            "sentence blocks, is left out with other blocks)")
     args.add_argument("--models", nargs="+", metavar="FOLDER",

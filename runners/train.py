@@ -230,10 +230,10 @@ def register(commands) -> None:
     evaluate.add_argument("--benchmark", nargs="+", metavar=("NAME", "FILE"),
                           help="instead of a DATASET: 'summac' and its files (the SummaC repository's data/<set>.json "
                                "or JSON Lines of document, claim, label, cut); threshold chosen on val, test reported")
-    evaluate.add_argument("--granularity", choices=("sentence", "2sents", "paragraph", "document"),
+    evaluate.add_argument("--granularity", choices=GRANULARITIES,
                           help="--benchmark: the document blocks each claim sentence is scored against "
                                "(default: the scorer's, sentence)")
-    evaluate.add_argument("--aggregation", choices=("zs", "conv"),
+    evaluate.add_argument("--aggregation", choices=AGGREGATIONS,
                           help="--benchmark: zs (max over blocks, mean over claim sentences; default) or conv "
                                "(the SummaC-Conv head of --conv)")
     evaluate.add_argument("--conv", metavar="CONV_DIR", help="--benchmark: a trained SummaC-Conv head")
