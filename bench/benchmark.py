@@ -8,18 +8,20 @@ download) is cut in two by a hash of its document: one half stays the val cut, t
 document is in both. The figures are then on that half, not on the paper's test cut: RESULTS.md says which. SummaC's
 own XSumFaith and Polytope cuts share documents (a document's summaries go to val and test in turn), so of those the
 val rows of one half's documents and the test rows of the other half's are kept.
-Training text: the val-cut documents only, unlabelled (no label and no test-cut document reaches any training step).
-Pipeline: the val documents -> `entailgen run claims`; their sentences -> `paraphrase` -> `dae`; each family alone
-and the mix -> `entailgen train` (MiniLM on CPU) -> document scoring (SummaC-ZS; Conv trained on the claims dataset;
-one model per family together, as `evaluate --ensemble` joins them) -> thresholds chosen on the val cut -> test
-balanced accuracy, beside unigram overlap and NER overlap measured on the same rows and the paper's Table 2. Which
-model is entailgen's figure is chosen on the val cut only.
+Training text: the val-cut documents only, unlabelled (no label and no test-cut document reaches any training step),
+and for recast, whose input is annotations, UDS 2.0's event factuality over UD-EWT (the decomp wheel, from PyPI).
+Pipeline: the val documents -> `entailgen run claims`; their sentences -> `paraphrase` -> `dae`; UDS -> `recast`;
+each family alone and the mix -> `entailgen train` (MiniLM on CPU) -> document scoring (SummaC-ZS; Conv trained on the
+claims dataset; one model per family together, as `evaluate --ensemble` joins them) -> thresholds chosen on the val
+cut -> test balanced accuracy, beside unigram overlap and NER overlap measured on the same rows and the paper's
+Table 2. Which model is entailgen's figure is chosen on the val cut only.
 
 Usage: python bench/benchmark.py --summac DIR [--work DIR] [--epochs 1] [--max-train 1500] [--max-train-full 12000]
     [--granularity sentence|2sents|paragraph|document] [--models FOLDER ...]
-Stages are cached in --work (delete a stage's folder to redo it). On a GPU machine the same command trains a larger
-encoder on more rows: --encoder DIR_OR_NAME --device cuda --epochs 3 --max-train 50000 --max-train-full 50000
-(README, "Does it catch real errors?").
+Stages are cached in --work (delete a stage's folder to redo it; scores are cached under each model's checksums, so
+a model trained again is scored again). On a GPU machine the same command trains a larger encoder on more rows:
+--encoder DIR_OR_NAME --device cuda --epochs 3 --max-train 50000 --max-train-full 50000 (README, "Does it catch real
+errors?").
 """
 from __future__ import annotations
 
@@ -125,12 +127,14 @@ class Bench:
 
     def scored(self, model: Path, pairs: list) -> list:
         """DocumentScorer.scored of every row, cached by row in the work dir (scoring is the slow part): a set added
-        later scores only its own rows."""
-        from entailgen.training.document import DocumentScorer
+        later scores only its own rows. The cache is named by the model's checksums, so a model trained again into
+        the same folder is scored again, not read from its predecessor's cache."""
+        from entailgen.training.document import DocumentScorer, model_checksums
         from entailgen.training.score import Unscorable
 
         blocks = self.opts.granularity
-        cache = self.work / ("scores" if blocks == "sentence" else f"scores-{blocks}") / f"{model.name}.json"
+        cache = (self.work / ("scores" if blocks == "sentence" else f"scores-{blocks}")
+                 / f"{model.name}-{model_checksums(str(model))[:12]}.json")
         done = json.loads(cache.read_text()) if cache.is_file() else {}
         keys = [row_key(p) for p in pairs]  # a hash of a whole document each: made once
         todo = sorted({k: p for k, p in zip(keys, pairs) if k not in done}.items())
@@ -173,6 +177,8 @@ def main() -> None:
     args.add_argument("--granularity", default="sentence", choices=GRANULARITIES,
                       help="the document's blocks for SummaC-ZS, scored and cached apart (the Conv head, fitted on "
                            "sentence blocks, is left out with other blocks)")
+    args.add_argument("--wheel", type=Path, help="the decomp 0.3.2 wheel for recast's UDS data (default: fetched "
+                      "from PyPI into --work/uds)")
     args.add_argument("--models", nargs="+", metavar="FOLDER",
                       help="train and score only these models (their work folders: claims-source, dae-arcs, ...); "
                            "the val choice is then among them")
@@ -187,8 +193,8 @@ def main() -> None:
         return ",".join(TRANSFORMATIONS + (name,))
 
     n, full = str(opts.max_train), str(opts.max_train_full)
-    claims, compressed, extrinsic, dae = (str(opts.work / d) for d in ("claims", "claims-compression",
-                                                                        "claims-extrinsic", "dae"))  # bench.dataset's
+    claims, compressed, extrinsic, dae, recast = (str(opts.work / d) for d in (
+        "claims", "claims-compression", "claims-extrinsic", "dae", "recast"))  # bench.dataset's
     recipes = {  # name -> (work folder, train arguments); --models picks some (cached ones are not trained again)
         "claims, source view": ("claims-source", claims, "--claims-view", "source"),
         "claims with compression, source view": ("claims-compression-source", compressed, "--claims-view", "source"),
@@ -199,7 +205,9 @@ def main() -> None:
         "dae arc model (full)": ("dae-arcs-full", dae, "--max-examples", full),
         "claims + dae pairs (mix 1:1)": ("mix", claims, dae, "--mix", "1,1", "--max-examples", n),
         # at the claims source view's size: by default 6,000 rows of each, about the source view's 18,000 pairs
-        "claims + dae pairs (mix 1:1, full)": ("mix-full", claims, dae, "--mix", "1,1", "--max-examples", full)}
+        "claims + dae pairs (mix 1:1, full)": ("mix-full", claims, dae, "--mix", "1,1", "--max-examples", full),
+        # recast needs annotations, not raw text: event factuality over UD-EWT (UDS 2.0), no benchmark text
+        "recast factuality (UDS)": ("recast-factuality", recast, "--max-examples", full)}
     folders = [folder for folder, *_ in recipes.values()]
     unknown = set(opts.models or ()) - set(folders)
     if unknown:
@@ -227,6 +235,13 @@ def main() -> None:
         paraphrase = bench.dataset("paraphrase", "paraphrase", "--input", str(sentences), "--export", "paranmt")
         bench.dataset("dae", "dae", "--input", str(paraphrase / "paranmt.tsv"), "--augment",
                       "word_swap,synonym,hallucination,overlap")
+    if recast in needed:
+        from audit import extract, fetch_wheel  # bench/audit.py: the UDS files of the decomp wheel (PyPI)
+
+        cache = opts.work / "uds"
+        cache.mkdir(exist_ok=True)
+        uds = extract(opts.wheel or fetch_wheel(cache), cache)
+        bench.dataset("recast", "recast", *[f"--input={p}" for p in uds], "--phenomena", "factuality")
     models = {name: bench.model(*recipes[name]) for name in chosen}
     pairs = [(r.document, r.claim) for r in rows]
     scored = {name: bench.scored(model, pairs) for name, model in models.items()}

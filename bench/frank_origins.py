@@ -1,0 +1,92 @@
+"""FRANK by origin: how much of a detector's FRANK figure is telling its BBC summaries from its CNN/DM ones.
+
+FRANK's test cut pools XSum-style BBC summaries (93% inconsistent) and CNN/DM ones (41% inconsistent) under one
+threshold, so a score that only tells the two origins apart already earns most of its balanced accuracy. This prints,
+for the bench's detectors, unigram overlap and the origin alone on the same rows, the pooled figures beside the ROC
+AUC within each origin (its gap to overlap's, with a 95% paired bootstrap interval) and the share of each origin's rows
+passed as consistent at the val-chosen threshold.
+
+Usage: python bench/frank_origins.py --summac DIR --work W [--models FOLDER ...]
+DIR/frank.json is bench/frank.py's file (it keeps each row's `origin`); W a bench/benchmark.py work dir whose models
+are scored already (a row not cached yet is scored).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+
+import host  # bench/host.py, beside this script
+from benchmark import Bench, recut
+
+ORIGINS = ("cnndm", "bbc")
+
+
+def auc_draws(rows: list[int], labels: list[int], resamples: int = 1000, seed: int = 0) -> list[list[int]]:
+    """The rows themselves, then resamples draws of them with replacement (each holding both labels): the same draws
+    for every detector, so an AUC gap to overlap gets a paired bootstrap interval."""
+    rng, out = random.Random(seed), [rows]
+    while len(out) <= resamples:
+        k = [rows[rng.randrange(len(rows))] for _ in rows]
+        if 0 < sum(labels[i] for i in k) < len(k):
+            out.append(k)
+    return out
+
+
+def main() -> None:
+    args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    args.add_argument("--summac", type=Path, required=True, help="the folder holding frank.json")
+    args.add_argument("--work", type=Path, required=True, help="a bench/benchmark.py work dir")
+    args.add_argument("--models", nargs="+", default=["claims-source", "dae-arcs-full"], metavar="FOLDER")
+    opts = args.parse_args()
+    from entailgen.training.benchmark import (UNIGRAM, balanced_accuracy, central_95, choose_threshold, read_benchmark,
+                                              roc_auc, unigram_overlap_scores)
+    from entailgen.training.document import ensemble_score
+
+    path = opts.summac / "frank.json"
+    if not path.is_file() or not (opts.work / "models").is_dir():
+        args.error(f"needs {path} (bench/frank.py) and a bench/benchmark.py work dir with models/ (--work)")
+    origin = {(r["document"], r["claim"]): r["origin"] for r in json.loads(path.read_text()).values()}
+    rows, _, _ = recut(read_benchmark([str(path)]))
+    pairs = [(r.document, r.claim) for r in rows]
+    bench = Bench(argparse.Namespace(work=opts.work, granularity="sentence", device="cpu"))
+    scored = {m: bench.scored(opts.work / "models" / m, pairs) for m in opts.models}
+    scores = {m: [0.0 if r is None else r["score"] for r in results] for m, results in scored.items()}
+    if len(opts.models) > 1:  # the bench's ensemble: the mean of log-odds, a row one model missed takes the others'
+        scores["ensemble"] = [ensemble_score(s) if (s := [r["score"] for r in rs if r is not None]) else 0.0
+                              for rs in zip(*scored.values())]
+    scores[UNIGRAM] = unigram_overlap_scores(pairs)
+    scores["origin alone (CNN/DM 1, BBC 0)"] = [float(origin[p] == "cnndm") for p in pairs]
+    print(host.describe(f"FRANK by origin; work dir {opts.work}"), flush=True)
+    print("| detector | BA | AUC | " + " | ".join(f"AUC {o} (x overlap) | AUC gap {o}, 95% | passed {o} 1 / 0"
+                                                 for o in ORIGINS) + " |")
+    print("|---|---|---|" + "---|---|---|" * len(ORIGINS))
+    test = [i for i, r in enumerate(rows) if r.cut == "test"]
+    labels = [r.label for r in rows]
+    draws = {o: auc_draws([i for i in test if origin[pairs[i]] == o], labels) for o in ORIGINS}
+    for name in [UNIGRAM, *[n for n in scores if n != UNIGRAM]]:  # overlap first: the baseline of the ratios
+        s = scores[name]
+        val = [i for i, r in enumerate(rows) if r.cut == "val"]
+        t = choose_threshold([labels[i] for i in val], [s[i] for i in val])
+        cells = [f"{100 * balanced_accuracy([labels[i] for i in test], [int(s[i] > t) for i in test]):.1f}",
+                 f"{100 * roc_auc([labels[i] for i in test], [s[i] for i in test]):.1f}"]
+        for o in ORIGINS:
+            part = draws[o][0]
+            auc, base = (100 * roc_auc([labels[i] for i in part], [x[i] for i in part]) for x in (s, scores[UNIGRAM]))
+            gaps = [100 * (roc_auc([labels[i] for i in k], [s[i] for i in k])
+                           - roc_auc([labels[i] for i in k], [scores[UNIGRAM][i] for i in k])) for k in draws[o][1:]]
+            low, high = central_95(gaps)
+            passed = [100 * sum(s[i] > t for i in part if labels[i] == label) / sum(labels[i] == label for i in part)
+                      for label in (1, 0)]
+            cells += [f"{auc:.1f} ({auc / base:.2f}x)", "-" if name == UNIGRAM else f"{auc - base:+.1f} [{low:+.1f}, "
+                      f"{high:+.1f}]", f"{passed[0]:.0f}% / {passed[1]:.0f}%"]
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    counts = {o: {label: sum(1 for r, p in zip(rows, pairs) if r.cut == "test" and origin[p] == o and r.label == label)
+                  for label in (1, 0)} for o in ORIGINS}
+    print("test rows (consistent + inconsistent): " + ", ".join(f"{o} {c[1]}+{c[0]}" for o, c in counts.items()))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
