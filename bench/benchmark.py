@@ -17,7 +17,7 @@ cut -> test balanced accuracy, beside unigram overlap and NER overlap measured o
 Table 2. Which model is entailgen's figure is chosen on the val cut only.
 
 Usage: python bench/benchmark.py --summac DIR [--work DIR] [--epochs 1] [--max-train 1500] [--max-train-full 12000]
-    [--granularity sentence|2sents|paragraph|document] [--models FOLDER ...]
+    [--granularity sentence|2sents|paragraph|document] [--models FOLDER ...] [--wheel WHEEL]
 Stages are cached in --work (delete a stage's folder to redo it; scores are cached under each model's checksums, so
 a model trained again is scored again). On a GPU machine the same command trains a larger encoder on more rows:
 --encoder DIR_OR_NAME --device cuda --epochs 3 --max-train 50000 --max-train-full 50000 (README, "Does it catch real
@@ -173,7 +173,8 @@ def main() -> None:
     args.add_argument("--encoder", help="the encoder to train (entailgen train --encoder; default: its default)")
     args.add_argument("--device", default="cpu", help="cpu or cuda, for training and scoring")
     args.add_argument("--max-train-full", type=int, default=12000,
-                      help="training rows drawn per epoch by the full-size recipes (mix-full, dae-arcs-full)")
+                      help="training rows drawn per epoch by the full-size recipes (mix-full, dae-arcs-full, "
+                           "recast-factuality)")
     args.add_argument("--granularity", default="sentence", choices=GRANULARITIES,
                       help="the document's blocks for SummaC-ZS, scored and cached apart (the Conv head, fitted on "
                            "sentence blocks, is left out with other blocks)")
