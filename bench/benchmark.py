@@ -157,6 +157,19 @@ def row_key(pair: tuple[str, str]) -> str:
     return hashlib.sha256("\x1f".join(pair).encode()).hexdigest()
 
 
+def zs_scores(results: list) -> list[float]:
+    """Bench.scored's results as scores: 0.0 for a row the model could not score."""
+    return [0.0 if r is None else r["score"] for r in results]
+
+
+def ensemble_scores(results: list[list]) -> list[float]:
+    """Several models' Bench.scored results joined row by row (ensemble_score, the mean of log-odds): a row one model
+    could not score takes the others' score, 0.0 where none could."""
+    from entailgen.training.document import ensemble_score
+
+    return [ensemble_score(s) if (s := [r["score"] for r in rs if r is not None]) else 0.0 for rs in zip(*results)]
+
+
 def main() -> None:
     from entailgen.transforms.claims.document import GRANULARITIES
 
@@ -186,7 +199,7 @@ def main() -> None:
     opts = args.parse_args()
     from entailgen.training.benchmark import (NER, UNIGRAM, evaluate_benchmark, format_table, ner_overlap_scores,
                                               read_benchmark, unigram_overlap_scores)
-    from entailgen.training.document import conv_scores, ensemble_score, load_conv
+    from entailgen.training.document import conv_scores, load_conv
     from entailgen.transforms.claims.claims import TRANSFORMATIONS
 
     def plus(name: str) -> str:
@@ -247,12 +260,11 @@ def main() -> None:
     pairs = [(r.document, r.claim) for r in rows]
     scored = {name: bench.scored(model, pairs) for name, model in models.items()}
     unscorable = {name: sum(r is None for r in results) for name, results in scored.items()}
-    scorers = {f"{name} (ZS)": (lambda ps, res=results: [0.0 if r is None else r["score"] for r in res])
-               for name, results in scored.items()}
+    scorers = {f"{name} (ZS)": (lambda ps, s=zs_scores(results): s) for name, results in scored.items()}
     candidates = list(models)
-    if all(name in models for name in ENSEMBLE):  # a row one model could not score takes the other's score
-        joined = [[r["score"] for r in results if r is not None] for results in zip(*(scored[n] for n in ENSEMBLE))]
-        scorers[f"{ENSEMBLE_NAME} (ZS)"] = lambda ps: [ensemble_score(s) if s else 0.0 for s in joined]
+    if all(name in models for name in ENSEMBLE):
+        joined = ensemble_scores([scored[n] for n in ENSEMBLE])
+        scorers[f"{ENSEMBLE_NAME} (ZS)"] = lambda ps: joined
         candidates.append(ENSEMBLE_NAME)
     scorers[UNIGRAM] = lambda ps: bench.timed("unigram overlap", lambda: unigram_overlap_scores(ps))
     scorers[NER] = lambda ps: bench.timed("NER overlap", lambda: ner_overlap_scores(ps))

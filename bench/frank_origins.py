@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import host  # bench/host.py, beside this script
-from benchmark import Bench, recut
+from benchmark import Bench, ensemble_scores, recut, zs_scores
 
 ORIGINS = ("cnndm", "bbc")
 
@@ -43,7 +43,6 @@ def main() -> None:
     opts = args.parse_args()
     from entailgen.training.benchmark import (UNIGRAM, balanced_accuracy, central_95, choose_threshold, read_benchmark,
                                               roc_auc, unigram_overlap_scores)
-    from entailgen.training.document import ensemble_score
 
     path = opts.summac / "frank.json"
     if not path.is_file() or not (opts.work / "models").is_dir():
@@ -53,31 +52,33 @@ def main() -> None:
     pairs = [(r.document, r.claim) for r in rows]
     bench = Bench(argparse.Namespace(work=opts.work, granularity="sentence", device="cpu"))
     scored = {m: bench.scored(opts.work / "models" / m, pairs) for m in opts.models}
-    scores = {m: [0.0 if r is None else r["score"] for r in results] for m, results in scored.items()}
-    if len(opts.models) > 1:  # the bench's ensemble: the mean of log-odds, a row one model missed takes the others'
-        scores["ensemble"] = [ensemble_score(s) if (s := [r["score"] for r in rs if r is not None]) else 0.0
-                              for rs in zip(*scored.values())]
+    scores = {m: zs_scores(results) for m, results in scored.items()}
+    if len(opts.models) > 1:
+        scores["ensemble"] = ensemble_scores(list(scored.values()))
     scores[UNIGRAM] = unigram_overlap_scores(pairs)
     scores["origin alone (CNN/DM 1, BBC 0)"] = [float(origin[p] == "cnndm") for p in pairs]
     print(host.describe(f"FRANK by origin; work dir {opts.work}"), flush=True)
     print("| detector | BA | AUC | " + " | ".join(f"AUC {o} (x overlap) | AUC gap {o}, 95% | passed {o} 1 / 0"
                                                  for o in ORIGINS) + " |")
     print("|---|---|---|" + "---|---|---|" * len(ORIGINS))
+    val = [i for i, r in enumerate(rows) if r.cut == "val"]
     test = [i for i, r in enumerate(rows) if r.cut == "test"]
     labels = [r.label for r in rows]
     draws = {o: auc_draws([i for i in test if origin[pairs[i]] == o], labels) for o in ORIGINS}
+
+    def aucs(s: list[float], o: str) -> list[float]:
+        """ROC AUC (percent) on the origin's test rows, then on each of its draws."""
+        return [100 * roc_auc([labels[i] for i in k], [s[i] for i in k]) for k in draws[o]]
+
+    drawn = {name: {o: aucs(s, o) for o in ORIGINS} for name, s in scores.items()}  # each detector's, once
     for name in [UNIGRAM, *[n for n in scores if n != UNIGRAM]]:  # overlap first: the baseline of the ratios
         s = scores[name]
-        val = [i for i, r in enumerate(rows) if r.cut == "val"]
         t = choose_threshold([labels[i] for i in val], [s[i] for i in val])
         cells = [f"{100 * balanced_accuracy([labels[i] for i in test], [int(s[i] > t) for i in test]):.1f}",
                  f"{100 * roc_auc([labels[i] for i in test], [s[i] for i in test]):.1f}"]
         for o in ORIGINS:
-            part = draws[o][0]
-            auc, base = (100 * roc_auc([labels[i] for i in part], [x[i] for i in part]) for x in (s, scores[UNIGRAM]))
-            gaps = [100 * (roc_auc([labels[i] for i in k], [s[i] for i in k])
-                           - roc_auc([labels[i] for i in k], [scores[UNIGRAM][i] for i in k])) for k in draws[o][1:]]
-            low, high = central_95(gaps)
+            part, (auc, *mine), (base, *baseline) = draws[o][0], drawn[name][o], drawn[UNIGRAM][o]
+            low, high = central_95([a - b for a, b in zip(mine, baseline)])
             passed = [100 * sum(s[i] > t for i in part if labels[i] == label) / sum(labels[i] == label for i in part)
                       for label in (1, 0)]
             cells += [f"{auc:.1f} ({auc / base:.2f}x)", "-" if name == UNIGRAM else f"{auc - base:+.1f} [{low:+.1f}, "
