@@ -17,11 +17,11 @@ cut -> test balanced accuracy, beside unigram overlap and NER overlap measured o
 Table 2. Which model is entailgen's figure is chosen on the val cut only.
 
 Usage: python bench/benchmark.py --summac DIR [--work DIR] [--epochs 1] [--max-train 1500] [--max-train-full 12000]
-    [--granularity sentence|2sents|paragraph|document] [--models FOLDER ...] [--wheel WHEEL]
-Stages are cached in --work (delete a stage's folder to redo it; scores are cached under each model's checksums, so
-a model trained again is scored again). On a GPU machine the same command trains a larger encoder on more rows:
---encoder DIR_OR_NAME --device cuda --epochs 3 --max-train 50000 --max-train-full 50000 (README, "Does it catch real
-errors?").
+    [--granularity sentence|2sents|paragraph|document] [--models FOLDER ...] [--wheel WHEEL] [--conv-rows 1000]
+Stages are cached in --work (delete a stage's folder to redo it; scores are cached under each model's checksums and
+the scoring code's sha256, so a model trained again, or scored by other code, is scored again). On a GPU machine the
+same command trains a larger encoder on more rows: --encoder DIR_OR_NAME --device cuda --epochs 3 --max-train 50000
+--max-train-full 50000 (README, "Does it catch real errors?"); on a GPU node without Beam or spaCy, bench/airgapped.py.
 """
 from __future__ import annotations
 
@@ -127,14 +127,13 @@ class Bench:
 
     def scored(self, model: Path, pairs: list) -> list:
         """DocumentScorer.scored of every row, cached by row in the work dir (scoring is the slow part): a set added
-        later scores only its own rows. The cache is named by the model's checksums, so a model trained again into
-        the same folder is scored again, not read from its predecessor's cache."""
-        from entailgen.training.document import DocumentScorer, model_checksums
+        later scores only its own rows; cache_name: a model trained again, or scored by changed code, is scored
+        again."""
+        from entailgen.training.document import DocumentScorer
         from entailgen.training.score import Unscorable
 
         blocks = self.opts.granularity
-        cache = (self.work / ("scores" if blocks == "sentence" else f"scores-{blocks}")
-                 / f"{model.name}-{model_checksums(str(model))[:12]}.json")
+        cache = self.work / ("scores" if blocks == "sentence" else f"scores-{blocks}") / cache_name(model)
         done = json.loads(cache.read_text()) if cache.is_file() else {}
         keys = [row_key(p) for p in pairs]  # a hash of a whole document each: made once
         todo = sorted({k: p for k, p in zip(keys, pairs) if k not in done}.items())
@@ -150,6 +149,22 @@ class Bench:
             cache.parent.mkdir(parents=True, exist_ok=True)
             cache.write_text(json.dumps(done))
         return [done[k] for k in keys]
+
+
+SCORING_CODE = ("training/document.py", "training/score.py", "training/features.py", "training/evaluation.py",
+                "training/checkpoint.py", "training/models.py", "transforms/claims/document.py", "transforms/parse.py",
+                "transforms/arcs.py")  # what turns a model and a row into its score (split, parse, features, forward)
+
+
+def cache_name(model: Path) -> str:
+    """A model's score cache: named by its checksums and by the sha256 of the scoring code, so neither a model trained
+    again into the same folder nor a change to how rows are split or scored reads the scores of before."""
+    import entailgen
+    from entailgen.training.document import model_checksums
+
+    root = Path(entailgen.__file__).parent
+    code = hashlib.sha256(b"".join((root / f).read_bytes() for f in SCORING_CODE)).hexdigest()
+    return f"{model.name}-{model_checksums(str(model))[:12]}-{code[:8]}.json"
 
 
 def row_key(pair: tuple[str, str]) -> str:
@@ -180,7 +195,9 @@ def main() -> None:
     args.add_argument("--max-train", type=int, default=1500,
                       help="training rows drawn per epoch by every model but the claims source views', which take "
                            "every claims row (the CPU budget: a document-view pair is 128 tokens)")
-    args.add_argument("--conv-rows", type=int, default=1000, help="claims rows the Conv head is fitted on")
+    args.add_argument("--conv-rows", type=int, default=1000,
+                      help="claims rows the Conv head is fitted on (0: no Conv head, as for models whose weights "
+                           "stayed on another machine: bench/airgapped.py)")
     args.add_argument("--claims-per-document", type=int, default=4)
     args.add_argument("--sentences", type=int, default=1500, help="val-document sentences for paraphrase -> dae")
     args.add_argument("--encoder", help="the encoder to train (entailgen train --encoder; default: its default)")
@@ -274,7 +291,7 @@ def main() -> None:
     val = {name: sum(r["val_balanced_accuracy"] for r in report["scorers"][f"{name} (ZS)"]["per_dataset"].values())
            for name in candidates}
     picked, single = max(val, key=val.get), max(models, key=val.get)
-    if opts.granularity == "sentence":
+    if opts.granularity == "sentence" and opts.conv_rows:
         head, _ = load_conv(str(bench.conv(models[single], claims)), str(models[single]))
         matrices = [r["matrix"] for r in scored[single] if r is not None]
         it = iter(conv_scores(head, matrices))
