@@ -152,8 +152,9 @@ class Bench:
 
 
 SCORING_CODE = ("training/document.py", "training/score.py", "training/features.py", "training/evaluation.py",
-                "training/checkpoint.py", "training/models.py", "transforms/claims/document.py", "transforms/parse.py",
-                "transforms/arcs.py")  # what turns a model and a row into its score (split, parse, features, forward)
+                "training/checkpoint.py", "training/encoder.py", "training/models.py", "training/trainer.py",
+                "transforms/claims/document.py", "transforms/parse.py", "transforms/arcs.py")
+# what turns a model and a row into its score: the split, the parse, the features, the loaded model and its forward
 
 
 def cache_name(model: Path) -> str:
