@@ -92,8 +92,8 @@ def write_stand_ins(folder: Path) -> None:
     """Beam's stand-in, and spaCy's English stop-word list (the one training.views reads, as spaCy ships it: MIT)."""
     import spacy.lang.en.stop_words as stop_words
 
-    for name, source in {**BEAM_STAND_IN, **{f"{p}/__init__.py": "" for p in ("spacy", "spacy/lang", "spacy/lang/en")}
-                         }.items():
+    packages = {f"{p}/__init__.py": "" for p in ("spacy", "spacy/lang", "spacy/lang/en")}
+    for name, source in {**BEAM_STAND_IN, **packages}.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(source)
     shutil.copy(stop_words.__file__, folder / "spacy/lang/en/stop_words.py")
