@@ -15,8 +15,9 @@ What needs the others is done here first:
 There, Beam is a stand-in holding the few classes entailgen's scoring modules subclass at import, spaCy is its English
 stop-word list (training.views' content words) and the parser is a lookup of the parses made here. Training and
 scoring are entailgen's own code (trainer._fit, DocumentScorer.scored with the split made here), so the score caches
-are the ones `bench/benchmark.py --device cuda` would write (to the 6th decimal: cells go 256 to a batch, not 32). The models' weights stay there (too large to bring back);
-the Conv head, which needs them, is left out (`benchmark.py --conv-rows 0`).
+are the ones `bench/benchmark.py --device cuda` would write (to the 6th decimal: cells go 256 to a batch, not 32).
+The models' weights stay there (too large to bring back); the Conv head, which needs them, is left out
+(`benchmark.py --conv-rows 0`).
 """
 from __future__ import annotations
 
@@ -149,13 +150,12 @@ def run(opts) -> None:
         os.symlink(Path(__file__).resolve().parent.parent, tmp / "pkg" / "entailgen")
     sys.path[:0] = [str(tmp / "pkg"), str(opts.bundle.resolve() / "py"), str(Path(__file__).parent)]
     import torch
-    from benchmark import cache_name  # bench/benchmark.py's names, so the bench reads these caches
+    from benchmark import cache_name, cached  # bench/benchmark.py's cache, so the bench reads these
     from safetensors.torch import load_file, save_file
 
     import entailgen.transforms.parse as parse
     from entailgen.schemas.records import Token
     from entailgen.training.document import DocumentScorer, model_pair_scores
-    from entailgen.training.score import Unscorable
     from entailgen.training.trainer import TrainOptions, _fit
 
     log(f"torch {torch.__version__}, {torch.cuda.get_device_name() if torch.cuda.is_available() else 'no GPU'}")
@@ -194,8 +194,7 @@ def run(opts) -> None:
         scorer = DocumentScorer(str(out), "sentence",
                                 pair_scores=model_pair_scores(str(out), opts.device, opts.batch_size))
         results = scorer.scored([("", "")] * len(keys), split=[split[k] for k in keys])
-        cache = {k: None if isinstance(r, Unscorable) else {"score": r["score"], "matrix": r["matrix"]}
-                 for k, r in zip(keys, results)}
+        cache = {k: cached(r) for k, r in zip(keys, results)}
         log(f"{name}: {len(keys)} rows scored in {time.perf_counter() - start:.0f} s")
         (opts.out / cache_name(out)).write_text(json.dumps(cache))
         with tarfile.open(opts.out / f"{name}.tar", "w") as tar:  # each model as it is done: every file but the weights

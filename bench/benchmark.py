@@ -130,7 +130,6 @@ class Bench:
         later scores only its own rows; cache_name: a model trained again, or scored by changed code, is scored
         again."""
         from entailgen.training.document import DocumentScorer
-        from entailgen.training.score import Unscorable
 
         blocks = self.opts.granularity
         cache = self.work / ("scores" if blocks == "sentence" else f"scores-{blocks}") / cache_name(model)
@@ -142,7 +141,7 @@ class Bench:
             for i in range(0, len(todo), 32):
                 batch = todo[i:i + 32]
                 for (key, _), r in zip(batch, scorer.scored([p for _, p in batch])):
-                    done[key] = None if isinstance(r, Unscorable) else {"score": r["score"], "matrix": r["matrix"]}
+                    done[key] = cached(r)
                 log(f"{model.name}: scored {min(i + 32, len(todo))} / {len(todo)} rows "
                     f"({time.perf_counter() - start:.0f} s)")
             self.seconds[f"score {model.name}"] = time.perf_counter() - start
@@ -166,6 +165,13 @@ def cache_name(model: Path) -> str:
     root = Path(entailgen.__file__).parent
     code = hashlib.sha256(b"".join((root / f).read_bytes() for f in SCORING_CODE)).hexdigest()
     return f"{model.name}-{model_checksums(str(model))[:12]}-{code[:8]}.json"
+
+
+def cached(result) -> dict | None:
+    """A DocumentScorer.scored result as a score cache keeps it: its score and matrix, None for an Unscorable."""
+    from entailgen.training.score import Unscorable
+
+    return None if isinstance(result, Unscorable) else {"score": result["score"], "matrix": result["matrix"]}
 
 
 def row_key(pair: tuple[str, str]) -> str:
