@@ -268,10 +268,25 @@ def _command(argv: list[str]) -> Optional[str]:
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+NEGATIVE_VALUE = re.compile(r"-\.?\d")  # "-1,1", "-1e-5": a value (no option of entailgen's or Beam's starts so)
+
+
+def _negative_values_attached(argv: list[str]) -> list[str]:
+    """`--mix -1,1` as `--mix=-1,1`: argparse takes a value that starts with '-' and is not a plain number for an option
+    and says "expected one argument", where the option's own check would name what is wrong with the value."""
+    out: list[str] = []
+    for a in argv:
+        if out and NEGATIVE_VALUE.match(a) and out[-1].startswith("--") and out[-1] != "--" and "=" not in out[-1]:
+            out[-1] = f"{out[-1]}={a}"
+        else:
+            out.append(a)
+    return out
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     """Entry point of the `entailgen` console script: one line and exit 2 for a usage error or an OSError (a read-only
     output, a full disk), 130 for Ctrl-C."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    argv = _negative_values_attached(sys.argv[1:] if argv is None else list(argv))
     try:
         args, rest = make_parser(_command(argv)).parse_known_args(argv)
         if rest and args.command not in BEAM_COMMANDS:
