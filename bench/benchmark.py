@@ -26,6 +26,7 @@ same command trains a larger encoder on more rows: --encoder DIR_OR_NAME --devic
 from __future__ import annotations
 
 import argparse
+import bisect
 import functools
 import hashlib
 import json
@@ -44,6 +45,8 @@ ENSEMBLE = ("claims, source view", "dae arc model (full)")
 ENSEMBLE_NAME = "ensemble: claims source view + dae arc model (full)"
 # the same two, a row as consistent as the stricter of them finds it: "any error" (bench/preregistered/stricter.md)
 STRICTER_NAME = "ensemble, stricter member (min): claims source view + dae arc model (full)"
+# the same, each model's scores first put on one scale, their quantiles among the val rows' (stricter-calibrated.md)
+ONE_SCALE_NAME = "ensemble, stricter member on one scale (min of val quantiles): claims source view + dae arc model (full)"
 
 
 log = functools.partial(host.log, "benchmark")
@@ -195,6 +198,17 @@ def ensemble_scores(results: list[list], join=None) -> list[float]:
     return [join(s) if (s := [r["score"] for r in rs if r is not None]) else 0.0 for rs in zip(*results)]
 
 
+def on_one_scale(results: list, val: list[bool]) -> list:
+    """Bench.scored's results with each score as its quantile among the val rows' scores (the share at or below it, ties
+    counted half; no label read): two models' scores compared row by row mean the same."""
+    reference = sorted(r["score"] for r, v in zip(results, val) if v and r is not None)
+
+    def quantile(score: float) -> float:
+        return (bisect.bisect_left(reference, score) + bisect.bisect_right(reference, score)) / (2 * len(reference))
+
+    return [None if r is None else {"score": quantile(r["score"])} for r in results]
+
+
 def main() -> None:
     from entailgen.transforms.claims.document import GRANULARITIES
 
@@ -290,8 +304,11 @@ def main() -> None:
     scorers = {f"{name} (ZS)": (lambda ps, s=zs_scores(results): s) for name, results in scored.items()}
     candidates = list(models)
     if all(name in models for name in ENSEMBLE):
-        for name, join in ((ENSEMBLE_NAME, None), (STRICTER_NAME, min)):
-            scorers[f"{name} (ZS)"] = lambda ps, s=ensemble_scores([scored[n] for n in ENSEMBLE], join): s
+        members, val_rows = [scored[n] for n in ENSEMBLE], [r.cut == "val" for r in rows]
+        joins = {ENSEMBLE_NAME: ensemble_scores(members), STRICTER_NAME: ensemble_scores(members, min),
+                 ONE_SCALE_NAME: ensemble_scores([on_one_scale(m, val_rows) for m in members], min)}
+        for name, joined in joins.items():
+            scorers[f"{name} (ZS)"] = lambda ps, s=joined: s
             candidates.append(name)
     scorers[UNIGRAM] = lambda ps: bench.timed("unigram overlap", lambda: unigram_overlap_scores(ps))
     scorers[NER] = lambda ps: bench.timed("NER overlap", lambda: ner_overlap_scores(ps))
