@@ -144,8 +144,19 @@ def test_each_scorer_is_compared_with_unigram_overlap_on_the_test_rows():
         "balanced_accuracy": 0.0, "interval_95": [0.0, 0.0],
         "how": "paired bootstrap over the test rows, 1000 draws, seed 0"}
     assert "gap_to_unigram" not in report["scorers"][UNIGRAM]
-    assert "model: +12.5 points of overall balanced accuracy against unigram overlap, 95% interval [" in \
-        format_table(report)
+    # per dataset, each on its own rows: xsumfaith 50.0 - 50.0 = 0.0, frank 75.0 - 50.0 = +25.0
+    per_set = {d: r["gap_to_unigram"] for d, r in report["scorers"]["model"]["per_dataset"].items()}
+    assert [per_set[d]["balanced_accuracy"] for d in ("xsumfaith", "frank")] == [0.0, 25.0]
+    assert all(g["interval_95"][0] <= g["balanced_accuracy"] <= g["interval_95"][1] for g in per_set.values())
+    assert per_set["frank"]["interval_95"] != per_set["xsumfaith"]["interval_95"]
+    assert [r["gap_to_unigram"] for r in report["scorers"][NER]["per_dataset"].values()] == [
+        {"balanced_accuracy": 0.0, "interval_95": [0.0, 0.0]}] * 2
+    table = format_table(report)
+    assert "model: +12.5 points of overall balanced accuracy against unigram overlap, 95% interval [" in table
+    assert ("NER overlap: +0.0 points of overall balanced accuracy against unigram overlap, 95% interval [+0.0, +0.0] "
+            "(paired bootstrap over the test rows); per dataset XSumFaith +0.0 [+0.0, +0.0], FRANK +0.0 [+0.0, +0.0]"
+            in table)
+    assert "; per dataset XSumFaith +0.0 [" in table and "], FRANK +25.0 [" in table
     assert "gap_to_unigram" not in evaluate_benchmark(hand_rows(), {"model": stub})["scorers"]["model"]
 
 
