@@ -12,9 +12,10 @@ Training text: the val-cut documents only, unlabelled (no label and no test-cut 
 and for recast, whose input is annotations, UDS 2.0's event factuality over UD-EWT (the decomp wheel, from PyPI).
 Pipeline: the val documents -> `entailgen run claims`; their sentences -> `paraphrase` -> `dae`; UDS -> `recast`;
 each family alone and the mix -> `entailgen train` (MiniLM on CPU) -> document scoring (SummaC-ZS; Conv trained on the
-claims dataset; one model per family together, as `evaluate --ensemble` joins them) -> thresholds chosen on the val
-cut -> test balanced accuracy, beside unigram overlap and NER overlap measured on the same rows and the paper's
-Table 2. Which model is entailgen's figure is chosen on the val cut only.
+claims dataset; one model per family together, as `evaluate --ensemble` joins them, and by the lower of their two
+scores, raw and on one scale) -> thresholds chosen on the val cut -> test balanced accuracy, beside unigram overlap and
+NER overlap measured on the same rows and the paper's Table 2. Which model is entailgen's figure is chosen on the val
+cut only.
 
 Usage: python bench/benchmark.py --summac DIR [--work DIR] [--epochs 1] [--max-train 1500] [--max-train-full 12000]
     [--granularity sentence|2sents|paragraph|document] [--models FOLDER ...] [--wheel WHEEL] [--conv-rows 1000]
