@@ -47,7 +47,8 @@ ENSEMBLE_NAME = "ensemble: claims source view + dae arc model (full)"
 # the same two, a row as consistent as the stricter of them finds it: "any error" (bench/preregistered/stricter.md)
 STRICTER_NAME = "ensemble, stricter member (min): claims source view + dae arc model (full)"
 # the same, each model's scores first put on one scale, their quantiles among the val rows' (stricter-calibrated.md)
-ONE_SCALE_NAME = "ensemble, stricter member on one scale (min of val quantiles): claims source view + dae arc model (full)"
+ONE_SCALE_NAME = ("ensemble, stricter member on one scale (min of val quantiles): claims source view + dae arc model "
+                  "(full)")
 
 
 log = functools.partial(host.log, "benchmark")
