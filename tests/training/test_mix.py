@@ -120,7 +120,8 @@ def test_a_bad_mix_is_one_line(datasets, tmp_path, capsys):
     assert main(["train", *datasets[:2], "--output", str(tmp_path / "m"), "--mix", "2,0"]) == 2
     assert capsys.readouterr().err.strip() == "entailgen: error: --mix weights must be positive finite numbers, got 0.0"
     assert main(["train", *datasets[:2], "--output", str(tmp_path / "m"), "--mix", "-1,1"]) == 2  # a value, no flag
-    assert capsys.readouterr().err.strip() == "entailgen: error: --mix weights must be positive finite numbers, got -1.0"
+    assert capsys.readouterr().err.strip() == ("entailgen: error: --mix weights must be positive finite numbers, "
+                                               "got -1.0")
     assert not (tmp_path / "m").exists()
 
 
