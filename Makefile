@@ -1,4 +1,5 @@
-# entailgen: `make sample` sets everything up and builds the sample dataset; `make test` runs the tests.
+# entailgen: `make sample` sets everything up and builds the sample dataset; `make test` checks the import rules
+# (.importlinter) and runs the tests.
 SHELL := /bin/bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -32,11 +33,12 @@ sample: setup
 	$(VENV)/bin/entailgen run $(PIPELINE) --sample --output $(OUT) --overwrite $(SAMPLE_FLAGS)
 
 test: setup
+	$(VENV)/bin/lint-imports --no-cache  # the import rules of .importlinter: layers, families apart, no Beam in scorers
 	@$(PY) -m pytest; rc=$$?; \
 	if [ $$rc = 5 ]; then echo "pytest collected no tests: the suite is missing" >&2; exit 1; fi; exit $$rc
 
 bench: setup
-	$(PY) bench/parse.py
+	$(PY) bench/parse_speed.py
 
 clean:
 	rm -rf out build *.egg-info

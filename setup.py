@@ -7,8 +7,8 @@ from setuptools import setup
 HERE = Path(__file__).parent
 VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "__init__.py").read_text()).group(1)
 DASK = "apache-beam[dask]==2.77.0"  # dask and distributed, for the Beam release pinned below
-SUBPACKAGES = ["schemas", "transforms", "transforms.io", "transforms.generate", "transforms.augment",
-               "transforms.recast", "transforms.report", "transforms.claims", "pipelines", "runners", "training"]
+SUBPACKAGES = ["schemas", "dataset", "dataset.report", "transforms", "transforms.io", "transforms.generate",
+               "transforms.augment", "transforms.recast", "transforms.claims", "pipelines", "training", "runners"]
 
 setup(
     name="entailgen",
@@ -38,7 +38,8 @@ setup(
     ],
     extras_require={
         "dask": [DASK],  # --runner DaskRunner (runners/dask.py)
-        "test": [DASK, "pytest>=8", "pytest-xdist>=3.5", "hypothesis>=6.100", "datasets>=3", "conllu>=6", "jsonschema>=4", "selenium>=4.20"],
+        "test": [DASK, "pytest>=8", "pytest-xdist>=3.5", "hypothesis>=6.100", "datasets>=3", "conllu>=6",
+                 "jsonschema>=4", "selenium>=4.20", "import-linter>=2.1"],  # import-linter: `make test` checks .importlinter
     },
     entry_points={"console_scripts": ["entailgen=entailgen.runners.cli:console"]},
 )

@@ -12,9 +12,9 @@ What needs the others is done here first:
                                                                         # bench/benchmark.py would have left them;
                                                                         # then benchmark.py --work W2 --conv-rows 0
 
-There, Beam is a stand-in holding the few classes entailgen's scoring modules subclass at import, spaCy is its English
-stop-word list (training.views' content words) and the parser is a lookup of the parses made here. Training and
-scoring are entailgen's own code (trainer._fit, DocumentScorer.scored with the split made here), so the score caches
+There, Beam is absent (the trainer's fit and the scorers import none of it), spaCy is its English stop-word list
+(training.views' content words) and the parser is a lookup of the parses made here. Training and
+scoring are entailgen's own code (trainer.fit, DocumentScorer.scored with the split made here), so the score caches
 are the ones `bench/benchmark.py --device cuda` would write (to the 6th decimal: cells go 256 to a batch, not 32).
 The models' weights stay there (too large to bring back); the Conv head, which needs them, is left out
 (`benchmark.py --conv-rows 0`).
@@ -31,18 +31,6 @@ import tarfile
 import time
 from pathlib import Path
 
-BEAM_STAND_IN = {  # module -> source: what entailgen's training and scoring modules touch at import
-    "apache_beam/__init__.py": '__version__ = "stand-in (bench/airgapped.py)"\n\n\nclass DoFn:\n    pass\n\n\n'
-                               'class PTransform:\n    pass\n\n\nfrom . import pvalue  # noqa: E402\n',
-    "apache_beam/pvalue.py": "",
-    "apache_beam/io/__init__.py": "",
-    "apache_beam/io/filesystems.py": "class FileSystems:\n    pass\n",
-    "apache_beam/ml/__init__.py": "",
-    "apache_beam/ml/inference/__init__.py": "",
-    "apache_beam/ml/inference/base.py": "import typing\n\nA, B, C = (typing.TypeVar(n) for n in 'ABC')\n\n\n"
-                                        "class ModelHandler(typing.Generic[A, B, C]):\n    pass\n\n\n"
-                                        "class RunInference:\n    pass\n",
-}
 MODELS = {"claims-source": ("claims", {"claims_view": "source"}),  # bench/benchmark.py's recipes of the ensemble
           "dae-arcs-full": ("dae", {})}
 
@@ -90,11 +78,12 @@ def restored(weights: dict) -> dict:
 
 
 def write_stand_ins(folder: Path) -> None:
-    """Beam's stand-in, and spaCy's English stop-word list (the one training.views reads, as spaCy ships it: MIT)."""
+    """spaCy's English stop-word list (the one training.views reads, as spaCy ships it: MIT), as a package of its own.
+    Beam needs none: the trainer's fit and the scorers import none of it (.importlinter checks)."""
     import spacy.lang.en.stop_words as stop_words
 
     packages = {f"{p}/__init__.py": "" for p in ("spacy", "spacy/lang", "spacy/lang/en")}
-    for name, source in {**BEAM_STAND_IN, **packages}.items():
+    for name, source in packages.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(source)
     shutil.copy(stop_words.__file__, folder / "spacy/lang/en/stop_words.py")
@@ -109,10 +98,10 @@ def pack(opts) -> None:
 
     sys.path.insert(0, str(Path(__file__).parent))
     from benchmark import SETS, recut, row_key  # bench/benchmark.py: the same rows and cache keys
-    from entailgen.training.benchmark import read_benchmark
-    from entailgen.training.document import DocumentScorer
+    from entailgen.training.benchmark_eval import read_benchmark
+    from entailgen.training.document_scorer import DocumentScorer
     from entailgen.training.encoder import default_encoder_path
-    from entailgen.transforms.parse import Parser, ParserConfig
+    from entailgen.transforms.parser import Parser, ParserConfig
 
     bundle = opts.bundle
     bundle.mkdir(parents=True, exist_ok=True)
@@ -153,10 +142,11 @@ def run(opts) -> None:
     from benchmark import cache_name, cached  # bench/benchmark.py's cache, so the bench reads these
     from safetensors.torch import load_file, save_file
 
-    import entailgen.transforms.parse as parse
+    import entailgen.transforms.parser as parse
     from entailgen.schemas.records import Token
-    from entailgen.training.document import DocumentScorer, model_pair_scores
-    from entailgen.training.trainer import TrainOptions, _fit
+    from entailgen.training.document_scorer import DocumentScorer
+    from entailgen.training.scorers import model_pair_scores
+    from entailgen.training.trainer import TrainOptions, fit
 
     log(f"torch {torch.__version__}, {torch.cuda.get_device_name() if torch.cuda.is_available() else 'no GPU'}")
     with tarfile.open(opts.bundle / "datasets.tar.xz") as tar:
@@ -185,7 +175,7 @@ def run(opts) -> None:
         out = models / name
         out.mkdir(parents=True, exist_ok=True)
         start = time.perf_counter()
-        summary = _fit(str(tmp / "data" / dataset), str(out), TrainOptions(
+        summary = fit(str(tmp / "data" / dataset), str(out), TrainOptions(
             encoder=str(encoder), epochs=opts.epochs, device=opts.device, progress=False,
             max_examples=opts.limit or (None if view else opts.max_train_full), **view))
         log(f"{name}: trained in {time.perf_counter() - start:.0f} s, dev accuracy {summary['dev_accuracy']}, "

@@ -5,8 +5,8 @@ FRANK as `DIR/frank.json`, made from FRANK's repository by bench/frank.py with i
 and Polytope with SummaC's own two cuts, made by bench/xsumfaith.py and bench/polytope.py from their sources.
 A set with a val cut but no test cut (the repository ships val cuts only; the test cuts come from its benchmark
 download) is cut in two by a hash of its document: one half stays the val cut, the other becomes the test cut, and no
-document is in both. The figures are then on that half, not on the paper's test cut: RESULTS.md says which. SummaC's
-own XSumFaith and Polytope cuts share documents (a document's summaries go to val and test in turn), so of those the
+document is in both. The figures are then on that half, not on the paper's test cut: docs/benchmarks/summac.md says
+which. SummaC's own XSumFaith and Polytope cuts share documents (a document's summaries go to val and test in turn), so of those the
 val rows of one half's documents and the test rows of the other half's are kept.
 Training text: the val-cut documents only, unlabelled (no label and no test-cut document reaches any training step),
 and for recast, whose input is annotations, UDS 2.0's event factuality over UD-EWT (the decomp wheel, from PyPI).
@@ -22,7 +22,8 @@ Usage: python bench/benchmark.py --summac DIR [--work DIR] [--epochs 1] [--max-t
 Stages are cached in --work (delete a stage's folder to redo it; scores are cached under each model's checksums and
 the scoring code's sha256, so a model trained again, or scored by other code, is scored again). On a GPU machine the
 same command trains a larger encoder on more rows: --encoder DIR_OR_NAME --device cuda --epochs 3 --max-train 50000
---max-train-full 50000 (README, "Does it catch real errors?"); on a GPU node without Beam or spaCy, bench/airgapped.py.
+--max-train-full 50000 (docs/benchmarks/summac.md, "Reproduce"); on a GPU node without Beam or spaCy,
+bench/airgapped.py.
 """
 from __future__ import annotations
 
@@ -136,7 +137,7 @@ class Bench:
         """DocumentScorer.scored of every row, cached by row in the work dir (scoring is the slow part): a set added
         later scores only its own rows; cache_name: a model trained again, or scored by changed code, is scored
         again."""
-        from entailgen.training.document import DocumentScorer
+        from entailgen.training.document_scorer import DocumentScorer
 
         blocks = self.opts.granularity
         cache = self.work / ("scores" if blocks == "sentence" else f"scores-{blocks}") / cache_name(model)
@@ -157,9 +158,10 @@ class Bench:
         return [done[k] for k in keys]
 
 
-SCORING_CODE = ("training/document.py", "training/score.py", "training/features.py", "training/evaluation.py",
-                "training/checkpoint.py", "training/encoder.py", "training/models.py", "training/trainer.py",
-                "transforms/claims/document.py", "transforms/parse.py", "transforms/arcs.py")
+SCORING_CODE = ("training/document_scorer.py", "training/scorers.py", "training/summac.py", "training/features.py",
+                "training/evaluation.py", "training/checkpoint.py", "training/encoder.py", "training/models.py",
+                "training/trainer.py",
+                "transforms/claims/blocks.py", "transforms/parser.py", "transforms/arcs.py")
 # what turns a model and a row into its score: the split, the parse, the features, the loaded model and its forward
 
 
@@ -167,7 +169,7 @@ def cache_name(model: Path) -> str:
     """A model's score cache: named by its checksums and by the sha256 of the scoring code, so neither a model trained
     again into the same folder nor a change to how rows are split or scored reads the scores of before."""
     import entailgen
-    from entailgen.training.document import model_checksums
+    from entailgen.training.summac import model_checksums
 
     root = Path(entailgen.__file__).parent
     code = hashlib.sha256(b"".join((root / f).read_bytes() for f in SCORING_CODE)).hexdigest()
@@ -176,7 +178,7 @@ def cache_name(model: Path) -> str:
 
 def cached(result) -> dict | None:
     """A DocumentScorer.scored result as a score cache keeps it: its score and matrix, None for an Unscorable."""
-    from entailgen.training.score import Unscorable
+    from entailgen.training.scorers import Unscorable
 
     return None if isinstance(result, Unscorable) else {"score": result["score"], "matrix": result["matrix"]}
 
@@ -194,7 +196,7 @@ def zs_scores(results: list) -> list[float]:
 def ensemble_scores(results: list[list], join=None) -> list[float]:
     """Several models' Bench.scored results joined row by row (by default ensemble_score, the mean of log-odds; min,
     the stricter member): a row one model could not score takes the others' score, 0.0 where none could."""
-    from entailgen.training.document import ensemble_score
+    from entailgen.training.summac import ensemble_score
 
     join = join or ensemble_score
     return [join(s) if (s := [r["score"] for r in rs if r is not None]) else 0.0 for rs in zip(*results)]
@@ -212,7 +214,7 @@ def on_one_scale(results: list, val: list[bool]) -> list:
 
 
 def main() -> None:
-    from entailgen.transforms.claims.document import GRANULARITIES
+    from entailgen.transforms.claims.blocks import GRANULARITIES
 
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--summac", type=Path, required=True, help="folder of the SummaC repository's data/<set>.json")
@@ -240,9 +242,9 @@ def main() -> None:
                       help="train and score only these models (their work folders: claims-source, dae-arcs, ...); "
                            "the val choice is then among them")
     opts = args.parse_args()
-    from entailgen.training.benchmark import (NER, UNIGRAM, evaluate_benchmark, format_table, ner_overlap_scores,
-                                              read_benchmark, unigram_overlap_scores)
-    from entailgen.training.document import conv_scores, load_conv
+    from entailgen.training.benchmark_eval import (NER, UNIGRAM, evaluate_benchmark, format_table, ner_overlap_scores,
+                                                   read_benchmark, unigram_overlap_scores)
+    from entailgen.training.summac import conv_scores, load_conv
     from entailgen.transforms.claims.claims import TRANSFORMATIONS
 
     def plus(name: str) -> str:
@@ -293,7 +295,7 @@ def main() -> None:
         bench.dataset("dae", "dae", "--input", str(paraphrase / "paranmt.tsv"), "--augment",
                       "word_swap,synonym,hallucination,overlap")
     if recast in needed:
-        from audit import extract, fetch_wheel  # bench/audit.py: the UDS files of the decomp wheel (PyPI)
+        from audit import extract, fetch_wheel  # bench/factuality_audit.py: the UDS files of the decomp wheel (PyPI)
 
         cache = opts.work / "uds"
         cache.mkdir(exist_ok=True)

@@ -65,7 +65,7 @@ class Clock:
 # --- inputs -----------------------------------------------------------------------------------------------------
 
 def uds_files(opts) -> list[str]:
-    from audit import extract, fetch_wheel  # bench/audit.py, beside this script
+    from audit import extract, fetch_wheel  # bench/factuality_audit.py, beside this script
 
     cache = opts.cache
     cache.mkdir(parents=True, exist_ok=True)
@@ -146,7 +146,7 @@ def write_input(opts, work: Path) -> tuple[Path, list]:
 
 def spacy_pipe(texts: list[str]) -> int:
     """Load spaCy and parse every text with nlp.pipe (batch 256, the parser's default); returns tokens."""
-    from entailgen.transforms.parse import load_spacy
+    from entailgen.transforms.parser import load_spacy
 
     nlp = load_spacy()
     return sum(len(doc) for doc in nlp.pipe(texts, batch_size=256))
@@ -196,8 +196,8 @@ def first_claim_sentence(doc) -> str:
 def raw_stages(family: str, data: list, clock: Clock) -> None:
     """Time the family's raw stages on data, step by step, into clock."""
     if family == "claims":
-        from entailgen.transforms.claims.document import paragraphs
-        from entailgen.transforms.parse import load_spacy
+        from entailgen.transforms.claims.blocks import paragraphs
+        from entailgen.transforms.parser import load_spacy
 
         parts = [paragraphs(d["text"]) for d in data]
         texts = [p for ps in parts for p in ps]
@@ -272,7 +272,7 @@ def profile(cmd: list[str], out: Path) -> list[str]:
 
 
 def _frame(frame: str) -> str:
-    """'process (entailgen/transforms/parse.py:170)' -> 'process parse.py:170'."""
+    """'process (entailgen/transforms/parser.py:170)' -> 'process parse.py:170'."""
     name, _, where = frame.partition(" (")
     where = where.rstrip(")")
     return f"{name} {'/'.join(where.split('/')[-2:])}"

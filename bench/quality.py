@@ -9,8 +9,8 @@ the same run, on the same test rows, by evaluate.
 
 Usage: python bench/quality.py [--work DIR] [--sentences 5000] [--max-train 3000] [--epochs 2] [--lr 1e-4]
        [--max-dev 500] [--device auto] [--encoder default] [--quick] [--stop-after data] [--models-only]
-Budget: < 90 min on 2 CPU cores with the defaults (training sets sub-sampled; see bench/RESULTS.md). On a GPU machine
-without Beam, `--models-only` trains and evaluates on the datasets a CPU run left in --work.
+Budget: < 90 min on 2 CPU cores with the defaults (training sets sub-sampled; see docs/benchmarks/quality.md). On a
+GPU machine without Beam, `--models-only` trains and evaluates on the datasets a CPU run left in --work.
 """
 from __future__ import annotations
 
@@ -119,7 +119,7 @@ class Bench:
         return out
 
     def uds_files(self) -> list[str]:
-        from audit import extract, fetch_wheel  # bench/audit.py, beside this script (it imports Beam)
+        from audit import extract, fetch_wheel  # bench/factuality_audit.py, beside this script (it imports Beam)
 
         cache = self.opts.cache
         cache.mkdir(parents=True, exist_ok=True)
@@ -266,7 +266,7 @@ def recast_report(result: dict) -> list[str]:
     acc, hyp, majority = (factuality.get(k) for k in ("accuracy", "hypothesis_only_accuracy", "majority_accuracy"))
     fmt = lambda v: "n/a" if v is None else f"{v:.2f}"
     return [f"Recast factuality (UDS, test split): trained model {fmt(acc)}, hypothesis-only {fmt(hyp)} "
-            f"(bench/audit.py: 67.04), majority {fmt(majority)} (50.0)"]
+            f"(bench/factuality_audit.py: 67.04), majority {fmt(majority)} (50.0)"]
 
 
 def main() -> None:
@@ -278,7 +278,7 @@ def main() -> None:
     args.add_argument("--epochs", type=int, default=2)
     args.add_argument("--lr", type=float, default=1e-4,
                       help="the trainer's default 2e-5 (the authors', for BERT-size encoders on far more steps) leaves "
-                           "MiniLM at lexical match in this budget; see bench/RESULTS.md")
+                           "MiniLM at lexical match in this budget; see docs/benchmarks/quality.md")
     args.add_argument("--device", default="auto", help="auto, cpu or cuda")
     args.add_argument("--encoder", default="default", help="the trainer's --encoder (default: the packaged MiniLM)")
     args.add_argument("--quick", action="store_true", help="smoke run: 60 sentences, 64 training rows, 1 epoch")

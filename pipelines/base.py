@@ -7,12 +7,12 @@ from typing import Any, Callable, Optional
 
 import apache_beam as beam
 
+from entailgen.dataset.shard import ShardConfig
+from entailgen.dataset.split import SplitConfig
 from entailgen.schemas.records import Skipped
 from entailgen.transforms.io import ReaderConfig
 from entailgen.transforms.io.formats import FORMAT_RECORDS
-from entailgen.transforms.parse import ParserConfig
-from entailgen.transforms.shard import ShardConfig
-from entailgen.transforms.split import SplitConfig
+from entailgen.transforms.parser import ParserConfig
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,10 @@ import apache_beam as beam
 from entailgen.pipelines.base import Family, FamilyOutput, RunConfig
 from entailgen.schemas.records import ClaimExample, Skipped
 from entailgen.schemas.sources import Document, LabelledClaim, SourceText
-from entailgen.transforms.claims.audit import ClaimBalanceFn, ClaimsAuditFn
+from entailgen.transforms.claims.blocks import GRANULARITIES
+from entailgen.transforms.claims.claim_only import ClaimBalanceFn, ClaimsAuditFn
 from entailgen.transforms.claims.claims import (KNOWN_TRANSFORMATIONS, OPTIONAL, TRANSFORMATIONS, ClaimsConfig,
                                                 MakeClaims, backtranslated, block_rows)
-from entailgen.transforms.claims.document import GRANULARITIES
 from entailgen.transforms.claims.factcc import WriteFactcc
 from entailgen.transforms.generate.model_dir import check_model_dir
 from entailgen.transforms.io.paths import path_option
@@ -79,7 +79,8 @@ def options(args) -> ClaimsOptions:
 
 
 def round_trips(claims: beam.PCollection, opts: ClaimsOptions):
-    """The dae family's generators, one round trip per claim: Apertium offline, or a transformers model."""
+    """The dae family's generators, one round trip per claim: Apertium offline, or a transformers model (each module
+    loads only when chosen: hf brings torch and transformers)."""
     units = claims | "AsUnits" >> beam.Map(lambda e: SourceText(e.claim, e.source, e.id, "source"))
     if opts.backtranslator == "hf":
         from entailgen.transforms.generate.hf import GenerateCandidates, HfGenerateOptions

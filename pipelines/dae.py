@@ -18,7 +18,7 @@ from entailgen.transforms.generate.model_dir import check_model_dir
 from entailgen.transforms.io.option_files import check_option_file
 from entailgen.transforms.io.paths import path_option
 from entailgen.transforms.label import ArcLabelStats, LabelArcs, LabelConfig, arc_tally
-from entailgen.transforms.parse import Parse
+from entailgen.transforms.parsing import Parse
 
 GENERATORS = ("apertium", "hf", "ct2", "candidates")
 MODEL_GENERATORS = ("hf", "ct2")  # the generators that take --model
@@ -106,7 +106,8 @@ def options(args) -> DaeOptions:
 
 
 def generate(xs: beam.PCollection, opts: DaeOptions):
-    """k ranked candidates per x from the chosen backend; its outputs have .candidates and .dead."""
+    """k ranked candidates per x from the chosen backend; its outputs have .candidates and .dead. Each backend's module
+    loads only when chosen: hf brings torch and transformers, ct2 CTranslate2, apertium the sentence encoder."""
     if opts.generator == "hf":
         from entailgen.transforms.generate.hf import GenerateCandidates
 
@@ -139,7 +140,8 @@ def candidate_units(xs: beam.PCollection, candidates: beam.PCollection) -> beam.
 
 
 def augment(parsed: beam.PCollection, kinds: tuple[str, ...], config: RunConfig) -> tuple[list, list]:
-    """The chosen augmentations (DAE §5.3) of the parsed x and (x, h*): their example and dead-letter outputs."""
+    """The chosen augmentations (DAE §5.3) of the parsed x and (x, h*): their example and dead-letter outputs (their
+    modules load only when augmenting)."""
     from entailgen.transforms.augment.hallucination import Hallucinate, HallucinationOptions
     from entailgen.transforms.augment.overlap import NearestOverlap, OverlapOptions
     from entailgen.transforms.augment.synonym import SynonymOptions, SynonymPairs, SynonymSubstitution

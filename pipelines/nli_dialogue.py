@@ -8,9 +8,9 @@ import apache_beam as beam
 from entailgen.pipelines.base import Family, FamilyOutput, RunConfig, select
 from entailgen.schemas.records import RtePair
 from entailgen.schemas.sources import NliPair
-from entailgen.transforms.audit import AuditFn
 from entailgen.transforms.augment.dialogue import (PHRASES, AddDialoguePhrases, DialogueOptions, read_phrase_file,
                                                    read_phrase_lines)
+from entailgen.transforms.hypothesis_only import AuditFn
 from entailgen.transforms.io.option_files import check_option_file
 
 

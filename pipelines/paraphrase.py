@@ -7,12 +7,12 @@ from typing import Optional
 import apache_beam as beam
 
 from entailgen.pipelines.base import Family, FamilyOutput, RunConfig
-from entailgen.transforms.flags import finite_float  # the CLI's float type: nan and inf refused
 from entailgen.schemas.records import ScoredParaphrase
+from entailgen.transforms.flags import finite_float  # the CLI's float type: nan and inf refused
 from entailgen.transforms.generate.hf import HfGenerateOptions
 from entailgen.transforms.generate.model_dir import check_model_dir
 from entailgen.transforms.io.paths import path_option
-from entailgen.transforms.paraphrase import (ChooseOptions, ChooseParaphrases, SimilarityBand, UniqueSentences,
+from entailgen.transforms.round_trip import (ChooseOptions, ChooseParaphrases, SimilarityBand, UniqueSentences,
                                              WriteParaNmt)
 
 GENERATORS = ("apertium", "hf")
@@ -75,7 +75,8 @@ def options(args) -> ParaphraseOptions:
 
 
 def round_trips(xs: beam.PCollection, opts: ParaphraseOptions):
-    """Candidate paraphrases of each x; outputs .candidates and .dead. Apertium's come scored by similarity to x."""
+    """Candidate paraphrases of each x; outputs .candidates and .dead. Apertium's come scored by similarity to x. Each
+    backend's module loads only when chosen (hf brings torch and transformers)."""
     if opts.generator == "hf":
         from entailgen.transforms.generate.hf import GenerateCandidates
 

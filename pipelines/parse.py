@@ -6,7 +6,7 @@ import apache_beam as beam
 from entailgen.pipelines.base import Family, FamilyOutput, RunConfig
 from entailgen.schemas.records import ParsedSentence
 from entailgen.transforms.io import texts_of
-from entailgen.transforms.parse import Parse
+from entailgen.transforms.parsing import Parse
 
 
 def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:

@@ -11,16 +11,16 @@ from typing import Optional
 import apache_beam as beam
 
 from entailgen.pipelines.base import Family, FamilyOutput, RunConfig
-from entailgen.transforms.flags import finite_float  # the CLI's float type: nan and inf refused
 from entailgen.schemas.records import RtePair
+from entailgen.schemas.records import Skipped
 from entailgen.schemas.sources import DncPair, FactualityAnnotation, NerSentence, Review, SourceText
-from entailgen.transforms.audit import AuditFn
+from entailgen.transforms.flags import finite_float  # the CLI's float type: nan and inf refused
+from entailgen.transforms.hypothesis_only import AuditFn
 from entailgen.transforms.io.option_files import check_option_file
 from entailgen.transforms.io.paths import path_option
-from entailgen.schemas.records import Skipped
+from entailgen.transforms.parsing import Parse
 from entailgen.transforms.recast.dnc import WriteDnc
 from entailgen.transforms.recast.factuality import FactualityConfig, RecastFactuality
-from entailgen.transforms.parse import Parse
 from entailgen.transforms.recast.ner import NerRecastConfig, RecastNer
 from entailgen.transforms.recast.relation import RecastRelation, RelationConfig, dnc_rte_pair, load_kb, load_templates
 from entailgen.transforms.recast.sentiment import ITEMS, RecastSentiment, SentimentConfig

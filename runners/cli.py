@@ -3,24 +3,27 @@ from __future__ import annotations
 
 import argparse
 import errno
+import glob
 import importlib
 import json
 import logging
 import os
 import re
+import signal
 import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 import entailgen
+from entailgen.runners.signals import interruptible
 from entailgen.schemas.records import RECORD_TYPES  # dataclasses only: `entailgen --help` stays fast
 
 if TYPE_CHECKING:
     from entailgen.pipelines.base import RunConfig
 
 SAMPLES = Path(entailgen.__file__).parent / "samples"
-OUTPUT_FORMATS = ("parquet", "jsonl")  # transforms.shard.FORMATS, unimported: `entailgen --help` stays fast
+OUTPUT_FORMATS = ("parquet", "jsonl")  # dataset.shard.FORMATS, unimported: `entailgen --help` stays fast
 # Further subcommands: each module's register(commands) adds a parser whose defaults set handler=fn(args) -> int.
 COMMAND_MODULES: dict[str, str] = {
     "report": "entailgen.runners.report", "refresh": "entailgen.runners.refresh",
@@ -170,7 +173,7 @@ def expand_inputs(patterns: list[str]) -> list[str]:
 
 def _parser_config(args, family, options):
     """The parser settings, refused on a run that never parses (they would be ignored yet recorded)."""
-    from entailgen.transforms.parse import ParserConfig, check_parser
+    from entailgen.transforms.parser import ParserConfig, check_parser
 
     given = [flag for flag, value in (("--parser", args.parser), ("--parser-model", args.parser_model)) if value]
     if not family.parses(options):
@@ -188,7 +191,7 @@ def run_config(args) -> RunConfig:
     from entailgen.pipelines.base import RunConfig
     from entailgen.runners.inputs import check_inputs, usable_samples
     from entailgen.transforms.io import ReaderConfig
-    from entailgen.transforms.split import SplitConfig
+    from entailgen.dataset.split import SplitConfig
 
     family = get_family(args.pipeline)
     if args.sample:
@@ -216,7 +219,8 @@ def run_config(args) -> RunConfig:
 def _run(args) -> int:
     from entailgen.pipelines import get_family
     from entailgen.runners.inputs import unused_inputs
-    from entailgen.runners.job import OutputError, check_job, run_job
+    from entailgen.dataset.output import OutputError
+    from entailgen.runners.run import check_job, run_job
     from entailgen.runners.summary import summary_text
 
     config = run_config(args)
@@ -300,7 +304,8 @@ def main(argv: Optional[list[str]] = None) -> int:
             except ValueError as e:
                 raise UsageError(str(e))
         args.beam_args = rest
-        return args.handler(args)
+        with interruptible():  # Ctrl-C and SIGTERM: a KeyboardInterrupt each command's publish cleans up after
+            return args.handler(args)
     except UsageError as e:
         print(f"entailgen: error: {e}", file=sys.stderr)
         return 2
@@ -339,9 +344,6 @@ def system_error_text(e: BaseException) -> Optional[str]:
 
 def _end_children() -> None:
     """SIGKILL this process's children (Beam's SDK workers): they hold no output of their own. Linux's /proc only."""
-    import glob
-    import signal
-
     me = str(os.getpid())
     for stat in glob.glob("/proc/[0-9]*/stat"):
         try:

@@ -16,16 +16,17 @@ from typing import Optional
 from apache_beam.io.filesystems import FileSystems
 
 import entailgen
+from entailgen.dataset.manifest import MANIFEST, dumps, fingerprint, option_fingerprints, read_json
+from entailgen.dataset.output import output_state
+from entailgen.dataset.shard import join_path, write_atomically
 from entailgen.pipelines import get_family
 from entailgen.pipelines.base import RunConfig
 from entailgen.runners.beam_flags import check_beam_flags
 from entailgen.runners.cli import UsageError, make_parser, run_config
 from entailgen.runners.inputs import unused_inputs
-from entailgen.runners.job import run_job
+from entailgen.runners.run import run_job
 from entailgen.runners.summary import summary_text
 from entailgen.transforms.io.paths import option_paths
-from entailgen.transforms.manifest import MANIFEST, dumps, fingerprint, option_fingerprints, read_json
-from entailgen.transforms.shard import join_path, write_atomically
 
 LATEST = "LATEST"
 VERSION_CHARS = 12
@@ -151,13 +152,6 @@ def read_latest(home: str) -> Optional[str]:
         return f.read().decode("utf-8").strip() or None
 
 
-def clear_incomplete(target: str) -> None:
-    """Delete what a killed attempt at this version left behind (shards, temp files; never a manifest)."""
-    leftovers = [m.path for m in FileSystems.match([join_path(target, "**")])[0].metadata_list]
-    if leftovers:
-        FileSystems.delete(leftovers)
-
-
 @dataclass(frozen=True)
 class Outcome:
     """What a refresh did: the current version, LATEST before and after, and the manifest if it built one."""
@@ -174,9 +168,10 @@ def refresh(refresh_config: RefreshConfig) -> Outcome:
     version, home = dataset_version(config), refresh_config.home
     target, previous, manifest = join_path(home, version), read_latest(home), None
     if not FileSystems.exists(join_path(target, MANIFEST)):
-        clear_incomplete(target)
+        interrupted = output_state(target) == "interrupted"  # a swap cut short on gs://: the publish step replaces it
         try:
-            manifest = run_job(dataclasses.replace(config, output=target), list(refresh_config.pipeline_args))
+            manifest = run_job(dataclasses.replace(config, output=target), list(refresh_config.pipeline_args),
+                               overwrite=interrupted)
         except ValueError as e:  # what run_job checks before it starts (runner, Dataflow paths, output): one line
             raise UsageError(str(e))
         if manifest is None:  # --dry_run=True: nothing was built, so LATEST stays

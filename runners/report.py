@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from apache_beam.io.filesystems import FileSystems
 
+from entailgen.dataset.manifest import MANIFEST, read_json
+from entailgen.dataset.report import ReportConfig, write_report
+from entailgen.dataset.shard import join_path
 from entailgen.pipelines import available, get_family
 from entailgen.runners.cli import UsageError
 from entailgen.schemas.reader import UnreadableShard
-from entailgen.transforms.manifest import MANIFEST, read_json
-from entailgen.transforms.report import ReportConfig, write_report
-from entailgen.transforms.shard import join_path
 
 
 def family_description(pipeline: str) -> str:

@@ -42,7 +42,7 @@ def summary_text(output: str, manifest: dict, seconds: Optional[float] = None) -
     ]
     if total.get("skipped"):
         lines.append(f"  skipped     {total['skipped']} input units on purpose ({_pairs(counts['skipped_by_reason'])})")
-    if "units_with_output" in counts or "units_dead" in counts:  # every unit is one of these (transforms.accounting)
+    if "units_with_output" in counts or "units_dead" in counts:  # every unit is one of these (dataset.accounting)
         units = {name: sum(counts.get(key, {}).values()) for name, key in (
             ("with output", "units_with_output"), ("skipped", "skipped_by_source"), ("dead", "units_dead"))}
         lines.append(f"  units       {_pairs(units)}")

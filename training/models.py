@@ -52,3 +52,27 @@ def loss_of(task: str, logits, labels):
 def build_model(task: str, encoder, n_out: int) -> nn.Module:
     """The task's model over an encoder: n_out relations (dae) or labels (pair)."""
     return DaeArcModel(encoder, n_out) if task == DAE else PairClassifier(encoder, n_out)
+
+
+def pick_device(name: str):
+    """cuda when asked (or 'auto' and present), else cpu; asking for cuda without one is an error."""
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError("--device cuda: no CUDA device is available")
+    return torch.device(name)
+
+
+def autocast(device):
+    """bf16 autocast on CUDA, nothing on CPU (CPU runs stay fp32 and deterministic)."""
+    return torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda")
+
+
+def to_device(batch: dict, device) -> dict:
+    return {k: v.to(device) for k, v in batch.items()}
+
+
+def forward(model, batch: dict, device):
+    """Logits of a collated batch (arc logits for the DAE model), in fp32."""
+    with autocast(device):
+        return model(**to_device(batch, device)).float()

@@ -13,11 +13,13 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Optional, Sequence
 
+from entailgen.training.checkpoint import save_model
 from entailgen.training.data import (DatasetError, check_mix, featurizer, manifest_sha256, open_dataset, quotas,
                                      records, shuffled, training_stream, usable, vocabulary)
 from entailgen.training.encoder import DEFAULT_ENCODER, load_encoder
 from entailgen.training.features import IGNORE, collate
-from entailgen.training.models import DAE, PAIR
+from entailgen.training.model_card import write_card
+from entailgen.training.models import DAE, PAIR, build_model, forward, loss_of, pick_device
 from entailgen.training.views import CLAIM_VIEWS, DEFAULT_CLAIM_VIEW, pair_examples, pairs_per_row
 
 TRAIN_JSON = "train.json"
@@ -131,24 +133,6 @@ class _Lines:
         self.stream.flush()
 
 
-def pick_device(name: str):
-    """cuda when asked (or 'auto' and present), else cpu; asking for cuda without one is an error."""
-    import torch
-
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name.startswith("cuda") and not torch.cuda.is_available():
-        raise ValueError("--device cuda: no CUDA device is available")
-    return torch.device(name)
-
-
-def autocast(device):
-    """bf16 autocast on CUDA, nothing on CPU (CPU runs stay fp32 and deterministic)."""
-    import torch
-
-    return torch.autocast(device.type, dtype=torch.bfloat16, enabled=device.type == "cuda")
-
-
 def batches(features: Iterable, size: int) -> Iterator[list]:
     """Consecutive batches of at most size."""
     batch: list = []
@@ -159,16 +143,6 @@ def batches(features: Iterable, size: int) -> Iterator[list]:
             batch = []
     if batch:
         yield batch
-
-
-def to_device(batch: dict, device) -> dict:
-    return {k: v.to(device) for k, v in batch.items()}
-
-
-def forward(model, batch: dict, device):
-    """Logits of a collated batch (arc logits for the DAE model), in fp32."""
-    with autocast(device):
-        return model(**to_device(batch, device)).float()
 
 
 def accuracy(model, task: str, feats: list, batch_size: int, pad_id: int, device) -> Optional[float]:
@@ -192,7 +166,7 @@ def check_model_output(output: str, overwrite: bool = False) -> None:
     """Refuse (ValueError) a model dir that is a file, inside an entailgen dataset or model dir, or a non-empty
     folder, unless overwrite and it is a model dir `entailgen train` wrote (has train.json); the API and the CLI
     both check here."""
-    from entailgen.runners.job import check_not_inside_entailgen, entailgen_folder
+    from entailgen.dataset.output import check_not_inside_entailgen, entailgen_folder  # lazy: Beam (see train)
 
     if os.path.isfile(output):
         raise ValueError(f"--output {output} is a file")
@@ -211,22 +185,19 @@ def train(dataset: str | Sequence[str], output: str, options: TrainOptions = Tra
           overwrite: bool = False) -> dict:
     """Train into a folder beside output, swapped in once complete (a failed run leaves the old model as it was),
     after the checks `entailgen train` makes; returns train.json."""
-    from entailgen.runners.job import built_then_swapped
+    from entailgen.dataset.publish import publish  # lazy: Beam's FileSystems; fit() alone runs without Beam (airgapped)
 
     options.check()
     check_model_output(output, overwrite)
-    with built_then_swapped(output, check=lambda: check_model_output(output, overwrite)) as building:
-        return _fit(dataset, building, options)
+    with publish(output, check=lambda: check_model_output(output, overwrite)) as building:
+        return fit(dataset, building, options)
 
 
-def _fit(dataset: str | Sequence[str], output: str, options: TrainOptions) -> dict:
+def fit(dataset: str | Sequence[str], output: str, options: TrainOptions) -> dict:
     """Train on the train split of one dataset or a mix of several, keep the best epoch by dev accuracy, write the
     model dir; returns train.json."""
     import torch
 
-    from entailgen.training.card import write_card
-    from entailgen.training.checkpoint import save_model
-    from entailgen.training.models import build_model, loss_of
 
     options.check()
     datasets = [dataset] if isinstance(dataset, str) else list(dataset)

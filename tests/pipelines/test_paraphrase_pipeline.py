@@ -7,13 +7,13 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from entailgen.dataset.split import SplitConfig
 from entailgen.pipelines.base import RunConfig
 from entailgen.pipelines.paraphrase import ParaphraseOptions
 from entailgen.runners.cli import main
-from entailgen.runners.job import run_job
+from entailgen.runners.run import run_job
 from entailgen.transforms.io.formats import detect_format
-from entailgen.transforms.io.paraphrase import read_paraphrase_tsv
-from entailgen.transforms.split import SplitConfig
+from entailgen.transforms.io.paranmt import read_paraphrase_tsv
 
 needs_apertium = pytest.mark.skipif(shutil.which("apertium") is None, reason="apertium is not installed")
 TWO_ROUTES = (("eng-spa", "spa-eng"), ("eng-cat", "cat-eng"))

@@ -72,7 +72,7 @@ def test_a_dataset_or_an_interrupted_run_needs_overwrite(tmp_path, corpus, capsy
 
 def test_a_failed_run_leaves_the_old_dataset_serving_and_a_good_one_replaces_it(tmp_path, corpus, monkeypatch,
                                                                                 capsys):
-    import entailgen.transforms.parse as parse
+    import entailgen.transforms.parser as parse
 
     out = tmp_path / "out"
     assert main(parse_args(corpus, out)) == 0
@@ -189,7 +189,7 @@ def test_schema_into_a_closed_pipe_exits_quietly():
 
 
 def test_ctrl_c_during_a_run_is_one_line_exit_130_and_leaves_nothing(tmp_path, corpus, monkeypatch, capsys):
-    import entailgen.transforms.parse as parse
+    import entailgen.transforms.parser as parse
 
     def interrupted(model=None):  # Ctrl-C arrives while the job is running
         os.kill(os.getpid(), signal.SIGINT)
@@ -242,8 +242,8 @@ def test_candidates_file_selects_the_candidates_generator(tmp_path):
 
 def test_a_run_leaves_no_temp_folders_names_its_runner_and_reports_progress(tmp_path, corpus, monkeypatch, capsys):
     from entailgen.pipelines.base import RunConfig
-    from entailgen.runners.job import run_job
-    from entailgen.transforms.split import SplitConfig
+    from entailgen.runners.run import run_job
+    from entailgen.dataset.split import SplitConfig
 
     temp = tmp_path / "tmp"
     temp.mkdir()
@@ -264,7 +264,7 @@ def test_a_run_leaves_no_temp_folders_names_its_runner_and_reports_progress(tmp_
 def test_runner_names_say_the_running_mode():
     from apache_beam.options.pipeline_options import PipelineOptions
 
-    from entailgen.runners.job import runner_name
+    from entailgen.runners.runner import runner_name
 
     assert runner_name(PipelineOptions([])) == "DirectRunner (in_memory, 1 worker)"
     assert runner_name(PipelineOptions(["--direct_running_mode=multi_processing", "--direct_num_workers=2"])) == \
@@ -326,7 +326,7 @@ def test_help_shows_defaults(capsys):
 def test_caches_outlive_a_runs_private_temp_folder(tmp_path, monkeypatch):
     """A run points TMPDIR at a folder it deletes; the ct2 conversions and the WordNet tree must not live there, or
     every run would convert the model and build the tree again."""
-    from entailgen.runners.job import private_tempdir
+    from entailgen.runners.signals import private_tempdir
     from entailgen.transforms.augment.wordnet import default_cache_dir
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))

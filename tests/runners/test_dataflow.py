@@ -10,11 +10,12 @@ from apache_beam.portability.api import beam_runner_api_pb2
 from apache_beam.runners.dataflow.internal import apiclient
 
 import entailgen
-import entailgen.runners.dataflow as dataflow
-import entailgen.runners.job as job
 from entailgen.pipelines import available
 from entailgen.runners.cli import UsageError, make_parser, run_config
+import entailgen.runners.dataflow as dataflow
 from entailgen.runners.dataflow import GPU_ACCELERATOR, SETUP_FILE, check_cloud_paths, dataflow_args, needs_gpu
+import entailgen.runners.run as run
+import entailgen.runners.runner as runner
 
 CLOUD = ["--runner", "DataflowRunner", "--project", "my-project", "--region", "us-central1",
          "--temp_location", "gs://my-bucket/tmp"]
@@ -79,7 +80,7 @@ def staging_in_tmp(tmp_path, monkeypatch):
 def dry_run_job(pipeline: str, output: str, extra=()):
     """Build a family's sample job for Dataflow and translate it without submitting."""
     config = run_config(make_parser().parse_args(["run", pipeline, "--sample", "--output", output]))
-    return dataflow.dry_run(job.job_pipeline(config, CLOUD + ["--dry_run=True", *extra]))
+    return dataflow.dry_run(runner.job_pipeline(config, CLOUD + ["--dry_run=True", *extra]))
 
 
 def staged_files(dataflow_job) -> dict[str, str]:
@@ -105,11 +106,11 @@ def test_every_family_translates_and_stages_for_dataflow(pipeline):
     with tarfile.open(staged["workflow.tar.gz"]) as sdist:
         members = {m.name.split("/", 1)[1] for m in sdist.getmembers() if "/" in m.name}
     module = "pipelines/" + pipeline.replace("-", "_") + ".py"
-    assert {"setup.py", module, "runners/job.py", "samples/text.txt"} <= members
+    assert {"setup.py", module, "runners/run.py", "samples/text.txt"} <= members
 
 
 def test_gpu_job_request_asks_for_the_accelerator(monkeypatch):
-    monkeypatch.setattr(job, "needs_gpu", lambda config: True)
+    monkeypatch.setattr(runner, "needs_gpu", lambda config: True)
     dataflow_job = dry_run_job("parse", "gs://my-bucket/out", [PREBUILT])
     environment = apiclient.Environment(packages=[], options=dataflow_job.options, environment_version="test",
                                         proto_pipeline_staged_url="gs://my-bucket/tmp/pipeline.pb",
@@ -122,7 +123,7 @@ def test_gpu_job_request_asks_for_the_accelerator(monkeypatch):
 
 def test_dry_run_through_run_job_writes_nothing(tmp_path):
     config = run_config(make_parser().parse_args(["run", "parse", "--sample", "--output", str(tmp_path / "o")]))
-    assert job.run_job(config, CLOUD + ["--dry_run=True", PREBUILT]) is None
+    assert run.run_job(config, CLOUD + ["--dry_run=True", PREBUILT]) is None
     assert not (tmp_path / "o").exists()
 
 
@@ -133,7 +134,7 @@ def test_dae_generating_with_a_model_gets_gpu_workers_and_beam_search_in_the_gra
     config = run_config(make_parser().parse_args(["run", "dae", "--sample", "--output", "gs://my-bucket/o", *flags]))
     assert not needs_gpu(run_config(make_parser().parse_args(["run", "dae", "--sample", "--output", "o"])))
     assert needs_gpu(config)  # the dae Family's gpu hook: a model generator, unless ct2 runs a CPU compute type
-    dataflow_job = dataflow.dry_run(job.job_pipeline(config, CLOUD + ["--dry_run=True", PREBUILT]))
+    dataflow_job = dataflow.dry_run(runner.job_pipeline(config, CLOUD + ["--dry_run=True", PREBUILT]))
     names = {t.unique_name for t in dataflow_job.proto_pipeline.components.transforms.values()}
     assert {"Generate/Batches/ByBucket", "Generate/BeamSearch"} <= names  # content batches, not bundles
     assert dataflow_job.options.get_all_options()["dataflow_service_options"] == [GPU_ACCELERATOR]
@@ -148,7 +149,7 @@ def test_dae_with_ct2_on_a_cpu_compute_type_stays_on_cpu_workers():
 def test_a_real_dataflow_job_refuses_paths_its_workers_cannot_reach(tmp_path):
     config = run_config(make_parser().parse_args(["run", "parse", "--sample", "--output", str(tmp_path / "o")]))
     with pytest.raises(ValueError, match=r"local paths: .*text\.txt.*, .*/o; copy them to gs://"):
-        job.job_pipeline(config, CLOUD + [PREBUILT])
+        runner.job_pipeline(config, CLOUD + [PREBUILT])
     remote = dataclasses.replace(config, inputs=("gs://my-bucket/in/text.txt",), output="gs://my-bucket/o")
     check_cloud_paths(remote, PipelineOptions(CLOUD))  # nothing local: accepted
 
@@ -162,7 +163,7 @@ def test_claims_back_translating_with_hf_gets_gpu_workers_and_beam_search_in_the
         run_config(make_parser().parse_args(["run", "claims", "--sample", "--output", "o", *hf,
                                              "--transformations", "negation"]))
     assert needs_gpu(config)
-    dataflow_job = dataflow.dry_run(job.job_pipeline(config, CLOUD + ["--dry_run=True", PREBUILT]))
+    dataflow_job = dataflow.dry_run(runner.job_pipeline(config, CLOUD + ["--dry_run=True", PREBUILT]))
     names = {t.unique_name for t in dataflow_job.proto_pipeline.components.transforms.values()}
     assert {"RoundTrip/Batches/ByBucket", "RoundTrip/BeamSearch"} <= names  # content batches, not bundles
     assert dataflow_job.options.get_all_options()["dataflow_service_options"] == [GPU_ACCELERATOR]

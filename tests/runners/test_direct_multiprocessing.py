@@ -38,6 +38,6 @@ def test_recast_with_two_worker_processes_is_byte_identical(tmp_path):
 def test_read_units_are_redistributed_only_where_there_are_workers_to_spread_over(args, spread):
     from apache_beam.options.pipeline_options import PipelineOptions
 
-    from entailgen.runners.job import spreads_units
+    from entailgen.pipelines.graph import spreads_units
 
     assert spreads_units(PipelineOptions(args)) is spread

@@ -6,14 +6,14 @@ from pathlib import Path
 from typing import Optional
 
 import entailgen
+from entailgen.dataset.manifest import option_fingerprints
 from entailgen.pipelines.base import RunConfig
 from entailgen.pipelines.dae import DaeOptions
 from entailgen.runners.cli import main
 from entailgen.runners.refresh import dataset_version, run_config_for, RefreshConfig
 from entailgen.transforms.augment.dialogue import DialogueOptions
 from entailgen.transforms.io.paths import option_paths, path_option
-from entailgen.transforms.manifest import option_fingerprints
-from entailgen.transforms.parse import ParserConfig
+from entailgen.transforms.parser import ParserConfig
 
 SAMPLES = Path(entailgen.__file__).parent / "samples"
 

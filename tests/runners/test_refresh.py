@@ -121,7 +121,7 @@ def test_yaml_config(tmp_path, capsys):
 # The refresh below stalls right after writing its first shard, so the kill lands with a half-written version on disk.
 STALLING_REFRESH = """
 import sys, time
-import entailgen.transforms.shard as shard
+import entailgen.dataset.shard as shard
 real = shard.write_shard
 def stall(*args, **kwargs):
     info = real(*args, **kwargs)

@@ -119,7 +119,7 @@ return out;
 
 def test_plot_labels_are_whole_and_inside_their_charts(browser, tmp_path):
     """Long group names (dead-letter reasons, templates) and wide histogram bins, as the browser lays them out."""
-    from entailgen.transforms.report.plots import histogram, stacked_bars
+    from entailgen.dataset.report.plots import histogram, stacked_bars
 
     reasons = {"recast_factuality:AmbiguousValue": {"skipped": 3}, "recast_ner:NoEntityMention": {"skipped": 1},
                "factuality/did-not-happen": {"entailed": 2, "not-entailed": 1},

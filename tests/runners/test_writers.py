@@ -10,9 +10,10 @@ import signal
 
 import pytest
 
+from entailgen.dataset.lock import writer_lock
+from entailgen.dataset.output import OutputError, check_not_inside_entailgen, entailgen_folder
+from entailgen.dataset.publish import publish
 from entailgen.runners.cli import main
-from entailgen.runners.job import (OutputError, built_then_swapped, check_not_inside_entailgen, entailgen_folder,
-                                   writer_lock)
 from trainer_fixtures import (tiny_encoder, toy_example, train_tiny_dae,  # noqa: F401 (tiny_encoder: a fixture)
                               write_dataset)
 
@@ -59,7 +60,7 @@ def commands(kind, corpus, arcs, dae_model, output):
 def test_a_second_writer_is_refused_and_the_first_writers_build_stays(kind, tmp_path, corpus, arcs, dae_model,
                                                                       capsys):
     out = tmp_path / "out"
-    with built_then_swapped(str(out)) as building:  # the first writer, mid-build
+    with publish(str(out)) as building:  # the first writer, mid-build
         (tmp_path / ".out.entailgen-partial" / "first.txt").write_text("the first writer's shard")
         assert main(commands(kind, corpus, arcs, dae_model, out)) == 2
         assert one_error_line(capsys) == (f"another entailgen (pid {os.getpid()} on host {platform.node()}) is "
@@ -117,10 +118,10 @@ class _Blob:
 
 
 def test_on_gcs_the_lock_is_a_marker_object_made_only_if_absent(monkeypatch):
-    import entailgen.runners.job as job
+    import entailgen.dataset.lock as lock
 
     bucket = _Bucket()
-    monkeypatch.setattr(job, "_gcs_bucket", lambda name: bucket if name == "b" else None)
+    monkeypatch.setattr(lock, "_gcs_bucket", lambda name: bucket if name == "b" else None)
     with writer_lock("gs://b/data/out"):
         held = json.loads(bucket.objects["data/.out.entailgen-lock"][1])
         assert (held["pid"], held["host"]) == (os.getpid(), platform.node())
@@ -216,7 +217,7 @@ def test_a_read_only_output_is_one_line(kind, tmp_path, corpus, arcs, dae_model,
 
 def test_a_full_disk_is_one_line_and_leaves_no_build_folder(tmp_path, corpus, arcs, monkeypatch, capsys):
     import entailgen.training.trainer as trainer
-    import entailgen.transforms.shard as shard
+    import entailgen.dataset.shard as shard
 
     def full(output, *args, **kwargs):
         raise OSError(errno.ENOSPC, "No space left on device", output)
@@ -224,7 +225,7 @@ def test_a_full_disk_is_one_line_and_leaves_no_build_folder(tmp_path, corpus, ar
     monkeypatch.setattr(shard, "write_rows", full)  # inside a Beam worker: Beam wraps it in a RuntimeError
     assert main(run_args(corpus, tmp_path / "out")) == 2
     assert one_error_line(capsys) == f"No space left on device: '{tmp_path / '.out.entailgen-partial'}'"
-    monkeypatch.setattr(trainer, "_fit", lambda dataset, output, options: full(output))
+    monkeypatch.setattr(trainer, "fit", lambda dataset, output, options: full(output))
     assert main(["train", str(arcs), "--output", str(tmp_path / "m")]) == 2
     assert one_error_line(capsys) == f"No space left on device: {tmp_path / '.m.entailgen-partial'}"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["arcs", "c.txt"]
@@ -240,7 +241,7 @@ def terminated(signum, frame):
 
 def test_sigterm_while_a_run_or_a_training_finishes_is_one_line_exit_130_and_leaves_nothing(
         tmp_path, corpus, arcs, monkeypatch, capsys):
-    import entailgen.runners.job as job
+    import entailgen.dataset.publish as publishing
     import entailgen.training.trainer as trainer
 
     def sigterm(*args, **kwargs):
@@ -249,10 +250,10 @@ def test_sigterm_while_a_run_or_a_training_finishes_is_one_line_exit_130_and_lea
 
     previous = signal.signal(signal.SIGTERM, terminated)
     try:
-        monkeypatch.setattr(job, "write_report", sigterm)  # after the Beam job, while the dataset is finished
+        monkeypatch.setattr(publishing, "write_report", sigterm)  # after the Beam job, while the dataset is finished
         assert main(run_args(corpus, tmp_path / "out")) == 130
         assert capsys.readouterr().err.strip().splitlines() == ["entailgen: interrupted"]
-        monkeypatch.setattr(trainer, "_fit", sigterm)
+        monkeypatch.setattr(trainer, "fit", sigterm)
         assert main(["train", str(arcs), "--output", str(tmp_path / "m")]) == 130
         assert capsys.readouterr().err.strip().splitlines() == ["entailgen: interrupted"]
         assert signal.getsignal(signal.SIGTERM) is terminated
@@ -262,7 +263,7 @@ def test_sigterm_while_a_run_or_a_training_finishes_is_one_line_exit_130_and_lea
 
 
 def test_ctrl_c_in_a_worker_logs_nothing_from_beam(tmp_path, corpus, monkeypatch):
-    import entailgen.transforms.parse as parse
+    import entailgen.transforms.parser as parse
 
     def interrupted(model=None):
         os.kill(os.getpid(), signal.SIGINT)

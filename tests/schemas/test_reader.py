@@ -4,12 +4,12 @@ import json
 
 import pytest
 
+from entailgen.dataset.manifest import MANIFEST, build_manifest, write_json
+from entailgen.dataset.shard import DEAD_LETTERS, shard_index, shard_path, write_shard
 from entailgen.schemas.arrow import to_row
 from entailgen.schemas.reader import (ChecksumMismatch, IncompleteDataset, ShardedIterableDataset, load_manifest,
                                       read_dataset)
 from entailgen.schemas.records import ArcExample, LabelledArc, dead_letter
-from entailgen.transforms.manifest import MANIFEST, build_manifest, write_json
-from entailgen.transforms.shard import DEAD_LETTERS, shard_index, shard_path, write_shard
 
 SPLITS = ("train", "dev")
 

@@ -43,13 +43,12 @@ def test_train_without_lr_records_the_lr_auto_chose_and_shows_progress_lines(sma
 
 def test_the_bar_counts_examples_as_they_are_trained_not_rows_read_into_the_shuffle_buffer(
         small_dataset, tiny_encoder, tmp_path, monkeypatch):
-    import entailgen.training.models as models
     import entailgen.training.trainer as trainer
 
     bars, done_at_step = [], []
-    real_bar, real_loss = trainer.progress_bar, models.loss_of
+    real_bar, real_loss = trainer.progress_bar, trainer.loss_of
     monkeypatch.setattr(trainer, "progress_bar", lambda *a, **k: bars.append(real_bar(*a, **k)) or bars[-1])
-    monkeypatch.setattr(models, "loss_of", lambda *a: done_at_step.append(bars[0].n) or real_loss(*a))
+    monkeypatch.setattr(trainer, "loss_of", lambda *a: done_at_step.append(bars[0].n) or real_loss(*a))
     trainer.train(str(small_dataset), str(tmp_path / "m"), trainer.TrainOptions(
         encoder=str(tiny_encoder), epochs=2, batch_size=4, max_length=24))
     # 8 rows, batches of 4, 2 epochs: the bar stood at 0, 4, 8, 12 before each step (it said 8 of 8 before the

@@ -65,7 +65,7 @@ def test_same_data_options_and_seed_give_identical_weights(toy_dataset, tiny_enc
 def test_the_package_exports_the_functions_even_after_their_modules_are_imported():
     import entailgen.training.evaluation
     import entailgen.training.trainer
-    from entailgen.training import DaeScorer, TrainOptions, evaluate, train  # the README's line
+    from entailgen.training import DaeScorer, TrainOptions, evaluate, train  # docs/training.md's line
 
     assert train is entailgen.training.trainer.train and evaluate is entailgen.training.evaluation.evaluate
     assert TrainOptions is entailgen.training.trainer.TrainOptions and callable(DaeScorer)

@@ -5,10 +5,10 @@ import apache_beam as beam
 from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
+from entailgen.dataset.report.audit_notes import AUDIT_EXPLANATION, audit_findings
 from entailgen.schemas.records import ENTAILED, NOT_ENTAILED, with_split
 from entailgen.schemas.sources import FactualityAnnotation, NerSentence, Review
-from entailgen.transforms.audit import (AUDIT_EXPLANATION, Audit, NaiveBayes, audit, hypothesis_words,
-                                        majority_label)
+from entailgen.transforms.hypothesis_only import Audit, NaiveBayes, audit, hypothesis_words, majority_label
 from entailgen.transforms.recast.factuality import recast_factuality
 from entailgen.transforms.recast.ner import recast_ner, tag_prior
 from entailgen.transforms.recast.sentiment import load_first_names, recast_sentiment
@@ -114,7 +114,7 @@ def test_audit_transform_matches_the_pure_function():
 
 
 def test_merged_partial_audits_equal_one_pass_and_keep_only_counts():
-    from entailgen.transforms.audit import AuditFn
+    from entailgen.transforms.hypothesis_only import AuditFn
 
     pairs = ner_pairs(200) + factuality_pairs(100) + sentiment_pairs()
     fn = AuditFn()
@@ -128,8 +128,6 @@ def test_merged_partial_audits_equal_one_pass_and_keep_only_counts():
 
 
 def test_findings_say_what_the_numbers_show_and_warn_on_a_tiny_test_split():
-    from entailgen.transforms.audit import audit_findings
-
     result = {
         "factuality": {"n_test": 40, "majority_accuracy": 50.0, "hypothesis_only_accuracy": 70.0},
         "ner": {"n_test": 2, "majority_accuracy": 50.0, "hypothesis_only_accuracy": 100.0},
@@ -150,7 +148,7 @@ def test_findings_say_what_the_numbers_show_and_warn_on_a_tiny_test_split():
 
 
 def test_the_card_and_page_carry_the_findings_of_their_own_audit():
-    from entailgen.transforms.report.tables import stat_notes
+    from entailgen.dataset.report.tables import stat_notes
 
     notes = stat_notes("audit", {"ner": {"n_test": 2, "majority_accuracy": 50.0, "hypothesis_only_accuracy": 100.0}})
     assert notes[0] == AUDIT_EXPLANATION and notes[1].startswith("ner: only 2 test pairs, too few")

@@ -7,7 +7,7 @@ from entailgen.schemas.records import dead_letter
 from entailgen.transforms.augment.common import parser_reparse, spaced_text
 from entailgen.transforms.augment.word_swap import (
     WordSwap, WordSwapOptions, label_word_swap, swap_tokens, swap_words, swappable_pairs, word_swap_example)
-from entailgen.transforms.parse import ParserConfig
+from entailgen.transforms.parser import ParserConfig
 from hand_parses import OLD_MAN, labels, sentence
 
 YOUNG_MAN = [OLD_MAN[0], ("young", "young", "ADJ", "JJ", 2, "amod")] + OLD_MAN[2:5] + \

@@ -4,7 +4,7 @@ import dataclasses
 
 from entailgen.schemas.records import ClaimExample, Skipped, Token
 from entailgen.schemas.sources import Document
-from entailgen.transforms.claims.audit import ClaimBalanceFn, ClaimsAuditFn, combine
+from entailgen.transforms.claims.claim_only import ClaimBalanceFn, ClaimsAuditFn, combine
 from entailgen.transforms.claims.claims import (ClaimsConfig, backtranslated, block_rows, claims_of,
                                                 parse_document)
 
@@ -89,8 +89,8 @@ def test_balance_and_claim_only_audit_by_hand():
 
 def test_report_highlights_the_changed_span_against_the_source_sentence():
     from entailgen.schemas.arrow import to_row
-    from entailgen.transforms.report.html import claim_examples_html
-    from entailgen.transforms.report.stats import dataset_stats
+    from entailgen.dataset.report.html import claim_examples_html
+    from entailgen.dataset.report.stats import dataset_stats
 
     negated = to_row(row(claim="He did <go>.", source_sentence="He didn't <go>.", transformation="negation",
                          label="INCORRECT", claim_span=[3, 6], source_span=[3, 9]))
@@ -105,7 +105,7 @@ def test_a_document_the_parser_fails_on_is_one_dead_letter_and_the_others_go_on(
     from apache_beam.pvalue import TaggedOutput
 
     from entailgen.transforms.claims.claims import ClaimsConfig, _ClaimsFromDocuments
-    from entailgen.transforms.parse import ParserConfig
+    from entailgen.transforms.parser import ParserConfig
 
     class FakeParser:
         def tokens(self, texts):
@@ -128,7 +128,7 @@ def test_a_document_a_transformation_fails_on_is_one_dead_letter_and_the_others_
     from apache_beam.pvalue import TaggedOutput
 
     from entailgen.transforms.claims import claims as core
-    from entailgen.transforms.parse import ParserConfig
+    from entailgen.transforms.parser import ParserConfig
 
     class FakeParser:
         def tokens(self, texts):

@@ -6,7 +6,7 @@ import pytest
 
 from entailgen.schemas.records import DeadLetter, Token
 from entailgen.schemas.sources import Document, LabelledClaim
-from entailgen.transforms.claims.document import blocks_of, document_text, paragraphs, sentences_of
+from entailgen.transforms.claims.blocks import blocks_of, document_text, paragraphs, sentences_of
 from entailgen.transforms.io import FORMATS, ReaderConfig
 
 

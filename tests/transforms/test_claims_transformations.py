@@ -5,7 +5,7 @@ import random
 import pytest
 
 from entailgen.schemas.records import Token
-from entailgen.transforms.claims.document import Sentence, entities_of
+from entailgen.transforms.claims.blocks import Sentence, entities_of
 from entailgen.transforms.claims.transformations import (Edit, Unchanged, add_noise, compression, entity_swap,
                                                          extrinsic, modifier_spans, negation, pronoun_swap)
 

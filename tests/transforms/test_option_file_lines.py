@@ -4,12 +4,12 @@ relations no template covers counted."""
 import pytest
 
 from entailgen.schemas.records import DeadLetter, ParsedSentence, Skipped, Token
+from entailgen.training.inference import PairInput, check_scoring, parse_line
 from entailgen.transforms.augment.dialogue import DialoguePhrase, read_phrase_lines
 from entailgen.transforms.generate.candidates import CandidateRow, UserCandidatesOptions, parse_row
 from entailgen.transforms.io.option_files import check_option_file, option_file_lines
 from entailgen.transforms.recast.relation import (RelationConfig, RelationPrior, _RecastRelationFn, load_kb,
                                                   mention_pairs, parse_kb, parse_templates, recast_relation)
-from entailgen.training.score import PairInput, check_scoring, parse_line
 
 
 TEMPLATES = parse_templates(["P47\tshares border with\tX is bordered by Y\tGPE,LOC\tGPE,LOC",

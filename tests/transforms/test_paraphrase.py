@@ -7,8 +7,8 @@ from entailgen.schemas.ids import content_id
 from entailgen.schemas.records import ScoredParaphrase, Skipped, dead_letter
 from entailgen.schemas.sources import NliPair, ParaphrasePair, SourceText
 from entailgen.transforms.generate import Candidate
-from entailgen.transforms.io.paraphrase import read_paraphrase_tsv
-from entailgen.transforms.paraphrase import (ChooseOptions, ChooseParaphrases, SimilarityBand, UniqueSentences,
+from entailgen.transforms.io.paranmt import read_paraphrase_tsv
+from entailgen.transforms.round_trip import (ChooseOptions, ChooseParaphrases, SimilarityBand, UniqueSentences,
                                              choose_paraphrase, keep_first, paranmt_text, source_sentence)
 
 X = SourceText("The price of coffee has doubled in two years.", "t.txt", "t.txt:1", "source")

@@ -6,8 +6,8 @@ from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from entailgen.schemas.records import ENTAILED, NOT_ENTAILED
-from entailgen.schemas.sources import FactualityAnnotation
 from entailgen.schemas.records import Skipped
+from entailgen.schemas.sources import FactualityAnnotation
 from entailgen.transforms.recast.common import RecastError
 from entailgen.transforms.recast.factuality import FactualityConfig, RecastFactuality, gerund, recast_factuality
 

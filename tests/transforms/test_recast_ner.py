@@ -7,11 +7,11 @@ from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from entailgen.schemas.records import ENTAILED, NOT_ENTAILED
-from entailgen.schemas.sources import NerSentence
 from entailgen.schemas.records import Skipped
+from entailgen.schemas.sources import NerSentence
 from entailgen.transforms.recast.common import RecastError, rte_pair
 from entailgen.transforms.recast.ner import (NerRecastConfig, RecastNer, TagPrior, TagPriorFn, entity_mentions,
-                                              indefinite_article, recast_ner, tag_prior, verbalise)
+                                             indefinite_article, recast_ner, tag_prior, verbalise)
 
 
 def conll(source_id, text, tags):

@@ -10,6 +10,7 @@ from apache_beam import pvalue
 from entailgen.schemas.ids import content_id
 from entailgen.schemas.records import ArcExample, DeadLetter, LabelledArc, ParsedSentence, Token, dead_letter
 from entailgen.schemas.sources import SourceText
+from entailgen.transforms.parser import Parser, parse_units
 from entailgen.transforms.retry import isolate_failures
 
 DEAD = "dead"
@@ -40,9 +41,7 @@ def label_by_membership(hypothesis: ParsedSentence, premise_keys: frozenset) -> 
 
 
 def parser_reparse(parser) -> Reparse:
-    """A Reparse backed by a loaded transforms.parse.Parser: the edited text is parsed exactly like the corpus."""
-    from entailgen.transforms.parse import parse_units
-
+    """A Reparse backed by a loaded transforms.parser.Parser: the edited text is parsed exactly like the corpus."""
     def reparse(text: str, origin: ParsedSentence, role: str) -> Union[ParsedSentence, DeadLetter]:
         (result,) = parse_units(parser, [SourceText(text, origin.source, origin.source_id, role)])
         return result
@@ -80,8 +79,6 @@ class ReparseBatches(beam.DoFn):
         self.dead = beam.metrics.Metrics.counter("entailgen", f"{kind}_dead")
 
     def setup(self):
-        from entailgen.transforms.parse import Parser
-
         self.parser = Parser(self.parser_config)
 
     def _dead(self, sentence: ParsedSentence, exc: Exception):
@@ -104,8 +101,6 @@ class ReparseBatches(beam.DoFn):
         yield from self._parse_and_label(edited)
 
     def _parse_and_label(self, edited: list[tuple[ParsedSentence, SourceText]]):
-        from entailgen.transforms.parse import parse_units
-
         def parse(pairs):
             return zip([sentence for sentence, _ in pairs], parse_units(self.parser, [unit for _, unit in pairs]))
 

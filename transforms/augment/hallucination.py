@@ -19,7 +19,7 @@ from entailgen.schemas.records import ArcExample, DeadLetter, ParsedSentence
 from entailgen.transforms.arcs import arc_keys
 from entailgen.transforms.augment.common import (
     EditAndLabel, Reparse, ReparsingAugment, arc_example, label_by_membership, spaced_text)
-from entailgen.transforms.parse import ParserConfig
+from entailgen.transforms.parser import ParserConfig
 
 KIND = "hallucination"
 

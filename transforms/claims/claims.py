@@ -16,12 +16,12 @@ from entailgen.schemas.ids import content_id, seeded_rng
 from entailgen.schemas.records import (CORRECT, ENTAILED, INCORRECT, NOT_ENTAILED, ClaimExample, DeadLetter, Skipped,
                                        Token, dead_letter)
 from entailgen.schemas.sources import Document, LabelledClaim
-from entailgen.transforms.claims.document import (Entity, Sentence, blocks_of, document_text, entities_of, paragraphs,
-                                                  sentences_of)
+from entailgen.transforms.claims.blocks import (Entity, Sentence, blocks_of, document_text, entities_of, paragraphs,
+                                                sentences_of)
 from entailgen.transforms.claims.transformations import (Edit, Unchanged, add_noise, char_span, compression,
                                                          eligible_sentences, entity_swap, extrinsic, negation,
                                                          pronoun_swap, sampled, words_of)
-from entailgen.transforms.parse import Parser, ParserConfig
+from entailgen.transforms.parser import Parser, ParserConfig
 from entailgen.transforms.retry import isolate_failures
 
 STAGE = "claims"
@@ -253,7 +253,7 @@ class _ClaimsFromDocuments(beam.DoFn):
 
 class MakeClaims(beam.PTransform):
     """Document / LabelledClaim -> ClaimExample ('examples'), claims to back-translate ('backtranslate'), Skipped
-    ('skipped') and DeadLetter ('dead'); the job counts each document's outcome from these (transforms.accounting)."""
+    ('skipped') and DeadLetter ('dead'); the job counts each document's outcome from these (dataset.accounting)."""
 
     def __init__(self, parser: ParserConfig, config: ClaimsConfig, batch_size: int = 32):
         super().__init__()

@@ -7,8 +7,8 @@ from typing import Iterable
 
 import apache_beam as beam
 
+from entailgen.dataset.shard import write_file
 from entailgen.schemas.records import ClaimExample
-from entailgen.transforms.shard import write_file
 
 # FactCC names its augmentations after its transformation classes; sampled and back-translated claims have none.
 AUGMENTATION = {"pronoun_swap": "PronounSwap", "entity_swap": "EntitySwap", "number_swap": "NumberSwap",

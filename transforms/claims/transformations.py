@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from entailgen.schemas.records import Token
-from entailgen.transforms.claims.document import Entity, Sentence, join, pieces_of
+from entailgen.transforms.claims.blocks import Entity, Sentence, join, pieces_of
 
 # Entity groups: a mention is only ever replaced by one of its own group (a date never by a number).
 ENTITY_GROUPS = {

@@ -110,7 +110,7 @@ class EncoderSimilarity:
         batch that depended on which sources share a bundle would make rankings (and shards) differ between runs.
         Such small batches run on `threads` intra-op threads (1 by default): more gain little on them, and on cores
         that other processes share (Apertium's, a second worker's) torch's spinning threads made scoring 5-10x
-        slower (bench/RESULTS.md); the scores are the same bits.
+        slower (docs/benchmarks/generation.md); the scores are the same bits.
         """
         with intra_op_threads(self.torch, self.threads):
             return [self._score_group(source, hypotheses) for source, hypotheses in groups]

@@ -1,8 +1,17 @@
-"""Input readers: each input format's units -> source records (schemas/sources.py) or DeadLetters, nothing lost."""
-from entailgen.transforms.io.base import DEAD, ReaderConfig, detokenize
-from entailgen.transforms.io.formats import CHUNKED, FORMATS, detect_format, detect_format_of, reader_for
-from entailgen.transforms.io.read import ReadInputs, read_file
-from entailgen.transforms.io.texts import texts_of
+"""Input readers: each input format's units -> source records (schemas/sources.py) or DeadLetters, nothing lost.
 
-__all__ = ["DEAD", "ReaderConfig", "detokenize", "CHUNKED", "FORMATS", "detect_format", "detect_format_of",
-           "reader_for", "ReadInputs", "read_file", "texts_of"]
+Names load lazily, so a module that needs only `transforms.io.paths` (the parser, the scorers) imports no Beam."""
+import importlib
+
+_EXPORTS = {"DEAD": "base", "ReaderConfig": "base", "detokenize": "base", "CHUNKED": "formats", "FORMATS": "formats",
+            "detect_format": "formats", "detect_format_of": "formats", "reader_for": "formats", "ReadInputs": "read",
+            "read_file": "read", "texts_of": "texts"}
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(f"entailgen.transforms.io.{_EXPORTS[name]}"), name)
+    raise AttributeError(name)
+
+
+__all__ = list(_EXPORTS)

@@ -13,11 +13,11 @@ from entailgen.schemas.sources import (DncPair, Document, FactualityAnnotation, 
                                        Review, SourceText)
 from entailgen.transforms.io.base import ReaderConfig
 from entailgen.transforms.io.dnc import read_dnc_json
-from entailgen.transforms.io.encoding import first_line, utf8_chunks
 from entailgen.transforms.io.documents import read_documents, read_documents_jsonl, read_documents_text
+from entailgen.transforms.io.encoding import first_line, utf8_chunks
 from entailgen.transforms.io.ner import TAG, read_conll2003, read_gmb
 from entailgen.transforms.io.nli import read_nli_jsonl
-from entailgen.transforms.io.paraphrase import read_paraphrase_jsonl, read_paraphrase_tsv
+from entailgen.transforms.io.paranmt import read_paraphrase_jsonl, read_paraphrase_tsv
 from entailgen.transforms.io.sentiment import UCI_ITEMS, read_sentiment_csv, read_sentiment_uci
 from entailgen.transforms.io.text import read_text, read_text_jsonl
 from entailgen.transforms.io.uds import read_factuality_jsonl, read_uds_json

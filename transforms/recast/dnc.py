@@ -7,8 +7,8 @@ from typing import Iterable, Mapping, Optional
 
 import apache_beam as beam
 
+from entailgen.dataset.shard import write_file
 from entailgen.schemas.records import ENTAILED, NOT_ENTAILED, RtePair
-from entailgen.transforms.shard import write_file
 
 LABEL_SET = [ENTAILED, NOT_ENTAILED]
 # The DNC's "type-of-inference" values for our phenomena (its release spells them so).

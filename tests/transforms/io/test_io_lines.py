@@ -5,7 +5,7 @@ import entailgen
 from entailgen.schemas.records import DeadLetter
 from entailgen.schemas.sources import ParaphrasePair, SourceText
 from entailgen.transforms.io.base import ReaderConfig, physical_lines
-from entailgen.transforms.io.paraphrase import read_paraphrase_jsonl, read_paraphrase_tsv
+from entailgen.transforms.io.paranmt import read_paraphrase_jsonl, read_paraphrase_tsv
 from entailgen.transforms.io.text import read_text, read_text_jsonl
 
 SAMPLES = Path(entailgen.__file__).parent / "samples"

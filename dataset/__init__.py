@@ -1,0 +1,1 @@
+"""The dataset lifecycle: split, shard, manifest, output policy, writer lock and the one publish step."""

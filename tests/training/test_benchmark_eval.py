@@ -1,0 +1,309 @@
+"""The SummaC benchmark evaluator on small hand-written rows: reader layouts, the val-chosen threshold, balanced
+accuracy and ROC AUC worked out by hand, the two baselines, and the table beside the paper's Table 2."""
+import json
+
+import pytest
+
+from entailgen.runners.cli import main
+from entailgen.training.benchmark_eval import (NER, PAPER_TABLE_2, UNIGRAM, BenchmarkError, BenchmarkRow,
+                                               balanced_accuracy, central_95, choose_threshold, entities_found,
+                                               evaluate_benchmark, format_table, gap_interval, ner_overlap,
+                                               read_benchmark, roc_auc, unigram_overlap)
+
+# 8 val rows (label, score). Thresholds t (consistent when score > t) and balanced accuracy (P = N = 4):
+#   -0.9: tp 4 tn 0 -> (4/4 + 0/4)/2 = .500     0.15: tp 4 tn 1 -> .625     0.25: tp 4 tn 2 -> .750
+#   0.35: tp 3 tn 2 -> .625     0.5: tp 3 tn 3 -> .750     0.65: tp 2 tn 3 -> .625     0.75: tp 2 tn 4 -> .750
+#   0.85: tp 1 tn 4 -> .625     1.9: tp 0 tn 4 -> .500
+# best .750 at 0.25, 0.5 and 0.75: the smallest, 0.25, is chosen.
+# ROC AUC: consistent 0.9 beats 4 inconsistent, 0.8 beats 4, 0.6 beats 3 (0.4 0.2 0.1), 0.3 beats 2 -> 13/16.
+VAL = [(1, 0.9), (1, 0.8), (0, 0.7), (1, 0.6), (0, 0.4), (1, 0.3), (0, 0.2), (0, 0.1)]
+
+
+def test_threshold_balanced_accuracy_and_auc_on_eight_rows():
+    labels, scores = [y for y, _ in VAL], [s for _, s in VAL]
+    assert choose_threshold(labels, scores) == 0.25
+    assert balanced_accuracy(labels, [int(s > 0.25) for s in scores]) == 0.75
+    assert balanced_accuracy(labels, [int(s > 0.65) for s in scores]) == 0.625
+    assert roc_auc(labels, scores) == 13 / 16
+
+
+def test_auc_counts_a_tie_half():
+    assert roc_auc([1, 0], [0.5, 0.5]) == 0.5
+    assert roc_auc([1, 1, 0], [0.5, 0.7, 0.5]) == 0.75  # (0.5 vs 0.5: half) + (0.7 vs 0.5: 1) over 2 pairs
+
+
+def row(ds, cut, label, claim, rid=None):
+    return BenchmarkRow(id=rid or f"{ds}-{cut}-{claim}", document="doc", claim=claim, label=label, cut=cut,
+                        dataset=ds)
+
+
+def stub(pairs):
+    """The claim is its own score."""
+    return [float(c) for _, c in pairs]
+
+
+def hand_rows():
+    # xsumfaith: val = VAL (t = 0.25); test (1 .5) (1 .2) (0 .3) (0 .1) -> predicted 1 0 1 0: (1/2 + 1/2)/2 = 50.0;
+    #   AUC: .5 beats .3 and .1, .2 beats .1 -> 3/4 = 75.0.
+    # frank: val (1 .6) (0 .4) -> t 0.5 (both right); test (1 .7) (1 .55) (0 .45) (0 .6) -> predicted 1 1 0 1:
+    #   (2/2 + 1/2)/2 = 75.0; AUC: .7 beats .45 and .6, .55 beats .45 -> 3/4 = 75.0.
+    rows = [row("xsumfaith", "val", y, str(s)) for y, s in VAL]
+    rows += [row("xsumfaith", "test", y, str(s)) for y, s in [(1, 0.5), (1, 0.2), (0, 0.3), (0, 0.1)]]
+    rows += [row("frank", "val", y, str(s)) for y, s in [(1, 0.6), (0, 0.4)]]
+    rows += [row("frank", "test", y, str(s)) for y, s in [(1, 0.7), (1, 0.55), (0, 0.45), (0, 0.6)]]
+    return rows
+
+
+def test_evaluate_benchmark_per_dataset_overall_and_paper_rows():
+    report = evaluate_benchmark(hand_rows(), {"model": stub})
+    assert report["datasets"] == ["xsumfaith", "frank"]  # the paper's column order
+    model = report["scorers"]["model"]
+    assert model["per_dataset"]["xsumfaith"] == {"threshold": 0.25, "val_balanced_accuracy": 75.0,
+                                                 "balanced_accuracy": 50.0, "roc_auc": 75.0}
+    assert model["per_dataset"]["frank"] == {"threshold": 0.5, "val_balanced_accuracy": 100.0,
+                                             "balanced_accuracy": 75.0, "roc_auc": 75.0}
+    assert model["overall"] == {"balanced_accuracy": 62.5, "roc_auc": 75.0}
+    assert report["counts"]["xsumfaith"] == {"val": {"consistent": 4, "inconsistent": 4},
+                                             "test": {"consistent": 2, "inconsistent": 2}}
+    paper = report["paper_table_2"]["rows"]
+    assert paper["SummaC-ZS"] == {"XSumFaith": 58.4, "FRANK": 79.0, "overall": 68.7, "paper_overall": 72.1}
+    assert paper["NER-Overlap"]["overall"] == 62.1  # (63.3 + 60.9) / 2
+    table = format_table(report)
+    assert "| model | 50.0 | 75.0 | 62.5 |" in table
+    assert "| SummaC-Conv (paper) | 66.4 | 81.6 | 74.0 |" in table
+    assert "| method | XSumFaith | FRANK | overall |" in table
+    assert all(f"| {m} (paper) |" in table for m in PAPER_TABLE_2)
+
+
+def test_paper_overall_over_the_four_sets_of_the_issue():
+    rows = [r._replace(dataset=ds) for ds in ("xsumfaith", "polytope", "summeval", "frank")
+            for r in hand_rows() if r.dataset == "frank"]
+    paper = evaluate_benchmark(rows, {"model": stub})["paper_table_2"]["rows"]
+    assert {m: paper[m]["overall"] for m in ("FactCC-CLS", "DAE", "SummaC-ZS", "SummaC-Conv")} == {
+        "FactCC-CLS": 59.5, "DAE": 61.4, "SummaC-ZS": 69.5, "SummaC-Conv": 73.1}
+
+
+@pytest.mark.parametrize("drop, message", [
+    (lambda r: r.cut == "test" and r.dataset == "frank",
+     "dataset frank: no test cut (figures are measured on test; give the rows of both cuts)"),
+    (lambda r: r.dataset == "frank" and r.cut == "val" and r.label == 0,
+     "dataset frank, val cut: all 1 rows are labelled 1 (consistent); balanced accuracy needs both"),
+])
+def test_a_missing_or_one_class_cut_is_refused_with_one_line(drop, message):
+    with pytest.raises(BenchmarkError) as e:
+        evaluate_benchmark([r for r in hand_rows() if not drop(r)], {"model": stub})
+    assert str(e.value) == message
+
+
+def test_baselines_worked_by_hand():
+    document = "The mayor of Paris opened a new bridge on Monday."
+    # content words of the claim: mayor, opened, bridge, london (the, a, in are stop words); 3 of 4 in the document
+    assert unigram_overlap(document, "The mayor opened a bridge in London.") == 0.75
+    assert unigram_overlap(document, "Storms hit London.") == 0.0  # storms, hit, london: none in the document
+    assert entities_found(document, ["paris", "Monday"]) == 1.0  # case-insensitive text match
+    assert entities_found(document, ["Paris", "London"]) == 0.0
+    assert ner_overlap(document, "The mayor of Paris opened a bridge.") == 1.0  # Paris
+    assert ner_overlap(document, "The mayor of London opened a bridge.") == 0.0  # London is not in the document
+
+
+def test_baselines_run_beside_the_model():
+    report = evaluate_benchmark(hand_rows(), {"model": stub, UNIGRAM: lambda p: [0.5] * len(p),
+                                              NER: lambda p: [1.0] * len(p)})
+    assert list(report["scorers"]) == ["model", UNIGRAM, NER]
+    assert report["scorers"][NER]["overall"] == {"balanced_accuracy": 50.0, "roc_auc": 50.0}  # one score: chance
+
+
+def test_gap_interval_draws_the_same_rows_for_both_and_averages_over_datasets():
+    labels = [1, 1, 0, 0]
+    perfect, all_consistent, half = [1, 1, 0, 0], [1, 1, 1, 1], [1, 0, 1, 0]
+    # any draw holding both labels: perfect scores 1.0, all-consistent 0.5 -> the gap is 0.5 in every draw
+    assert gap_interval([(labels, perfect, all_consistent)]) == (0.5, 0.5, 0.5)
+    # the same predictions on both sides: 0 in every draw, only when a and b are drawn on the same rows
+    assert gap_interval([(labels, half, half)]) == (0.0, 0.0, 0.0)
+    # overall = mean over the datasets: (0.5 + 0) / 2
+    assert gap_interval([(labels, perfect, all_consistent), (labels, half, half)]) == (0.25, 0.25, 0.25)
+    # perfect against half-right (0.5 on these rows): the draws spread around it, the same for the same seed
+    gap, low, high = gap_interval([(labels, perfect, half)], seed=3)
+    assert gap == 0.5 and low < gap <= high and (gap, low, high) == gap_interval([(labels, perfect, half)], seed=3)
+
+
+def test_the_interval_leaves_out_as_many_draws_below_as_above():
+    """Of 1,000 draws 0, 1, ..., 999 (given in any order) the middle 95% runs from the 26th lowest to the 26th
+    highest: 25 left out on each side; of 40 draws, 1 on each side."""
+    assert central_95(list(reversed(range(1000)))) == (25, 974)
+    assert central_95(list(range(40))) == (1, 38)
+
+
+def test_each_scorer_is_compared_with_unigram_overlap_on_the_test_rows():
+    report = evaluate_benchmark(hand_rows(), {"model": stub, UNIGRAM: lambda p: [0.5] * len(p),
+                                              NER: lambda p: [1.0] * len(p)})
+    # unigram overlap: one score, 50.0 on both sets; the model 50.0 and 75.0 -> +12.5 overall
+    gap = report["scorers"]["model"]["gap_to_unigram"]
+    assert gap["balanced_accuracy"] == 12.5 and gap["interval_95"][0] <= 12.5 <= gap["interval_95"][1]
+    assert report["scorers"][NER]["gap_to_unigram"] == {  # both predict one label everywhere: 0 in every draw
+        "balanced_accuracy": 0.0, "interval_95": [0.0, 0.0],
+        "how": "paired bootstrap over the test rows, 1000 draws, seed 0"}
+    assert "gap_to_unigram" not in report["scorers"][UNIGRAM]
+    # per dataset, each on its own rows: xsumfaith 50.0 - 50.0 = 0.0, frank 75.0 - 50.0 = +25.0
+    per_set = {d: r["gap_to_unigram"] for d, r in report["scorers"]["model"]["per_dataset"].items()}
+    assert [per_set[d]["balanced_accuracy"] for d in ("xsumfaith", "frank")] == [0.0, 25.0]
+    assert all(g["interval_95"][0] <= g["balanced_accuracy"] <= g["interval_95"][1] for g in per_set.values())
+    assert per_set["frank"]["interval_95"] != per_set["xsumfaith"]["interval_95"]
+    assert [r["gap_to_unigram"] for r in report["scorers"][NER]["per_dataset"].values()] == [
+        {"balanced_accuracy": 0.0, "interval_95": [0.0, 0.0]}] * 2
+    table = format_table(report)
+    assert "model: +12.5 points of overall balanced accuracy against unigram overlap, 95% interval [" in table
+    assert ("NER overlap: +0.0 points of overall balanced accuracy against unigram overlap, 95% interval [+0.0, +0.0] "
+            "(paired bootstrap over the test rows); per dataset XSumFaith +0.0 [+0.0, +0.0], FRANK +0.0 [+0.0, +0.0]"
+            in table)
+    assert "; per dataset XSumFaith +0.0 [" in table and "], FRANK +25.0 [" in table
+    assert "gap_to_unigram" not in evaluate_benchmark(hand_rows(), {"model": stub})["scorers"]["model"]
+
+
+DICT_LAYOUT = {"a1": {"document": "D one.", "claim": "C one.", "label": "1", "cut": "val", "model_name": "M1"},
+               "a2": {"document": "D two.", "claim": "C two.", "label": 0, "cut": "test"}}
+
+
+def test_dict_json_and_jsonl_read_to_the_same_rows(tmp_path):
+    (tmp_path / "dict").mkdir()
+    (tmp_path / "dict" / "xsumfaith.json").write_text(json.dumps(DICT_LAYOUT, indent=1))
+    (tmp_path / "rows.jsonl").write_text("".join(json.dumps({"id": k, "dataset": "xsumfaith", **v}) + "\n\n"
+                                                 for k, v in DICT_LAYOUT.items()))
+    (tmp_path / "list.json").write_text(json.dumps([{"id": k, "dataset": "xsumfaith", **v}
+                                                    for k, v in DICT_LAYOUT.items()]))
+    expected = [BenchmarkRow("a1", "D one.", "C one.", 1, "val", "xsumfaith", "M1"),
+                BenchmarkRow("a2", "D two.", "C two.", 0, "test", "xsumfaith", None)]
+    assert read_benchmark([str(tmp_path / "dict" / "xsumfaith.json")]) == expected  # dataset: the file's stem
+    assert read_benchmark([str(tmp_path / "rows.jsonl")]) == expected
+    assert read_benchmark([str(tmp_path / "list.json")]) == expected
+
+
+GOOD = {"document": "D.", "claim": "C.", "label": 1, "cut": "val"}
+BAD_FILES = {  # name: (content, the one-line error after the path)
+    "missing.jsonl": (json.dumps(GOOD) + "\n" + json.dumps({**GOOD, "label": None}), " line 2: missing field 'label'"),
+    "label.json": (json.dumps({"r1": GOOD, "r2": {**GOOD, "label": 2}}),
+                   " id r2: label must be 1 (consistent) or 0 (inconsistent), got 2"),
+    "cut.json": (json.dumps([GOOD, {**GOOD, "cut": "train"}]), " row 2: cut must be 'val' or 'test', got 'train'"),
+    "badline.jsonl": (json.dumps(GOOD) + "\n{\"document\": \n", " line 2: bad JSON: Expecting value"),
+    "broken.json": ('{"r1": {"document": "D.",\n  "claim" "C."}}', ": bad JSON at line 2 column 11: Expecting ':' "
+                                                                   "delimiter"),
+    "empty.jsonl": ("\n \n", ": empty file, no benchmark rows"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_FILES))
+def test_bad_input_is_one_line_naming_file_and_row(tmp_path, name):
+    content, message = BAD_FILES[name]
+    (tmp_path / name).write_text(content)
+    with pytest.raises(BenchmarkError) as e:
+        read_benchmark([str(tmp_path / name)])
+    assert str(e.value) == f"{tmp_path / name}{message}"
+
+
+@pytest.mark.parametrize("name", ["label.json", "badline.jsonl", "cut.json"])
+def test_cli_bad_benchmark_file_exits_2_with_one_line(tmp_path, capsys, name):
+    content, message = BAD_FILES[name]
+    (tmp_path / name).write_text(content)
+    assert main(["evaluate", str(tmp_path), "--benchmark", "summac", str(tmp_path / name)]) == 2
+    assert capsys.readouterr().err.strip() == f"entailgen: error: {tmp_path / name}{message}"
+
+
+def test_cli_one_class_cut_exits_2_before_any_model_loads(tmp_path, capsys):  # no model dir at all
+    (tmp_path / "frank.jsonl").write_text(json.dumps({**GOOD, "cut": "val"}) + "\n"
+                                          + json.dumps({**GOOD, "cut": "test", "label": 0}) + "\n")
+    assert main(["evaluate", str(tmp_path / "no-model"), "--benchmark", "summac", str(tmp_path / "frank.jsonl")]) == 2
+    assert capsys.readouterr().err.strip() == ("entailgen: error: dataset frank, val cut: all 1 rows are labelled 1 "
+                                               "(consistent); balanced accuracy needs both")
+
+
+def test_a_scorer_returning_nan_or_too_few_scores_is_one_line():
+    with pytest.raises(ValueError, match="^scorer model returned a score that is not a finite number$"):
+        evaluate_benchmark(hand_rows(), {"model": lambda p: [float("nan")] * len(p)})
+    with pytest.raises(ValueError, match="^scorer model returned 1 scores for 18 rows$"):
+        evaluate_benchmark(hand_rows(), {"model": lambda p: [0.5]})
+
+
+TRAIN_JSON = {"task": "pair", "dataset": "/data/claims", "dataset_pipeline": "claims", "device": "cpu",
+              "dataset_manifest_sha256": "0" * 64, "best_epoch": 1, "dev_accuracy": [0.5], "counts": {},
+              "options": {"encoder": "tiny", "epochs": 1, "batch_size": 2, "lr": 1e-4, "max_length": 32,
+                          "max_arcs": 20, "seed": 0}}
+
+
+def test_report_is_written_atomically_and_the_card_shows_the_table(tmp_path):
+    from entailgen.training.model_card import save_evaluation
+
+    (tmp_path / "train.json").write_text(json.dumps(TRAIN_JSON))
+    report = evaluate_benchmark(hand_rows(), {"model": stub})
+    report["model"] = {"granularity": "sentence", "aggregation": "zs", "conv_dir": None}
+    path = save_evaluation(str(tmp_path), "benchmark-summac.json", report)
+    assert path == str(tmp_path / "eval" / "benchmark-summac.json")
+    assert json.loads((tmp_path / "eval" / "benchmark-summac.json").read_text()) == report
+    assert sorted(p.name for p in (tmp_path / "eval").iterdir()) == ["benchmark-summac.json"]  # no temporary left
+    card = (tmp_path / "README.md").read_text()
+    assert "## The summac benchmark (granularity sentence, aggregation zs)" in card
+    assert "| model | 50.0 | 75.0 | 62.5 |\n| NER-Overlap (paper) | 63.3 | 60.9 | 62.1 |" in card
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--benchmark", "truthfulqa", "x.json"], "--benchmark truthfulqa: unknown benchmark (known: summac)"),
+    (["--benchmark", "summac"], "--benchmark summac needs the benchmark's files (data/<set>.json or JSON Lines)"),
+    ([], "evaluate needs a DATASET or --benchmark summac FILE..."),
+    (["data", "--granularity", "sentence"], "--granularity, --aggregation, --conv and --ensemble are for --benchmark"),
+    (["--benchmark", "summac", "x.json", "--aggregation", "zs", "--conv", "c"],
+     "--conv is a SummaC-Conv head: give --aggregation conv, or leave --aggregation out"),
+])
+def test_cli_benchmark_options_misused_are_one_line(tmp_path, capsys, argv, message):
+    assert main(["evaluate", str(tmp_path), *argv]) == 2
+    assert capsys.readouterr().err.strip() == f"entailgen: error: {message}"
+
+
+class StubDocumentScorer:
+    """Stands in for training.document_scorer.DocumentScorer: the claim is its own score."""
+
+    def __init__(self, model_dir, granularity="sentence", aggregation="zs", conv_dir=None):
+        self.granularity, self.aggregation, self.conv_dir = granularity, aggregation, conv_dir
+
+    def split_key(self):
+        return ()
+
+    def split(self, documents, summaries):
+        return None
+
+    def scored(self, rows, split=None):
+        return [{"score": s} for s in stub(rows)]
+
+
+def test_cli_prints_the_table_and_writes_the_report(tmp_path, capsys, monkeypatch):
+    from entailgen.training import checkpoint, document_scorer
+
+    monkeypatch.setattr(document_scorer, "DocumentScorer", StubDocumentScorer)
+    monkeypatch.setattr(checkpoint, "verify_model_dir", lambda directory: {})  # no weights in this stand-in dir
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "train.json").write_text(json.dumps(TRAIN_JSON))
+    (tmp_path / "rows.jsonl").write_text("".join(json.dumps(r._asdict()) + "\n" for r in hand_rows()))
+    assert main(["evaluate", str(tmp_path / "m"), "--benchmark", "summac", str(tmp_path / "rows.jsonl"),
+                 "--granularity", "2sents"]) == 0
+    out = capsys.readouterr().out
+    assert "| entailgen model | 50.0 | 75.0 | 62.5 |" in out and "| SummaC-ZS (paper) | 58.4 | 79.0 | 68.7 |" in out
+    report = json.loads((tmp_path / "m" / "eval" / "benchmark-summac.json").read_text())
+    assert list(report["scorers"]) == ["entailgen model", UNIGRAM, NER]
+    assert report["model"]["granularity"] == "2sents" and report["model"]["aggregation"] == "zs"
+    assert "| entailgen model | 50.0 | 75.0 | 62.5 |" in (tmp_path / "m" / "README.md").read_text()
+
+
+def test_progress_counts_rows_scored_on_stderr():
+    import io
+
+    from entailgen.training.benchmark_eval import with_progress
+
+    stream = io.StringIO()
+    pairs = [("doc", str(s)) for s in (0.1, 0.2, 0.3, 0.4, 0.5)]
+    assert with_progress(stub, "model", chunk=2, every_s=0, stream=stream)(pairs) == [0.1, 0.2, 0.3, 0.4, 0.5]
+    assert [line.split(" (")[0] for line in stream.getvalue().splitlines()] == [
+        "model: scored 2 / 5 rows", "model: scored 4 / 5 rows", "model: scored 5 / 5 rows"]
+
+
+def test_cli_a_dir_that_is_not_a_model_is_one_line(tmp_path, capsys):
+    (tmp_path / "rows.jsonl").write_text("".join(json.dumps(r._asdict()) + "\n" for r in hand_rows()))
+    assert main(["evaluate", str(tmp_path), "--benchmark", "summac", str(tmp_path / "rows.jsonl")]) == 2
+    assert capsys.readouterr().err.strip().startswith(f"entailgen: error: {tmp_path}")

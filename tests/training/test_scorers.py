@@ -1,0 +1,94 @@
+"""DaeScorer and `entailgen score`: arcs with probabilities, the mean as sentence score, every input pair accounted."""
+import json
+
+import pyarrow.parquet as pq
+import pytest
+import torch
+
+from entailgen.runners.cli import main
+from entailgen.training.scorers import DaeScorer, Unscorable
+from trainer_fixtures import train_tiny_dae
+
+torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="module")
+def dae_model(tiny_encoder, tmp_path_factory):
+    return train_tiny_dae(tmp_path_factory.mktemp("score"), tiny_encoder)
+
+
+def test_scorer_returns_each_arc_and_the_mean(dae_model):
+    scorer = DaeScorer(str(dae_model))
+    result = scorer.score("the dog sees the cat", "the dog sees the cat")
+    # det arcs are left out, as in labelling: sees -nsubj-> dog, sees -dobj-> cat
+    assert [(a["head"], a["child"], a["rel"], a["head_word"], a["child_word"]) for a in result["arcs"]] == [
+        (2, 1, "nsubj", "sees", "dog"), (2, 4, "dobj", "sees", "cat")]
+    probabilities = [a["entailed_probability"] for a in result["arcs"]]
+    assert all(0.0 < p < 1.0 for p in probabilities)
+    assert result["score"] == pytest.approx(sum(probabilities) / 2, abs=1e-6)
+    with pytest.raises(Unscorable, match="no content arc"):
+        scorer.score("the dog sees the cat", "?")
+
+
+def test_score_pipeline_accounts_for_every_pair(dae_model, tmp_path, capsys):
+    lines = [{"id": "a", "premise": "the dog sees the cat", "hypothesis": "the cat sees the dog"},
+             {"id": "b", "premise": "a man likes a park", "hypothesis": "the woman likes the park"},
+             {"id": "c", "premise": "the dog sees the cat"},
+             {"id": "d", "premise": "the dog sees the cat", "hypothesis": "?"},
+             {"id": "e", "premise": "the dog sees the cat", "hypothesis": " ".join(["the dog sees the cat"] * 6)}]
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps(line) + "\n" for line in lines) + "{not json\n\n")
+    assert main(["score", str(dae_model), "--input", str(pairs), "--output", str(tmp_path / "out")]) == 0
+    assert capsys.readouterr().out.strip() == f"scored 2 of 6 pairs into {tmp_path / 'out'}; 4 dead letters"
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    rows = [r for s in manifest["shards"] for r in pq.read_table(tmp_path / "out" / s["path"]).to_pylist()]
+    dead = pq.read_table(tmp_path / "out" / manifest["dead_letters"]["path"]).to_pylist()
+    assert sorted(r["source_id"] for r in rows) == ["a", "b"]
+    assert sorted((d["source_id"], d["error_type"]) for d in dead if d["source_id"] in "cde") == [
+        ("c", "MissingField"), ("d", "NoArcs"), ("e", "TooLong")]
+    assert [d["error_type"] for d in dead if d["source_id"] not in "cde"] == ["MalformedJson"]
+    assert manifest["counts"]["total"] == {"read": 6, "written": 2, "dead_letters": 4, "skipped": 0}
+    from entailgen.schemas.reader import read_dataset
+
+    scored = list(read_dataset(str(tmp_path / "out"), "scored", as_records=True))  # ScoredPair is a record type
+    assert sorted(p.source_id for p in scored) == ["a", "b"]
+    assert all(0 <= arc.entailed_probability <= 1 for p in scored for arc in p.arcs)
+
+
+def test_what_a_worker_would_fail_on_is_one_line_before_the_job(dae_model, tmp_path, capsys):
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text('{"premise": "a dog sees a cat", "hypothesis": "a dog sees"}\n')
+    out = ["--input", str(pairs), "--output", str(tmp_path / "out")]
+    not_spacy = tmp_path / "not_spacy"
+    not_spacy.mkdir()
+    assert main(["score", str(dae_model), *out, "--parser-model", str(not_spacy)]) == 2
+    assert capsys.readouterr().err == (f"entailgen: error: cannot load spaCy model {not_spacy}: not a spaCy pipeline "
+                                       "(no config.cfg)\n")
+    assert main(["score", str(dae_model), *out, "--device", "tpu"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    unfinished = tmp_path / "unfinished"
+    unfinished.mkdir()
+    (unfinished / "config.json").write_text((dae_model / "config.json").read_text())
+    assert main(["score", str(unfinished), *out]) == 2
+    assert capsys.readouterr().err == (f"entailgen: error: {unfinished} has no model.safetensors: not a model "
+                                       "`entailgen train` finished\n")
+    assert not (tmp_path / "out").exists()
+
+
+def test_score_many_parses_each_distinct_hypothesis_once(dae_model):
+    scorer = DaeScorer(str(dae_model))
+    seen = []
+    real = scorer.parser.tokens
+
+    class Counting:
+        def tokens(self, texts):
+            seen.extend(texts)
+            return real(texts)
+
+    scorer.parser = Counting()
+    blocks = ["the dog sees the cat", "a man likes a park", "the woman chases the dog"]
+    pairs = [(b, h) for h in ("the dog sees the cat", "the cat sees the dog") for b in blocks] + [(blocks[0], "?")]
+    results = scorer.score_many(pairs)
+    assert seen == ["the dog sees the cat", "the cat sees the dog", "?"]  # 7 pairs, 3 distinct hypotheses
+    assert [r["score"] for r in results[:6]] == [scorer.score(b, h)["score"] for b, h in pairs[:6]]
+    assert isinstance(results[6], Unscorable)

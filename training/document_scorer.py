@@ -1,0 +1,227 @@
+"""Document-level scoring (SummaC §3, Laban et al. 2022): a model trained on sentence pairs scores a whole document.
+
+The document is split into blocks (the claims family's splitter: document | paragraph | 2sents | sentence) and the
+summary into sentences (read in its document's case when written all in lower case); a trained model scores every
+(block, summary sentence) cell: a pair model its P(entailed), a DAE arc model its sentence score. SummaC-ZS or Conv
+(training.summac) makes the row's score. Several models (one per family: each family's data teaches other errors)
+score a row together by the mean of their log-odds. Plain torch: no Beam here.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Optional, Sequence
+
+from entailgen.training.checkpoint import verify_model_dir
+from entailgen.training.scorers import PairScores, Unscorable, model_pair_scores, only_result
+from entailgen.training.summac import AGGREGATIONS, CONV, ZS, conv_scores, ensemble_score, load_conv, zs_score
+from entailgen.transforms.claims.blocks import GRANULARITIES, blocks_of, document_text, paragraphs, sentences_of
+from entailgen.transforms.parser import Parser, ParserConfig
+
+
+def scorable_cells(blocks: Sequence[str], summary: Sequence[str], scored: dict):
+    """(blocks, summary sentences) left once the ones the model cannot score are out: a sentence with no scorable
+    cell (no content arc, too long alone), then a block too long beside a kept sentence; one long block or a "Yes."
+    sentence does not sink the document. The first cell's Unscorable when nothing is left."""
+    summary_ = [s for s in summary if any(not isinstance(scored[b, s], Unscorable) for b in blocks)]
+    blocks_ = [b for b in blocks if summary_ and not any(isinstance(scored[b, s], Unscorable) for s in summary_)]
+    if not blocks_:
+        return next(c for b in blocks for s in summary if isinstance(c := scored[b, s], Unscorable))
+    return blocks_, summary_
+
+
+class RowScorer:
+    """A scorer of (document, summary) rows: its scores from its `scored` results (DocumentScorer, EnsembleScorer)."""
+
+    def scored(self, rows: Sequence[tuple[str, str]]) -> list:
+        raise NotImplementedError
+
+    def score_many(self, rows: Sequence[tuple[str, str]]) -> list:
+        """Score or Unscorable per (document, summary), in order."""
+        return [score_of(r) for r in self.scored(rows)]
+
+    def score_documents(self, rows: Sequence[tuple[str, str]]) -> list[float]:
+        """One score per (document, summary); an unscorable row raises its Unscorable (the benchmark scores all)."""
+        return every_scored(self.score_many(rows))
+
+
+SENTENCE_START = re.compile(r"(?:^|[.!?][\"')\]]*\s+|\n)[\"'(\[`]*$")  # what a sentence-initial word follows
+
+
+def sentence_initial(text: str, start: int) -> bool:
+    """Whether the word at `start` begins a sentence (its capital then says nothing of how the word is written)."""
+    return bool(SENTENCE_START.search(text[max(0, start - 8):start]))
+
+
+def truecased(summary: str, document: str) -> str:
+    """A summary written all in lower case (as the benchmarks' system outputs are) against a document that is not: each
+    word as the document writes it (mid-sentence, or at a sentence start where that is more than a capital: "McIlroy",
+    "BBC"), each sentence begun with a capital, so the parser (and a DAE model's arcs) reads "ipswich town" as the
+    document's "Ipswich Town"; any other summary as it is."""
+    if summary != summary.lower() or document == document.lower():
+        return summary
+    forms: dict[str, dict[str, int]] = {}
+    for m in re.finditer(r"\w+", document):
+        word = m.group()
+        if not sentence_initial(document, m.start()) or word != word.lower().capitalize():
+            counts = forms.setdefault(word.lower(), {})
+            counts[word] = counts.get(word, 0) + 1
+
+    def case(m: re.Match) -> str:
+        counts = forms.get(m.group(), {m.group(): 1})
+        word = max(counts, key=lambda form: (counts[form], form.islower(), form))  # a tie: lower case
+        return word[:1].upper() + word[1:] if sentence_initial(summary, m.start()) else word
+    return re.sub(r"\w+", case, summary)
+
+
+class DocumentScorer(RowScorer):
+    """(document, summary) rows -> one score each (higher = more consistent): SummaC-ZS or Conv over a model's cells."""
+
+    def __init__(self, model_dir: Optional[str], granularity: str = "sentence", aggregation: str = ZS,
+                 conv_dir: Optional[str] = None, *, device: str = "cpu", parser: ParserConfig = ParserConfig(),
+                 pair_scores: Optional[PairScores] = None):
+        DocumentOptions(granularity, aggregation, conv_dir).check(model_dir)
+        self.granularity, self.aggregation = granularity, aggregation
+        self.pair_scores = pair_scores or model_pair_scores(model_dir, device)
+        self.head = None
+        if conv_dir is not None:
+            self.head, conv_meta = load_conv(conv_dir, model_dir)
+            self.bins = int(conv_meta["bins"])
+        self.parser = Parser(parser)
+
+    def split(self, documents: Sequence[str], summaries: Sequence[str]) -> list[tuple[list[str], list[str]]]:
+        """(blocks, summary sentences) per row, with one parser pass over every distinct paragraph of the call (a
+        document scored against several summaries is parsed once); a summary in lower case is truecased from its
+        document first."""
+        docs = [paragraphs(d) for d in documents]
+        sums = [paragraphs(truecased(s, d)) for d, s in zip(documents, summaries)]
+        texts = list(dict.fromkeys(p for ps in docs + sums for p in ps))
+        tokens = dict(zip(texts, self.parser.tokens(texts)))
+        out = []
+        for doc_paragraphs, sum_paragraphs in zip(docs, sums):
+            sentences, offset = [], 0
+            for paragraph in doc_paragraphs:
+                sentences.extend(sentences_of(tokens[paragraph], paragraph, offset))
+                offset += len(paragraph) + 2
+            blocks = blocks_of(self.granularity, document_text(doc_paragraphs), doc_paragraphs, sentences)
+            summary = [s.text for p in sum_paragraphs for s in sentences_of(tokens[p], p, 0)]
+            out.append((blocks, summary))
+        return out
+
+    def split_key(self) -> tuple:
+        """What split() depends on: scorers with the same key split rows alike (an ensemble splits once)."""
+        return self.granularity, self.parser.config
+
+    def scored(self, rows: Sequence[tuple[str, str]], split: Optional[list] = None) -> list:
+        """Per (document, summary): {blocks, summary_sentences, matrix, sentence_scores (each sentence's best block),
+        score}, or the Unscorable saying why not; all cells of all rows are scored in one batched call. `split`: the
+        rows' split() when a scorer with the same split_key already made it."""
+        split = split if split is not None else self.split([d for d, _ in rows], [s for _, s in rows])
+        cells = list(dict.fromkeys((b, s) for blocks, summary in split for b in blocks for s in summary))
+        scored = dict(zip(cells, self.pair_scores(cells))) if cells else {}
+        out: list = []
+        for blocks, summary in split:
+            if not blocks:
+                out.append(Unscorable("EmptyDocument", "the document has no text to score against"))
+            elif not summary:
+                out.append(Unscorable("EmptySummary", "the summary has no sentence to score"))
+            else:
+                kept = scorable_cells(blocks, summary, scored)
+                if isinstance(kept, Unscorable):
+                    out.append(kept)
+                    continue
+                blocks_, summary_ = kept
+                matrix = [[scored[b, s] for s in summary_] for b in blocks_]
+                out.append({"blocks": len(blocks_), "summary_sentences": summary_, "matrix": matrix,
+                            "sentence_scores": [max(column) for column in zip(*matrix)]})
+        good = [r for r in out if not isinstance(r, Unscorable)]
+        if self.aggregation == ZS:
+            scores = [round(zs_score(r["matrix"]), 6) for r in good]
+        else:
+            scores = conv_scores(self.head, [r["matrix"] for r in good], self.bins)
+        for r, score in zip(good, scores):
+            r["score"] = score
+        return out
+
+    def matrix(self, document: str, summary: str) -> list[list[float]]:
+        """The block x summary-sentence matrix of one row (Unscorable raised)."""
+        return only_result(self.scored([(document, summary)]))["matrix"]
+
+
+def score_of(result):
+    """A scored() result's score, or its Unscorable."""
+    return result if isinstance(result, Unscorable) else result["score"]
+
+
+def every_scored(results: Sequence) -> list[float]:
+    """The scores, or the first Unscorable raised: the benchmark scores every row."""
+    bad = next((r for r in results if isinstance(r, Unscorable)), None)
+    if bad is not None:
+        raise bad
+    return list(results)
+
+
+def joined(results: Sequence):
+    """One row's DocumentScorer.scored results, one per model, as one: the first scoring model's blocks and
+    sentences, each sentence's and the row's score joined over the models that scored them; the first Unscorable
+    when none could (one model's gap does not sink the row)."""
+    good = [r for r in results if not isinstance(r, Unscorable)]
+    if not good:
+        return results[0]
+    by_sentence = [dict(zip(r["summary_sentences"], r["sentence_scores"])) for r in good]
+    sentences = good[0]["summary_sentences"]
+    return {"blocks": good[0]["blocks"], "summary_sentences": sentences,
+            "sentence_scores": [round(ensemble_score([s[t] for s in by_sentence if t in s]), 6) for t in sentences],
+            "score": round(ensemble_score([r["score"] for r in good]), 6)}
+
+
+class EnsembleScorer(RowScorer):
+    """Several DocumentScorers as one detector (e.g. one model per family), each row joined over its models."""
+
+    def __init__(self, members: Sequence[DocumentScorer]):
+        self.members = list(members)
+
+    def by_model(self, rows: Sequence[tuple[str, str]]) -> list[list]:
+        """Each model's DocumentScorer.scored results of the rows, one list per model; the rows are parsed once for
+        all the models that split them alike."""
+        splits: dict = {}
+        for m in self.members:
+            if m.split_key() not in splits:
+                splits[m.split_key()] = m.split([d for d, _ in rows], [s for _, s in rows])
+        return [m.scored(rows, splits[m.split_key()]) for m in self.members]
+
+    def scored(self, rows: Sequence[tuple[str, str]]) -> list:
+        """Per (document, summary): the models' results joined (blocks, summary_sentences, sentence_scores, score),
+        or the Unscorable of a row no model could score."""
+        return [joined(results) for results in zip(*self.by_model(rows))]
+
+
+@dataclass(frozen=True)
+class DocumentOptions:
+    """How `score --documents` scores a row: block granularity, ZS or Conv, and the Conv head's dir."""
+
+    granularity: str = "sentence"
+    aggregation: str = ZS
+    conv_dir: Optional[str] = None
+    ensemble: tuple[str, ...] = ()  # more model dirs scoring beside the model (EnsembleScorer)
+
+    def check(self, model_dir: Optional[str] = None) -> None:
+        """ValueError (one line) for a granularity or aggregation that does not exist, Conv without a head (or a
+        head without Conv), a head fit on another model's scores, Conv with an ensemble, and an ensemble model dir
+        missing or damaged (EncoderError, a ValueError)."""
+        if self.granularity not in GRANULARITIES:
+            raise ValueError(f"unknown granularity {self.granularity!r}; choose one of {', '.join(GRANULARITIES)}")
+        if self.aggregation not in AGGREGATIONS:
+            raise ValueError(f"unknown aggregation {self.aggregation!r}; choose one of {', '.join(AGGREGATIONS)}")
+        if (self.aggregation == CONV) != (self.conv_dir is not None):
+            raise ValueError("--aggregation conv needs --conv CONV_DIR (a head `entailgen train-conv` wrote), and "
+                             "--conv needs --aggregation conv")
+        if self.ensemble and self.aggregation == CONV:
+            raise ValueError("--ensemble joins the models' SummaC-ZS scores; a Conv head belongs to one model")
+        for member in self.ensemble:
+            verify_model_dir(member)
+        if self.conv_dir is not None:
+            load_conv(self.conv_dir, model_dir)
+
+    def config(self) -> dict:
+        return asdict(self)

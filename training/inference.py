@@ -1,0 +1,235 @@
+"""Scoring at scale with Beam's RunInference (the framework adapter, apart from the scorers' model code): JSON Lines
+rows in, ScoredPair / ScoredDocument records and dead letters out, the model loaded once per worker; `score_graph`
+wires a whole score job (read -> score -> shard -> the staged summary the manifest is made from)."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Iterable, Optional, Sequence
+
+import apache_beam as beam
+from apache_beam import pvalue
+from apache_beam.coders import BytesCoder
+from apache_beam.io.filesystems import FileSystems
+from apache_beam.ml.inference.base import ModelHandler, RunInference
+
+from entailgen.dataset.manifest import StageSummary, count_by
+from entailgen.dataset.shard import ShardConfig, WriteDeadLetters, WriteShards
+from entailgen.schemas.ids import content_id
+from entailgen.schemas.records import ArcScore, DeadLetter, ScoredDocument, ScoredPair, dead_letter
+from entailgen.training.document_scorer import DocumentOptions, DocumentScorer, EnsembleScorer, RowScorer
+from entailgen.training.scorers import DaeScorer, Unscorable
+from entailgen.transforms.io.option_files import check_option_file
+from entailgen.transforms.parser import ParserConfig
+
+
+DEAD = "dead"
+
+
+@dataclass(frozen=True)
+class PairInput:
+    """One input line's pair, with where it came from."""
+
+    premise: str
+    hypothesis: str
+    source: str
+    source_id: str
+
+    @property
+    def raw(self) -> str:
+        """What a dead letter of this pair keeps."""
+        return self.hypothesis
+
+
+def json_row(line: str | bytes, source: str, fields: Sequence[str]) -> tuple[dict, str] | DeadLetter:
+    """(row, source id) of a JSON Lines row whose string fields are all non-blank (id optional), or a DeadLetter
+    saying why not; a line read as bytes that is not UTF-8 is its own dead letter, not the job's end."""
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8").lstrip("\ufeff")
+        except UnicodeDecodeError as e:
+            return dead_letter(source, content_id(line), "read", "BadEncoding", f"not UTF-8: {e}", line)
+    try:
+        row = json.loads(line)
+    except ValueError as e:
+        return dead_letter(source, content_id(line), "read", "MalformedJson", str(e), line)
+    if not isinstance(row, dict):
+        return dead_letter(source, content_id(line), "read", "MalformedJson", "a row must be a JSON object", line)
+    source_id = str(row.get("id", content_id(line)))
+    missing = [k for k in fields if not isinstance(row.get(k), str) or not row[k].strip()]
+    if missing:
+        return dead_letter(source, source_id, "read", "MissingField", f"no text in {', '.join(missing)}", line)
+    return row, source_id
+
+
+def parse_line(line: str | bytes, source: str) -> PairInput | DeadLetter:
+    """A JSON Lines row with string fields premise and hypothesis (id optional), or a DeadLetter saying why not."""
+    parsed = json_row(line, source, ("premise", "hypothesis"))
+    if isinstance(parsed, DeadLetter):
+        return parsed
+    row, source_id = parsed
+    return PairInput(row["premise"], row["hypothesis"], source, source_id)
+
+
+def scored_record(pair: PairInput, result) -> ScoredPair | DeadLetter:
+    """The ScoredPair of a scorer result, or the DeadLetter of an Unscorable pair."""
+    if isinstance(result, Unscorable):
+        return dead_letter(pair.source, pair.source_id, "score", result.error_type, str(result), pair.hypothesis)
+    return ScoredPair(content_id("score", pair.source_id, pair.premise, pair.hypothesis), pair.premise,
+                      pair.hypothesis, result["hypothesis_tokens"], [ArcScore(**a) for a in result["arcs"]],
+                      result["score"], pair.source, pair.source_id)
+
+
+class DaeScoreHandler(ModelHandler[PairInput, object, DaeScorer]):
+    """RunInference handler: the scorer is loaded once per worker; a batch of pairs in, their results out."""
+
+    def __init__(self, model_dir: str, parser: ParserConfig = ParserConfig(), device: str = "cpu"):
+        super().__init__()
+        self.model_dir, self.parser, self.device = model_dir, parser, device
+
+    def load_model(self) -> DaeScorer:
+        return DaeScorer(self.model_dir, self.parser, self.device)
+
+    def run_inference(self, batch: Sequence[PairInput], model: DaeScorer, inference_args: Optional[dict] = None
+                      ) -> Iterable:
+        results = model.score_many([(p.premise, p.hypothesis) for p in batch])
+        return [scored_record(p, r) for p, r in zip(batch, results)]
+
+    def batch_elements_kwargs(self):
+        return {"min_batch_size": 1, "max_batch_size": 64}
+
+
+def _route(record):
+    yield pvalue.TaggedOutput(DEAD, record) if isinstance(record, DeadLetter) else record
+
+
+class ScorePairs(beam.PTransform):
+    """Lines -> scored records 'scored' and DeadLetter 'dead' (bad lines, unscorable rows, failed batches): pairs
+    through a dae model by default; another handler and line parser score other rows (documents)."""
+
+    def __init__(self, model_dir: str, source: str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
+                 handler: Optional[ModelHandler] = None, parse=parse_line):
+        super().__init__()
+        self.source, self.parse = source, parse
+        self.handler = handler or DaeScoreHandler(model_dir, parser, device)
+
+    def expand(self, lines):
+        source, parse = self.source, self.parse
+        parsed = (lines | "Parse" >> beam.Map(lambda line: parse(line, source))
+                  | "Good" >> beam.ParDo(_split_dead).with_outputs(DEAD, main="pairs"))
+        results, failed = (parsed.pairs | "Score" >> RunInference(self.handler).with_exception_handling())
+        failed_dead = failed.failed_inferences | "FailedBatches" >> beam.FlatMap(_failed_batch)
+        routed = results | "Route" >> beam.FlatMap(_route).with_outputs(DEAD, main="scored")
+        return {"scored": routed.scored,
+                "dead": (parsed[DEAD], routed[DEAD], failed_dead) | "AllDead" >> beam.Flatten()}
+
+
+def _split_dead(item):
+    yield pvalue.TaggedOutput(DEAD, item) if isinstance(item, DeadLetter) else item
+
+
+def _failed_batch(element) -> list[DeadLetter]:
+    """One DeadLetter per pair of a batch RunInference could not score."""
+    batch, (exc_type, exc_repr, _trace) = element
+    return [dead_letter(p.source, p.source_id, "score", getattr(exc_type, "__name__", str(exc_type)), exc_repr,
+                        p.raw) for p in batch]
+
+
+@dataclass(frozen=True)
+class DocumentInput:
+    """One input line's (document, summary), with where it came from."""
+
+    document: str
+    summary: str
+    source: str
+    source_id: str
+
+    @property
+    def raw(self) -> str:
+        """What a dead letter of this row keeps."""
+        return self.summary
+
+
+def parse_document_line(line: str | bytes, source: str) -> DocumentInput | DeadLetter:
+    """A JSON Lines row with string fields document and summary (id optional), or a DeadLetter saying why not."""
+    parsed = json_row(line, source, ("document", "summary"))
+    if isinstance(parsed, DeadLetter):
+        return parsed
+    row, source_id = parsed
+    return DocumentInput(row["document"], row["summary"], source, source_id)
+
+
+def scored_document(row: DocumentInput, result, options: DocumentOptions) -> ScoredDocument | DeadLetter:
+    """The ScoredDocument of a DocumentScorer result, or the DeadLetter of an Unscorable row."""
+    if isinstance(result, Unscorable):
+        return dead_letter(row.source, row.source_id, "score", result.error_type, str(result), row.summary)
+    return ScoredDocument(content_id("score-document", row.source_id, row.document, row.summary), row.document,
+                          row.summary, result["blocks"], result["summary_sentences"],
+                          [round(float(s), 6) for s in result["sentence_scores"]], result["score"],
+                          options.aggregation, options.granularity, row.source, row.source_id)
+
+
+class DocumentScoreHandler(ModelHandler[DocumentInput, object, RowScorer]):
+    """RunInference handler: the model (and Conv head, or the ensemble's models) load once per worker; a batch of rows
+    in, records out."""
+
+    def __init__(self, model_dir: str, options: DocumentOptions, parser: ParserConfig = ParserConfig(),
+                 device: str = "cpu"):
+        super().__init__()
+        self.model_dir, self.options, self.parser, self.device = model_dir, options, parser, device
+
+    def load_model(self) -> RowScorer:
+        o = self.options
+        members = [DocumentScorer(m, o.granularity, o.aggregation, o.conv_dir, device=self.device, parser=self.parser)
+                   for m in (self.model_dir, *o.ensemble)]
+        return members[0] if len(members) == 1 else EnsembleScorer(members)
+
+    def run_inference(self, batch: Sequence[DocumentInput], model: RowScorer,
+                      inference_args: Optional[dict] = None) -> Iterable:
+        results = model.scored([(r.document, r.summary) for r in batch])
+        return [scored_document(r, result, self.options) for r, result in zip(batch, results)]
+
+    def batch_elements_kwargs(self):
+        return {"min_batch_size": 1, "max_batch_size": 16}
+
+
+def check_scoring(input_path: str, fmt: str = "parquet", num_shards: int = 1) -> None:
+    """What a scoring run is refused for before it starts (ValueError, one line): an --input that is missing, a
+    directory or empty, and a shard layout that cannot be."""
+    check_option_file("--input", input_path)
+    ShardConfig("", fmt, num_shards)  # checks --format and --num-shards
+
+
+def _count(element, counter) -> tuple:
+    """Count an element in an 'entailgen' counter (what the progress line shows while scoring runs); emit nothing."""
+    counter.inc()
+    return ()
+
+
+def score_graph(p: beam.Pipeline, model_dir: str, input_path: str, output: str, fmt: str = "parquet",
+                num_shards: int = 1, parser: ParserConfig = ParserConfig(), device: str = "cpu",
+                documents: Optional[DocumentOptions] = None) -> tuple[type, dict]:
+    """Wire a score job into p: a JSON Lines file of pairs (or with documents, of (document, summary) rows) -> shards of
+    ScoredPair (ScoredDocument) and dead letters in OUTPUT, with the staged summary; returns the record type and the
+    manifest's config."""
+    name = FileSystems.split(input_path)[1]
+    shards = ShardConfig(output, fmt, num_shards)
+    lines = (p | "Read" >> beam.io.ReadFromText(input_path, coder=BytesCoder())  # bytes: a bad line is a dead letter
+             | "NotBlank" >> beam.Filter(lambda line: line.strip()))
+    if documents is None:
+        record_type, config, out = ScoredPair, {}, lines | "ScorePairs" >> ScorePairs(model_dir, name, parser, device)
+    else:
+        record_type, config = ScoredDocument, {"documents": documents.config()}
+        out = lines | "ScoreDocuments" >> ScorePairs(model_dir, name, handler=DocumentScoreHandler(
+            model_dir, documents, parser, device), parse=parse_document_line)
+    for label, pcoll, counter in (("ReadCounter", lines, "read"), ("ScoredCounter", out["scored"], "scored"),
+                                  ("DeadCounter", out["dead"], "score_dead")):
+        pcoll | label >> beam.FlatMap(_count, beam.metrics.Metrics.counter("entailgen", counter))
+    counts = (count_by(lines, "read", lambda _: name),
+              count_by(out["dead"], "dead_by_stage", lambda d: f"{d.stage}:{d.error_type}")
+              ) | "AllCounts" >> beam.Flatten() | "SumCounts" >> beam.CombinePerKey(sum)
+    {"shards": out["scored"] | "Shards" >> WriteShards(shards, record_type),
+     "dead_letters": out["dead"] | "DeadLetters" >> WriteDeadLetters(shards),
+     "counts": counts, "stats": p | "NoStats" >> beam.Create([]),
+     "exports": p | "NoExports" >> beam.Create([])} | "Stage" >> StageSummary(output)
+    return record_type, {"model": model_dir, "format": fmt, "num_shards": num_shards, "device": device, **config}

@@ -1,0 +1,111 @@
+"""The model card (README.md of a model dir): what was trained on what, with the metrics of every evaluation."""
+from __future__ import annotations
+
+import glob
+import json
+import os
+
+from entailgen.training.benchmark_eval import benchmark_table
+
+EVAL_DIR = "eval"
+
+
+def cell(value) -> str:
+    """A metric as shown: '-' where there is none (no such arcs, no baseline), never 'None'."""
+    return "-" if value is None else str(value)
+
+
+def metrics_table(result: dict) -> str:
+    """The headline rows of one evaluation as a markdown table: model next to its baselines."""
+    rows = ["| set | n | model | majority | lexical match / hypothesis-only | F1 (not entailed) |",
+            "|---|---|---|---|---|---|"]
+    groups = [("all", result["overall"])] + ([("§4 kinds (Table 2)", result["table_2"])] if "table_2" in result else [])
+    groups += sorted(result.get("per_kind", {}).items()) + sorted(result.get("per_phenomenon", {}).items())
+    for name, m in groups:
+        rows.append(f"| {name} | {m['n']} | {cell(m['accuracy'])} | {cell(m['majority_accuracy'])} | "
+                    f"{cell(m.get('lexical_match_accuracy', m.get('hypothesis_only_accuracy')))} | "
+                    f"{cell(m['f1']) if 'f1' in m else ''} |")
+    return "\n".join(rows)
+
+
+def datasets_table(trained: dict) -> list[str]:
+    """Each dataset a model was trained on: where, what, its manifest sha256, the mix weight and the rows an epoch
+    drew from it; and the claims view where claims rows were made into pairs (none for a single dataset of old)."""
+    used = trained.get("datasets")
+    if not used or (len(used) == 1 and used[0]["record_type"] != "ClaimExample" and trained["options"].get("mix") in
+                    (None, [])):
+        return []
+    rows = ["", "| dataset | pipeline | manifest sha256 | weight | rows in split | rows used per epoch | pairs used |",
+            "|---|---|---|---|---|---|---|"]
+    rows += [f"| `{u['path']}` | {u['pipeline']} | `{u['manifest_sha256'][:16]}…` | {cell(u['weight'])} | "
+             f"{u['split_rows']} | {u['rows_used']} | {u['counts'].get('used', 0)} |" for u in used]
+    if any(u["record_type"] == "ClaimExample" for u in used) and trained["task"] != "dae":
+        rows += ["", f"Claims rows as pairs in the `{trained['options']['claims_view']}` view (entailgen.training.views)"
+                 + "".join(f"; `{u['path']}`: {u.get('negatives', 0)} sampled not-entailed blocks, "
+                           f"{u.get('contradicted', 0)} blocks a swap contradicts"
+                           for u in used if u["record_type"] == "ClaimExample") + "."]
+    return rows
+
+
+def benchmark_section(report: dict) -> list[str]:
+    """A human-labelled benchmark's section: the table beside the paper's rows, then its notes."""
+    table, notes = benchmark_table(report)
+    model = report.get("model", {})
+    options = ", ".join([f"{k} {model[k]}" for k in ("granularity", "aggregation", "conv_dir") if model.get(k)]
+                        + ([f"ensemble of {', '.join(model['ensemble'])}"] if model.get("ensemble") else []))
+    lines = [f"## The {report['benchmark']} benchmark" + (f" ({options})" if options else ""), "",
+             "Test balanced accuracy (%), the threshold chosen on each dataset's val cut.", "", *table, ""]
+    for note in notes:
+        lines += [note + ".", ""]
+    return lines
+
+
+def write_card(model_dir: str) -> str:
+    """(Re)write MODEL_DIR/README.md from train.json and eval/*.json."""
+    with open(os.path.join(model_dir, "train.json"), encoding="utf-8") as f:
+        trained = json.load(f)
+    o = trained["options"]
+    task = "DAE arc model (Goyal & Durrett 2020 §3)" if trained["task"] == "dae" else "sentence-pair classifier"
+    lines = [f"# entailgen {trained['task']} model", "", f"A {task} fine-tuned from `{o['encoder']}` on "
+             + (f"`{trained['dataset']}` ({trained['dataset_pipeline']} dataset, manifest sha256 "
+                f"`{trained['dataset_manifest_sha256'][:16]}…`)." if isinstance(trained["dataset"], str) else
+                f"{len(trained['dataset'])} datasets:"), *datasets_table(trained),
+             "", f"Options: epochs {o['epochs']}, batch {o['batch_size']}, lr {o['lr']}, max length {o['max_length']}, "
+             f"max arcs {o['max_arcs']}, seed {o['seed']}, device {trained['device']}; "
+             f"best epoch {trained['best_epoch']} "
+             f"by dev accuracy {trained['dev_accuracy']}"
+             + (f"; {trained['steps']} steps in {trained['train_s']} s ({trained['examples_per_s']} examples/s)"
+                if "train_s" in trained else "") + ".", "",  # train.json of an older entailgen has no timing
+             "Examples read and left out (never silently): "
+             + "; ".join(f"{split}: " + ", ".join(f"{k} {v}" for k, v in c.items())
+                         for split, c in trained["counts"].items()),
+             ""]
+    for path in sorted(glob.glob(os.path.join(model_dir, EVAL_DIR, "*.json"))):
+        with open(path, encoding="utf-8") as f:
+            result = json.load(f)
+        if "benchmark" in result:  # eval/benchmark-<name>.json, written by `evaluate --benchmark`
+            lines += benchmark_section(result)
+            continue
+        lines += [f"## Evaluation on {result['dataset_name']} ({result['split']} split)", "", metrics_table(result), ""]
+        if "sentence" in result:
+            s = result["sentence"]
+            lines += [f"Sentence level ({s['definition']}): accuracy {cell(s['accuracy'])} on {s['n']} hypotheses, "
+                      f"majority {cell(s['majority_accuracy'])}.", ""]
+    lines += ["Use it with `entailgen.training.DaeScorer(MODEL_DIR)` (dae) or `entailgen evaluate MODEL_DIR DATASET`.",
+              ""]
+    path = os.path.join(model_dir, "README.md")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines))
+    return path
+
+
+def save_evaluation(model_dir: str, name: str, result: dict) -> str:
+    """MODEL_DIR/eval/<name>, written atomically (nan refused), and the model card rewritten; returns its path."""
+    path = os.path.join(model_dir, EVAL_DIR, name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".partial", "w", encoding="utf-8") as f:  # a model dir is local (checkpoint.copy_to_local)
+        f.write(json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n")  # keys in the result's order
+    os.replace(path + ".partial", path)
+    if os.path.isfile(os.path.join(model_dir, "train.json")):
+        write_card(model_dir)
+    return path

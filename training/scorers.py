@@ -1,0 +1,133 @@
+"""Scorers of (premise, hypothesis) pairs with a trained model: the DAE arc model's sentence score (the DAE paper's §6
+use: rank or filter generated text by factuality) and a pair model's P(entailed). Plain torch: no Beam here.
+
+DaeScorer(model_dir).score(premise, hypothesis) parses the hypothesis with entailgen's parser (the relations labelling
+leaves out are left out here too) and returns each arc's entailment probability and the sentence score, their mean
+(footnote 3: min-pooling was unstable).
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+from entailgen.schemas.records import ENTAILED, THREE_WAY, ArcExample, LabelledArc
+from entailgen.training.checkpoint import load_meta, load_trained
+from entailgen.training.data import DatasetError
+from entailgen.training.evaluation import probabilities
+from entailgen.training.features import arc_features, pair_features
+from entailgen.training.models import pick_device
+
+from entailgen.transforms.arcs import extract_arcs
+from entailgen.transforms.parser import Parser, ParserConfig
+
+PairScores = Callable[[Sequence[tuple[str, str]]], list]  # (premise, hypothesis) pairs -> a float or Unscorable each
+
+
+class Unscorable(ValueError):
+    """A pair the model cannot score: no content arc in the hypothesis, or longer than the model's max length."""
+
+    def __init__(self, error_type: str, message: str):
+        super().__init__(message)
+        self.error_type = error_type
+
+
+def only_result(results: list):
+    """The one result of a one-row call, its Unscorable raised."""
+    (result,) = results
+    if isinstance(result, Unscorable):
+        raise result
+    return result
+
+
+class DaeScorer:
+    """A trained DAE arc model and the parser, loaded once; scores (premise, hypothesis) pairs."""
+
+    def __init__(self, model_dir: str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
+                 batch_size: int = 32):
+        self.device = pick_device(device)
+        self.model, self.tokenizer, self.meta = load_trained(model_dir, str(self.device))
+        if self.meta["task"] != "dae":
+            raise DatasetError(f"{model_dir} is a {self.meta['task']} model; scoring arcs needs a dae model")
+        self.relations = {r: i for i, r in enumerate(self.meta["relations"])}
+        self.parser = Parser(parser)
+        self.batch_size = batch_size
+
+    def score(self, premise: str, hypothesis: str) -> dict:
+        """{'arcs': [{head, child, rel, head_word, child_word, entailed_probability}], 'score': mean probability}."""
+        return only_result(self.score_many([(premise, hypothesis)]))
+
+    def score_many(self, pairs: Sequence[tuple[str, str]]) -> list:
+        """Each pair's score dict, or the Unscorable saying why not, in order; parsing (each distinct hypothesis once:
+        a summary sentence meets every block of its document) and inference are batched."""
+        texts = list(dict.fromkeys(h for _, h in pairs))
+        parsed = {text: ([t.text for t in tokens], [LabelledArc.of(a, None) for a in extract_arcs(tokens)])
+                  for text, tokens in zip(texts, self.parser.tokens(texts))}
+        results: list = [None] * len(pairs)
+        ready = []
+        for i, (premise, hypothesis) in enumerate(pairs):
+            words, arcs = parsed[hypothesis]
+            example = ArcExample("", premise, hypothesis, words, arcs, "scored", "", "", "")
+            features = arc_features(self.tokenizer, example, self.relations, self.meta["max_length"], max_arcs=None)
+            if features == "too_long":
+                results[i] = Unscorable("TooLong", f"longer than the model's {self.meta['max_length']} tokens")
+            elif isinstance(features, str):
+                results[i] = Unscorable("NoArcs", "the hypothesis has no content arc to score")
+            else:
+                ready.append((i, example, features))
+        ready.sort(key=lambda item: len(item[2].input_ids))  # batches of like lengths: little padding to compute
+        for start in range(0, len(ready), self.batch_size):
+            chunk = ready[start:start + self.batch_size]
+            probs = probabilities(self.model, [f for _, _, f in chunk], self.tokenizer.pad_token_id or 0, self.device)
+            for (i, example, features), p in zip(chunk, probs):
+                entailed = p[: len(features.arcs), 1].tolist()
+                words = example.hypothesis_tokens
+                arcs = [{"head": example.arcs[k].head, "child": example.arcs[k].child, "rel": example.arcs[k].rel,
+                         "head_word": words[example.arcs[k].head], "child_word": words[example.arcs[k].child],
+                         "entailed_probability": round(q, 6)} for k, q in zip(features.arcs, entailed)]
+                results[i] = {"hypothesis_tokens": words, "arcs": arcs,
+                              "score": round(sum(entailed) / len(entailed), 6)}
+        return results
+
+
+class PairScorer:
+    """A trained pair model (`entailgen train --task pair`), loaded once; P(entailed) of (premise, hypothesis) pairs."""
+
+    def __init__(self, model_dir: str, device: str = "cpu", batch_size: int = 32):
+        self.device = pick_device(device)
+        self.model, self.tokenizer, self.meta = load_trained(model_dir, str(self.device))
+        if self.meta["task"] != "pair":
+            raise DatasetError(f"{model_dir} is a {self.meta['task']} model; pair scoring needs a pair model")
+        labels = self.meta["labels"]
+        self.entailed = labels.index(ENTAILED if ENTAILED in labels else THREE_WAY[0])
+        self.batch_size = batch_size
+
+    def score(self, premise: str, hypothesis: str) -> float:
+        return only_result(self.score_many([(premise, hypothesis)]))
+
+    def score_many(self, pairs: Sequence[tuple[str, str]]) -> list:
+        """P(entailed) per pair in order, premises cut to fit as in training; Unscorable when the hypothesis alone is
+        too long."""
+        results: list = [None] * len(pairs)
+        ready = []
+        for i, (premise, hypothesis) in enumerate(pairs):
+            features = pair_features(self.tokenizer, premise, hypothesis, 0, self.meta["max_length"])
+            if isinstance(features, str):
+                results[i] = Unscorable("TooLong", f"the hypothesis alone fills the model's {self.meta['max_length']} "
+                                                   f"tokens")
+            else:
+                ready.append((i, features))
+        ready.sort(key=lambda item: len(item[1].input_ids))  # batches of like lengths: little padding to compute
+        for start in range(0, len(ready), self.batch_size):
+            chunk = ready[start:start + self.batch_size]
+            probs = probabilities(self.model, [f for _, f in chunk], self.tokenizer.pad_token_id or 0, self.device)
+            for (i, _), p in zip(chunk, probs):
+                results[i] = round(float(p[self.entailed]), 6)
+        return results
+
+
+def model_pair_scores(model_dir: str, device: str = "cpu", batch_size: int = 32) -> PairScores:
+    """The cell scorer of a trained model dir: PairScorer's P(entailed) for a pair model, DaeScorer's sentence score
+    for a DAE arc model."""
+    if load_meta(model_dir).get("task") == "dae":
+        scorer = DaeScorer(model_dir, device=device, batch_size=batch_size)
+        return lambda pairs: [r if isinstance(r, Unscorable) else r["score"] for r in scorer.score_many(pairs)]
+    return PairScorer(model_dir, device=device, batch_size=batch_size).score_many
