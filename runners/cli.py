@@ -1,4 +1,7 @@
-"""The `entailgen` command: run a corpus family, print a record type's JSON Schema, list input formats."""
+"""The `entailgen` command: run a corpus family, print a record type's JSON Schema, list input formats.
+
+Each command imports what it runs on (Beam, the families, their engines) when it runs, so `entailgen --help`, `schema`
+and a refused option stay fast."""
 from __future__ import annotations
 
 import argparse

@@ -45,6 +45,13 @@ def _join(root: str, relative: str) -> str:
     return root.rstrip("/") + "/" + relative
 
 
+def manifest_sha256(directory: str) -> str:
+    """sha256 of the dataset's manifest.json bytes, which pins every shard's sha256."""
+    fs, root = _filesystem(directory)
+    with fs.open_input_stream(_join(root, MANIFEST)) as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
 def load_manifest(directory: str) -> dict:
     """The dataset's manifest; a directory without one is refused, since its shards may be partial."""
     fs, root = _filesystem(directory)

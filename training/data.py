@@ -1,7 +1,6 @@
 """What the trainer reads: a finished dataset through schemas.reader, its task, and record -> model features."""
 from __future__ import annotations
 
-import hashlib
 import heapq
 import math
 import random
@@ -10,7 +9,7 @@ from fractions import Fraction
 from itertools import islice
 from typing import Iterable, Iterator, Optional, Sequence
 
-from entailgen.schemas.reader import IncompleteDataset, _filesystem, _join, load_manifest, read_dataset
+from entailgen.schemas.reader import IncompleteDataset, load_manifest, read_dataset
 from entailgen.schemas.records import ENTAILED, NOT_ENTAILED, THREE_WAY
 from entailgen.training.features import IGNORE, NO_LABEL, UNKNOWN_RELATION, arc_features, pair_features
 from entailgen.training.models import DAE, PAIR
@@ -34,13 +33,6 @@ def open_dataset(directory: str) -> tuple[dict, str]:
         raise DatasetError(f"{directory} holds {manifest.get('record_type')} records; the trainer takes "
                            f"{', '.join(TASKS)} (dae, recast, nli-dialogue, claims datasets)")
     return manifest, task
-
-
-def manifest_sha256(directory: str) -> str:
-    """sha256 of the dataset's manifest.json bytes, which pins every shard's sha256."""
-    fs, root = _filesystem(directory)
-    with fs.open_input_stream(_join(root, "manifest.json")) as f:
-        return hashlib.sha256(f.read()).hexdigest()
 
 
 def records(directory: str, split: Optional[str]) -> Iterator:

@@ -2,7 +2,6 @@
 the same arcs (dae: majority and lexical match, DAE Table 2) or pairs (recast: majority and hypothesis-only)."""
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from typing import Optional

@@ -13,9 +13,10 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Optional, Sequence
 
+from entailgen.schemas.reader import manifest_sha256
 from entailgen.training.checkpoint import save_model
-from entailgen.training.data import (DatasetError, check_mix, featurizer, manifest_sha256, open_dataset, quotas,
-                                     records, shuffled, training_stream, usable, vocabulary)
+from entailgen.training.data import (DatasetError, check_mix, featurizer, open_dataset, quotas, records, shuffled,
+                                     training_stream, usable, vocabulary)
 from entailgen.training.encoder import DEFAULT_ENCODER, load_encoder
 from entailgen.training.features import IGNORE, collate
 from entailgen.training.model_card import write_card
