@@ -19,8 +19,9 @@ cut only.
 
 Usage: python bench/benchmark.py --summac DIR [--work DIR] [--epochs 1] [--max-train 1500] [--max-train-full 12000]
     [--granularity sentence|2sents|paragraph|document] [--models FOLDER ...] [--wheel WHEEL] [--conv-rows 1000]
-Stages are cached in --work (delete a stage's folder to redo it; scores are cached under each model's checksums and
-the scoring code's sha256, so a model trained again, or scored by other code, is scored again). On a GPU machine the
+Stages are cached in --work (delete a stage's folder to redo it; scores are cached a chunk at a time, by the code of
+`entailgen evaluate --benchmark`, under each model's checksums and the scoring code's sha256, so a killed run keeps what
+it scored and a model trained again, or scored by other code, is scored again). On a GPU machine the
 same command trains a larger encoder on more rows: --encoder DIR_OR_NAME --device cuda --epochs 3 --max-train 50000
 --max-train-full 50000 (docs/benchmarks/summac.md, "Reproduce"); on a GPU node without Beam or spaCy,
 bench/airgapped.py.
@@ -39,6 +40,8 @@ import time
 from pathlib import Path
 
 import host  # bench/host.py, beside this script
+# evaluate's score cache, driven by Bench.scored; bench/airgapped.py writes its caches with these names from here
+from entailgen.training.benchmark_eval import cache_name, cached, cached_results, row_key  # noqa: F401
 
 SETS = ("xsumfaith", "polytope", "summeval", "frank")  # the issue's four; FactCC and CoGenSumm are scored if given
 # one model per family, scored together (the mean of their log-odds): run 7 found claims data suits XSum's summaries and
@@ -134,83 +137,73 @@ class Bench:
         return out
 
     def scored(self, model: Path, pairs: list) -> list:
-        """DocumentScorer.scored of every row, cached by row in the work dir (scoring is the slow part): a set added
-        later scores only its own rows; cache_name: a model trained again, or scored by changed code, is scored
-        again."""
+        """DocumentScorer.scored of every row (an Unscorable where the model cannot score it), through evaluate's
+        score cache (training.benchmark_eval.cached_results) kept in the work dir: a set added later scores only its
+        own rows, a killed run keeps every chunk it finished, and a model trained again, or scored by changed code, is
+        scored again (cache_name)."""
         from entailgen.training.document_scorer import DocumentScorer
 
-        blocks = self.opts.granularity
-        cache = self.work / ("scores" if blocks == "sentence" else f"scores-{blocks}") / cache_name(model)
-        done = json.loads(cache.read_text()) if cache.is_file() else {}
-        keys = [row_key(p) for p in pairs]  # a hash of a whole document each: made once
-        todo = sorted({k: p for k, p in zip(keys, pairs) if k not in done}.items())
-        if todo:
-            scorer, start = DocumentScorer(str(model), blocks, device=self.opts.device), time.perf_counter()
-            for i in range(0, len(todo), 32):
-                batch = todo[i:i + 32]
-                for (key, _), r in zip(batch, scorer.scored([p for _, p in batch])):
-                    done[key] = cached(r)
-                log(f"{model.name}: scored {min(i + 32, len(todo))} / {len(todo)} rows "
-                    f"({time.perf_counter() - start:.0f} s)")
+        blocks, built = self.opts.granularity, []
+        cache = self.work / ("scores" if blocks == "sentence" else f"scores-{blocks}") / cache_name(model, blocks)
+
+        def make():
+            built.append(model)
+            return DocumentScorer(str(model), blocks, device=self.opts.device)
+
+        start = time.perf_counter()
+        (results,) = cached_results([make], pairs, [str(cache)], model.name)
+        if built:  # rows were scored, not only read
             self.seconds[f"score {model.name}"] = time.perf_counter() - start
-            cache.parent.mkdir(parents=True, exist_ok=True)
-            cache.write_text(json.dumps(done))
-        return [done[k] for k in keys]
+        return results
 
 
-SCORING_CODE = ("training/document_scorer.py", "training/scorers.py", "training/summac.py", "training/features.py",
-                "training/evaluation.py", "training/checkpoint.py", "training/encoder.py", "training/models.py",
-                "training/trainer.py",
-                "transforms/claims/blocks.py", "transforms/parser.py", "transforms/arcs.py")
-# what turns a model and a row into its score: the split, the parse, the features, the loaded model and its forward
-
-
-def cache_name(model: Path) -> str:
-    """A model's score cache: named by its checksums and by the sha256 of the scoring code, so neither a model trained
-    again into the same folder nor a change to how rows are split or scored reads the scores of before."""
-    import entailgen
-    from entailgen.training.summac import model_checksums
-
-    root = Path(entailgen.__file__).parent
-    code = hashlib.sha256(b"".join((root / f).read_bytes() for f in SCORING_CODE)).hexdigest()
-    return f"{model.name}-{model_checksums(str(model))[:12]}-{code[:8]}.json"
-
-
-def cached(result) -> dict | None:
-    """A DocumentScorer.scored result as a score cache keeps it: its score and matrix, None for an Unscorable."""
+def scorable(result) -> bool:
+    """Whether Bench.scored could score the row (else its result is the Unscorable saying why)."""
     from entailgen.training.scorers import Unscorable
 
-    return None if isinstance(result, Unscorable) else {"score": result["score"], "matrix": result["matrix"]}
+    return not isinstance(result, Unscorable)
 
 
-def row_key(pair: tuple[str, str]) -> str:
-    """A (document, claim) row's cache key."""
-    return hashlib.sha256("\x1f".join(pair).encode()).hexdigest()
+def zs_results(results: list) -> list:
+    """Bench.scored's results as each row's score, or its Unscorable (evaluate_benchmark scores it 0.0, counted)."""
+    from entailgen.training.document_scorer import score_of
+
+    return [score_of(r) for r in results]
 
 
 def zs_scores(results: list) -> list[float]:
-    """Bench.scored's results as scores: 0.0 for a row the model could not score."""
-    return [0.0 if r is None else r["score"] for r in results]
+    """Bench.scored's results as scores, 0.0 for a row the model could not score (every_scored: evaluate's rule)."""
+    from entailgen.training.document_scorer import every_scored
+
+    return every_scored(zs_results(results))
 
 
-def ensemble_scores(results: list[list], join=None) -> list[float]:
+def ensemble_results(results: list[list], join=None) -> list:
     """Several models' Bench.scored results joined row by row (by default ensemble_score, the mean of log-odds; min,
-    the stricter member): a row one model could not score takes the others' score, 0.0 where none could."""
+    the stricter member): a row one model could not score takes the others' score, the first model's Unscorable where
+    none could."""
     from entailgen.training.summac import ensemble_score
 
     join = join or ensemble_score
-    return [join(s) if (s := [r["score"] for r in rs if r is not None]) else 0.0 for rs in zip(*results)]
+    return [join(s) if (s := [r["score"] for r in rs if scorable(r)]) else rs[0] for rs in zip(*results)]
+
+
+def ensemble_scores(results: list[list], join=None) -> list[float]:
+    """ensemble_results as scores, 0.0 where no model could score the row (every_scored: evaluate's rule)."""
+    from entailgen.training.document_scorer import every_scored
+
+    return every_scored(ensemble_results(results, join))
 
 
 def on_one_scale(results: list, val: list[bool]) -> list:
     """Bench.scored's results with each score as its quantile among the val rows' scores (the share at or below it, ties
     counted half; no label read): two models' scores compared row by row mean the same."""
-    reference = sorted(r["score"] for r, v in zip(results, val) if v and r is not None)
+    reference = sorted(r["score"] for r, v in zip(results, val) if v and scorable(r))
 
     def quantile(score: float) -> float:
         return (bisect.bisect_left(reference, score) + bisect.bisect_right(reference, score)) / (2 * len(reference))
 
-    return [None if r is None else {"score": quantile(r["score"])} for r in results]
+    return [{"score": quantile(r["score"])} if scorable(r) else r for r in results]
 
 
 def main() -> None:
@@ -242,8 +235,8 @@ def main() -> None:
                       help="train and score only these models (their work folders: claims-source, dae-arcs, ...); "
                            "the val choice is then among them")
     opts = args.parse_args()
-    from entailgen.training.benchmark_eval import (NER, UNIGRAM, evaluate_benchmark, format_table, ner_overlap_scores,
-                                                   read_benchmark, unigram_overlap_scores)
+    from entailgen.training.benchmark_eval import (NER, UNIGRAM, distinct_rows, evaluate_benchmark, format_table,
+                                                   ner_overlap_scores, read_benchmark, unigram_overlap_scores)
     from entailgen.training.summac import conv_scores, load_conv
     from entailgen.transforms.claims.claims import TRANSFORMATIONS
 
@@ -276,7 +269,8 @@ def main() -> None:
     opts.work.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     files = [str(opts.summac / f"{s}.json") for s in SETS if (opts.summac / f"{s}.json").is_file()]
-    rows, halved, shared = recut(read_benchmark(files))
+    rows, duplicates = distinct_rows(read_benchmark(files))  # a row given twice: once (counted in the notes)
+    rows, halved, shared = recut(rows)
     print(host.describe(f"sets {', '.join(Path(f).stem for f in files)}; cut in two by document hash (no test cut in "
                         f"the files): {', '.join(halved) or 'none'}; val rows of val-half and test rows of test-half "
                         f"documents (cuts that share documents): {', '.join(shared) or 'none'}; epochs {opts.epochs}, "
@@ -304,19 +298,18 @@ def main() -> None:
     models = {name: bench.model(*recipes[name]) for name in chosen}
     pairs = [(r.document, r.claim) for r in rows]
     scored = {name: bench.scored(model, pairs) for name, model in models.items()}
-    unscorable = {name: sum(r is None for r in results) for name, results in scored.items()}
-    scorers = {f"{name} (ZS)": (lambda ps, s=zs_scores(results): s) for name, results in scored.items()}
+    scorers = {f"{name} (ZS)": (lambda ps, s=zs_results(results): s) for name, results in scored.items()}
     candidates = list(models)
     if all(name in models for name in ENSEMBLE):
         members, val_rows = [scored[n] for n in ENSEMBLE], [r.cut == "val" for r in rows]
-        joins = {ENSEMBLE_NAME: ensemble_scores(members), STRICTER_NAME: ensemble_scores(members, min),
-                 ONE_SCALE_NAME: ensemble_scores([on_one_scale(m, val_rows) for m in members], min)}
+        joins = {ENSEMBLE_NAME: ensemble_results(members), STRICTER_NAME: ensemble_results(members, min),
+                 ONE_SCALE_NAME: ensemble_results([on_one_scale(m, val_rows) for m in members], min)}
         for name, joined in joins.items():
             scorers[f"{name} (ZS)"] = lambda ps, s=joined: s
             candidates.append(name)
     scorers[UNIGRAM] = lambda ps: bench.timed("unigram overlap", lambda: unigram_overlap_scores(ps))
     scorers[NER] = lambda ps: bench.timed("NER overlap", lambda: ner_overlap_scores(ps))
-    report = evaluate_benchmark(rows, scorers)
+    report = evaluate_benchmark(rows, scorers, duplicates=duplicates)  # an unscorable row: 0.0, counted in the notes
     # entailgen's figure: the model (or the ensemble) whose ZS overall balanced accuracy on the val cut is highest (val
     # only); then the Conv head, fitted on the claims dataset's rows (no benchmark label), of the best single model
     val = {name: sum(r["val_balanced_accuracy"] for r in report["scorers"][f"{name} (ZS)"]["per_dataset"].values())
@@ -324,15 +317,14 @@ def main() -> None:
     picked, single = max(val, key=val.get), max(models, key=val.get)
     if opts.granularity == "sentence" and opts.conv_rows:
         head, _ = load_conv(str(bench.conv(models[single], claims)), str(models[single]))
-        matrices = [r["matrix"] for r in scored[single] if r is not None]
+        matrices = [r["matrix"] for r in scored[single] if scorable(r)]
         it = iter(conv_scores(head, matrices))
-        conv = [0.0 if r is None else next(it) for r in scored[single]]
-        report = evaluate_benchmark(rows, {**scorers, f"{single} (Conv)": lambda ps: conv})
+        conv = [next(it) if scorable(r) else r for r in scored[single]]
+        report = evaluate_benchmark(rows, {**scorers, f"{single} (Conv)": lambda ps: conv}, duplicates=duplicates)
     wall = time.perf_counter() - started
     lines = [format_table(report), "",
              f"picked on the val cut (mean val balanced accuracy of ZS over the sets): {picked} "
              "(" + ", ".join(f"{n} {v / len(report['datasets']):.1f}" for n, v in val.items()) + ")",
-             "rows no model could score (scored 0.0): " + ", ".join(f"{n} {k}" for n, k in unscorable.items()),
              "training rows: " + "; ".join(f"{n}: {json.loads((m / 'train.json').read_text())['counts']['train']}"
                                            for n, m in models.items()),
              "seconds by stage (cached stages not rerun): "

@@ -20,6 +20,8 @@ PARTIAL = ".entailgen-partial"  # suffix of the sibling folder a run builds in, 
 OLD = ".entailgen-old"  # suffix of the replaced dataset between the swap's two renames
 LOCK = ".entailgen-lock"  # suffix of the file beside output that its one writer holds locked (pid and host in it)
 TRAIN_JSON = "train.json"  # what `entailgen train` writes into a model dir (training.trainer.TRAIN_JSON, without torch)
+CONV_JSON = "conv.json"  # what `entailgen train-conv` writes into a Conv head's dir (training.summac.CONV_CONFIG)
+BUILD_FOLDER, MODEL_DIR, CONV_HEAD = "build folder", "model dir", "Conv head"  # kinds of output (and dataset_kind)
 
 
 class OutputError(ValueError):
@@ -50,21 +52,6 @@ def _inside(path: str, folder: str) -> bool:
     return path.startswith(folder.rstrip("/") + "/")
 
 
-def output_state(output: str) -> str:
-    """What is at --output: 'missing', 'empty', 'file', 'dataset' (has manifest.json), 'interrupted' (entailgen's
-    marker, no manifest) or 'foreign' (anything else: a user's files, never deleted)."""
-    if _is_file(output):
-        return "file"
-    if not FileSystems.exists(output):
-        return "missing"
-    names = {FileSystems.split(path)[1] for path in files_under(output)}
-    if not names:
-        return "empty"
-    if FileSystems.exists(join_path(output, MANIFEST)):
-        return "dataset"
-    return "interrupted" if FileSystems.exists(join_path(output, MARKER)) else "foreign"
-
-
 def _json(path: str):
     """A small JSON file's content, or None when it is missing or not JSON."""
     try:
@@ -74,16 +61,25 @@ def _json(path: str):
         return None
 
 
+def dataset_kind(pipeline: str) -> str:
+    """The kind of output a pipeline's job writes: 'dae dataset', ..., 'scores dataset' (`entailgen score`)."""
+    return "scores dataset" if pipeline == "score" else f"{pipeline} dataset"
+
+
 def entailgen_folder(folder: str) -> Optional[str]:
-    """What entailgen wrote `folder` as: 'dataset' (its manifest.json), 'build folder' (the run marker) or
-    'model dir' (train.json); None for anything else (a manifest.json of another tool included)."""
+    """What entailgen wrote `folder` as: 'build folder' (the run marker), a dataset of its kind ('dae dataset',
+    'scores dataset': its manifest.json), 'model dir' (train.json) or 'Conv head' (conv.json); None for anything
+    else (a manifest.json of another tool included)."""
     if FileSystems.exists(join_path(folder, MARKER)):
-        return "build folder"
+        return BUILD_FOLDER
     manifest = _json(join_path(folder, MANIFEST)) if FileSystems.exists(join_path(folder, MANIFEST)) else None
     if isinstance(manifest, dict) and {"record_type", "shards"} <= manifest.keys():
-        return "dataset"
+        return dataset_kind(str(manifest.get("pipeline")))
     trained = _json(join_path(folder, TRAIN_JSON)) if FileSystems.exists(join_path(folder, TRAIN_JSON)) else None
-    return "model dir" if isinstance(trained, dict) and "dataset_manifest_sha256" in trained else None
+    if isinstance(trained, dict) and "dataset_manifest_sha256" in trained:
+        return MODEL_DIR
+    conv = _json(join_path(folder, CONV_JSON)) if FileSystems.exists(join_path(folder, CONV_JSON)) else None
+    return CONV_HEAD if isinstance(conv, dict) and "model_checksums" in conv else None
 
 
 def check_not_inside_entailgen(output: str) -> None:
@@ -102,7 +98,7 @@ def check_not_inside_entailgen(output: str) -> None:
             raise OutputError(f"--output {output} is inside the entailgen {kind} {folder}; write it somewhere else")
 
 
-def unlistedfiles_under(dataset: str) -> list[str]:
+def unlisted_files(dataset: str) -> list[str]:
     """Files in a dataset its manifest does not list (nor its run.json, card and report): not entailgen's to delete."""
     manifest = _json(join_path(dataset, MANIFEST))
     manifest = manifest if isinstance(manifest, dict) else {}
@@ -115,24 +111,37 @@ def unlistedfiles_under(dataset: str) -> list[str]:
     return [path for path in relative if path not in listed]
 
 
-def check_output(output: str, inputs: Sequence[str], overwrite: bool) -> None:
-    """Refuse (OutputError) an output the run must not write: a file, a folder of someone else's files, a dataset
-    without --overwrite or holding files its manifest does not list, a folder inside an entailgen dataset or model
-    dir, or a folder holding one of the run's inputs."""
-    state = output_state(output)
-    if state == "file":
+def check_output(output: str, kind: str, inputs: Sequence[str] = (), overwrite: bool = False) -> None:
+    """Refuse (OutputError) an output a job writing a `kind` ('dae dataset', 'scores dataset', 'model dir', 'Conv
+    head') must not write: a file, a folder of someone else's files, an entailgen output of another kind (even with
+    --overwrite), one of its own kind without --overwrite or holding files its manifest does not list, a folder inside
+    an entailgen output, or a folder holding one of the job's inputs."""
+    if _is_file(output):
         raise OutputError(f"--output is a file, not a directory: {output}")
     check_not_inside_entailgen(output)
+    exists = FileSystems.exists(output)
     inside = [path for path in inputs if _inside(path, output) or _inside(path, sibling(output, PARTIAL))]
-    if inside and state != "missing":
-        raise OutputError(f"input {inside[0]} is inside --output {output}; write the dataset somewhere else")
-    if state == "foreign":
-        raise OutputError(f"output directory is not empty and holds no entailgen dataset: {output} (entailgen only "
-                          "replaces its own datasets; choose another --output)")
-    if state in ("dataset", "interrupted") and not overwrite:
-        what = "an entailgen dataset" if state == "dataset" else "an interrupted entailgen run"
-        raise OutputError(f"output directory holds {what}: {output} (pass --overwrite to replace it)")
-    unlisted = unlistedfiles_under(output) if state == "dataset" else []
+    if inside and exists:
+        raise OutputError(f"input {inside[0]} is inside --output {output}; write the {kind} somewhere else")
+    held = exists and bool(files_under(output))
+    found = entailgen_folder(output) if held else None
+    if held and found is None:
+        raise OutputError(f"output directory is not empty and holds nothing entailgen wrote: {output} (entailgen "
+                          "replaces only its own outputs; choose another --output)")
+    if found == BUILD_FOLDER:
+        built = (_json(join_path(output, MARKER)) or {}).get("kind", kind)  # a marker of old holds no kind
+        if built != kind:
+            raise OutputError(f"--output {output} holds an interrupted build of an entailgen {built}, not a {kind}; "
+                              f"--overwrite replaces only a {kind} (choose another --output)")
+        if not overwrite:
+            raise OutputError(f"output directory holds an interrupted entailgen run: {output} (pass --overwrite to "
+                              "replace it)")
+    elif found is not None and found != kind:
+        raise OutputError(f"--output {output} holds an entailgen {found}, not a {kind}; --overwrite replaces only a "
+                          f"{kind} (choose another --output)")
+    elif found is not None and not overwrite:
+        raise OutputError(f"output directory holds an entailgen {found}: {output} (pass --overwrite to replace it)")
+    unlisted = unlisted_files(output) if found is not None and found.endswith(" dataset") else []
     if unlisted:
         raise OutputError(f"--overwrite would delete {join_path(output, unlisted[0])}, which the manifest of {output} "
                           "does not list; move it out first (entailgen deletes only its own files)")

@@ -10,27 +10,27 @@ import os
 import shutil
 import sys
 from contextlib import contextmanager
-from typing import Callable, Optional
+from typing import Optional, Sequence
 
 from apache_beam.io.filesystems import FileSystems
 
 import entailgen
 from entailgen.dataset.lock import writer_lock
 from entailgen.dataset.manifest import MANIFEST, RUN_INFO, STAGING, build_manifest, read_json, write_json
-from entailgen.dataset.output import MARKER, OLD, PARTIAL, files_under, sibling
+from entailgen.dataset.output import MARKER, OLD, PARTIAL, check_output, files_under, sibling
 from entailgen.dataset.report import write_report
 from entailgen.dataset.shard import join_path, remove_runs
 
 
-def start_build(output: str) -> str:
-    """The empty sibling folder the run builds in, marked as entailgen's first; a leftover of an interrupted run is
-    said and replaced (called with the writer lock held: no other writer is building it)."""
+def start_build(output: str, kind: str) -> str:
+    """The empty sibling folder the run builds in, marked as entailgen's (and as a `kind`) first; a leftover of an
+    interrupted run is said and replaced (called with the writer lock held: no other writer is building it)."""
     partial = sibling(output, PARTIAL)
     if FileSystems.exists(partial):
         print(f"entailgen: a previous run into {output} was interrupted; starting over", file=sys.stderr)
         FileSystems.delete([partial])
     FileSystems.mkdirs(partial)
-    write_json(partial, MARKER, {"entailgen_version": entailgen.__version__, "output": output})
+    write_json(partial, MARKER, {"entailgen_version": entailgen.__version__, "output": output, "kind": kind})
     return partial
 
 
@@ -66,15 +66,15 @@ def swap_in(partial: str, output: str) -> None:
 
 
 @contextmanager
-def publish(output: str, check: Optional[Callable[[], None]] = None):
-    """The marked sibling folder a job writes into, swapped in for output once the block completes; on any failure
-    (or KeyboardInterrupt: the CLI turns Ctrl-C and SIGTERM into one) it is deleted and what was at output stays as it
-    was. The writer lock is held throughout; `check` (the output checks) runs once it is held, as another writer may
-    have finished meanwhile."""
+def publish(output: str, kind: str, *, inputs: Sequence[str] = (), overwrite: bool = False):
+    """The marked sibling folder a job writing a `kind` ('dae dataset', 'scores dataset', 'model dir', 'Conv head')
+    builds in, swapped in for output once the block completes; on any failure (or KeyboardInterrupt: the CLI turns
+    Ctrl-C and SIGTERM into one) it is deleted and what was at output stays as it was. The writer lock is held
+    throughout, and the output policy (output.check_output: --overwrite replaces only an output of the same kind) is
+    checked once it is held, as another writer may have finished meanwhile."""
     with writer_lock(output):
-        if check is not None:
-            check()
-        partial = start_build(output)
+        check_output(output, kind, inputs, overwrite)
+        partial = start_build(output, kind)
         try:
             yield partial
         except BaseException:

@@ -12,9 +12,19 @@ STOCK_DASK = "apache_beam.runners.dask.dask_runner.DaskRunner"
 JOB_SERVER_JARS = {"flink": "--flink_job_server_jar", "spark": "--spark_job_server_jar"}
 
 
+class _Parser(_BeamArgumentParser):
+    """Beam's flag parser whose errors are a ValueError: Beam's prints its usage, 30 lines, and exits (SystemExit, past
+    the CLI's one line) for a value it cannot parse (--dask_npartitions abc) or flags that exclude each other."""
+
+    def error(self, message):
+        if message.startswith("ambiguous option: "):  # Beam's parser lets these pass; so does this one
+            return
+        raise ValueError(message)
+
+
 def check_beam_flags(args: list[str]) -> None:
     """Raise ValueError naming the arguments Beam would not understand either (parsed as Beam itself does)."""
-    parser = _BeamArgumentParser(allow_abbrev=False)
+    parser = _Parser(allow_abbrev=False)
     for cls in {str(c): c for c in PipelineOptions.__subclasses__()}.values():
         cls._add_argparse_args(parser)
     _, unknown = parser.parse_known_args(args)
@@ -33,6 +43,17 @@ def _flag(args: list[str], name: str) -> Optional[tuple[int, str]]:
     return found
 
 
+def dask_flags(args: list[str]) -> dict:
+    """The Dask flags given in args by DaskOptions' names (address, npartitions, ...), parsed as Beam parses them for
+    the runner (defaults left out): a value Beam cannot parse is a ValueError here."""
+    from entailgen.runners.dask import DaskOptions
+
+    parser = _Parser(allow_abbrev=False)
+    DaskOptions._add_argparse_args(parser)
+    known, _ = parser.parse_known_args(args)
+    return {dest: value for dest, value in vars(known).items() if value != parser.get_default(dest)}
+
+
 def _engine(runner: str) -> str:
     """'dask', 'flink', 'direct', ... from a --runner value as Beam accepts it (name, short name or class path)."""
     return runner.rsplit(".", 1)[-1].lower().removesuffix("runner")
@@ -40,8 +61,9 @@ def _engine(runner: str) -> str:
 
 def runner_args(args: list[str]) -> list[str]:
     """The Beam flags as entailgen runs them (ValueError for a runner it cannot run): --runner DaskRunner names
-    entailgen's Dask runner, with the Dask flags registered; Beam's own DaskRunner is refused (it loses data), and so
-    is Flink or Spark without a job-server jar (Beam would download it from Maven Central)."""
+    entailgen's Dask runner, with the Dask flags registered and checked (a scheduler named must answer); Beam's own
+    DaskRunner is refused (it loses data), and so is Flink or Spark without a job-server jar (Beam would download it
+    from Maven Central)."""
     args = list(args)
     given = _flag(args, "--runner")
     runner = given[1] if given else ""
@@ -58,6 +80,10 @@ def runner_args(args: list[str]) -> list[str]:
     if dask and runner != DASK:
         i, _ = given
         args[i:i + (1 if args[i].startswith("--runner=") else 2)] = [f"--runner={DASK}"]
+    if dask:  # its flags' values, and the scheduler they name answering: before anything is written
+        from entailgen.runners.dask import check_dask_options
+
+        check_dask_options(dask_flags(args))
     jar = JOB_SERVER_JARS.get(_engine(runner)) if runner else None
     if jar and not _flag(args, "--job_endpoint"):
         path = _flag(args, jar)

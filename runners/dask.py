@@ -7,7 +7,11 @@ subclass translates the same pipeline with those fixed; a bundle is a dask parti
 """
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import dataclasses
+import errno
+import json
 import operator
 import threading
 import uuid
@@ -31,6 +35,113 @@ from apache_beam.utils import counters
 
 DaskOptions = stock.DaskOptions  # --dask_client_address, --dask_npartitions, ...: registered by importing this module
 READ_BUNDLE_BYTES = 64 << 20  # a bounded source is read in splits of about this size, one partition each
+CONNECT_SECONDS = 10  # how long a job waits for its scheduler to answer, unless --dask_connection_timeout (Dask: 30)
+SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")  # distributed's comm backends; no scheme is tcp
+AT_LEAST_ONE = {"npartitions": "--dask_npartitions", "partition_size": "--dask_partition_size",
+                "connection_limit": "--dask_connection_limit"}  # DaskOptions dest -> flag, for a count of things
+
+
+def connect_seconds(dask_options: dict) -> int:
+    """The bounded wait for a scheduler (connecting, and reconnecting mid-job): --dask_connection_timeout, else ours."""
+    return dask_options.get("timeout") or CONNECT_SECONDS
+
+
+def value_problem(dask_options: dict) -> Optional[str]:
+    """Why a Dask flag's value cannot run, or None: a count below 1 (partitions, their size, connections) would be an
+    IndexError deep in the job or silently the default, and a timeout that is not whole seconds silently Dask's 30 s."""
+    for dest, flag in AT_LEAST_ONE.items():
+        value = dask_options.get(dest)
+        if value is not None and value < 1:
+            return f"{flag} must be at least 1, got {value}"
+    timeout = dask_options.get("timeout")
+    if timeout is not None and not (isinstance(timeout, int) and timeout >= 1):  # Beam's parser: 'abc' -> no_default
+        return "--dask_connection_timeout must be a whole number of seconds, at least 1" + (
+            f", got {timeout}" if isinstance(timeout, int) else "")
+    if dask_options.get("address") is not None and dask_options.get("scheduler_file") is not None:
+        return "give --dask_client_address or --dask_scheduler_file, not both"
+    return None
+
+
+def address_problem(address: str) -> Optional[str]:
+    """Why an address is no scheduler's (HOST:PORT, with a scheme or none), or None: distributed says it in Client's
+    traceback ("invalid literal for int()"), then hangs a minute at exit closing the client it could not start."""
+    scheme, sep, location = address.rpartition("://")
+    if sep and scheme not in SCHEMES:
+        return f"{scheme}:// is not a Dask scheme ({', '.join(SCHEMES)})"
+    if scheme == "inproc":
+        return None  # a scheduler in this process: no host and port
+    host, colon, port = location.rpartition(":")
+    if not colon or not host:
+        return "no HOST:PORT in it"
+    if not (port.isdigit() and 1 <= int(port) <= 65535):
+        return f"port {port or '(none)'} is not a number from 1 to 65535"
+    return None
+
+
+def scheduler_address(dask_options: dict) -> Optional[tuple[str, str]]:
+    """(the scheduler's address, the flag that named it), or None for a local cluster of the job's own; the scheduler
+    file must be there now (Dask's Client waits for it, without end)."""
+    if dask_options.get("address") is not None:  # an empty one too: Dask's Client fails on it, deep inside
+        return dask_options["address"], "--dask_client_address"
+    path = dask_options.get("scheduler_file")
+    if path is None:
+        return None
+    flag = f"--dask_scheduler_file {path}"
+    try:
+        with open(path) as f:
+            address = json.load(f)["address"]
+    except FileNotFoundError:
+        raise ValueError(f"{flag}: no such file (the one `dask scheduler --scheduler-file` writes)") from None
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"{flag}: no scheduler address in it ({type(e).__name__}: {e})") from None
+    if not isinstance(address, str):
+        raise ValueError(f"{flag}: no scheduler address in it (address: {address!r})")
+    return address, flag
+
+
+async def _identity(address: str) -> dict:
+    """What answers at address says it is (a Dask server's identity: its type, a worker's scheduler)."""
+    import distributed
+    from distributed.comm import connect
+
+    comm = await connect(address, **distributed.Security().get_connection_args("client"))
+    try:
+        await comm.write({"op": "identity", "reply": True})
+        return await comm.read()
+    finally:
+        await comm.close()
+
+
+def check_scheduler(address: str, flag: str, seconds: int) -> None:
+    """A scheduler answers at address within `seconds`, or a ValueError with one line, before anything is written:
+    Dask's Client waits 30 s, then raises a 70-line traceback (for a malformed address or a worker's, then hangs)."""
+    problem = address_problem(address)
+    if problem:
+        raise ValueError(f"{flag} {address or '(empty)'}: {problem} (give HOST:PORT or tcp://HOST:PORT)")
+    try:
+        with concurrent.futures.ThreadPoolExecutor(1) as thread:  # its own event loop, even under a notebook's
+            answer = thread.submit(asyncio.run, asyncio.wait_for(_identity(address), seconds)).result()
+    except (OSError, asyncio.TimeoutError):  # refused, unresolvable, or it never answered: all within `seconds`
+        raise ValueError(f"no Dask scheduler answered at {address} within {seconds} s ({flag}; "
+                         "--dask_connection_timeout SECONDS sets the wait)") from None
+    except (ValueError, TypeError) as e:  # distributed's word on an address it cannot use (tls:// without TLS set up)
+        raise ValueError(f"{flag} {address}: {e}") from None
+    kind = answer.get("type") if isinstance(answer, dict) else None
+    if kind != "Scheduler":
+        scheduler = answer.get("scheduler") if isinstance(answer, dict) else None
+        raise ValueError(f"{flag} {address}: a Dask {kind or 'server'} answered, not a scheduler"
+                         + (f" (its scheduler: {scheduler})" if scheduler else ""))
+
+
+def check_dask_options(dask_options: dict) -> None:
+    """The Dask flags as a job would use them, checked before it starts, as a ValueError with one line: their values,
+    and the scheduler they name answering."""
+    problem = value_problem(dask_options)
+    if problem:
+        raise ValueError(problem)
+    named = scheduler_address(dask_options)
+    if named:
+        check_scheduler(*named, connect_seconds(dask_options))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -197,8 +308,9 @@ class DaskRunner(stock.DaskRunner):
         import dask.distributed as ddist
 
         dask_options = options.view_as(DaskOptions).get_all_options(drop_default=True, current_only=True)
+        check_dask_options(dask_options)
         bag_kwargs = DaskOptions._extract_bag_kwargs(dask_options)
-        client = ddist.Client(set_as_default=False, **dask_options)
+        client = ddist.Client(set_as_default=False, **{**dask_options, "timeout": connect_seconds(dask_options)})
         pipeline.replace_all(dask_overrides())
         job = uuid.uuid4().hex
         partitions = bag_kwargs.get("npartitions") or 2 * max(1, sum(client.nthreads().values()))
@@ -278,6 +390,17 @@ class DaskRunner(stock.DaskRunner):
         return dask.delayed(_all_metrics)(translation.metrics, sizes)
 
 
+def lost_scheduler(e: BaseException, address: str) -> Optional[ConnectionError]:
+    """A job cancelled because its client lost the scheduler, as the connection error it is (the CLI says a system's
+    OSError in one line; Dask's says "re-run your work" under a traceback), or None for any other failure."""
+    from distributed.client import FutureCancelledError
+
+    if isinstance(e, FutureCancelledError) and e.reason == "scheduler-connection-lost":
+        return ConnectionAbortedError(errno.ECONNABORTED,
+                                      f"the Dask scheduler at {address} went away mid-job; the job was cancelled")
+    return None
+
+
 class DaskJobResult(PipelineResult):
     """A submitted job: wait_until_finish commits each bundle's metrics; metrics() then answers queries."""
 
@@ -293,9 +416,12 @@ class DaskJobResult(PipelineResult):
             updates = self.future.result(timeout=None if duration is None else duration / 1000)
         except TimeoutError:  # still running after `duration` milliseconds
             return self._state
-        except BaseException:
+        except BaseException as e:
             self._state = PipelineState.FAILED
+            lost = lost_scheduler(e, self.client.scheduler.address)
             self._close()
+            if lost:
+                raise lost from e
             raise
         self._metrics = DirectMetrics()
         for bundle, update in enumerate(updates):  # each bundle's counters once: a retried bundle's last attempt

@@ -7,6 +7,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from entailgen.pipelines.base import Family, RunConfig
 from entailgen.transforms.io.formats import FORMAT_RECORDS, detect_format, head_line
+from entailgen.transforms.io.option_files import check_compression
 
 
 def takes(family: Family, options: Any) -> str:
@@ -19,6 +20,7 @@ def input_format_error(family: Family, options: Any, path: str, input_format: Op
 
     Raises ValueError when the file's format cannot be told."""
     try:
+        check_compression("--input", path)
         if input_format is not None and head_line(path) is None:
             return f"input {path} is empty"
         fmt = input_format or detect_format(path)

@@ -17,7 +17,7 @@ from apache_beam.io.filesystems import FileSystems
 
 import entailgen
 from entailgen.dataset.manifest import MANIFEST, dumps, fingerprint, option_fingerprints, read_json
-from entailgen.dataset.output import output_state
+from entailgen.dataset.output import BUILD_FOLDER, entailgen_folder
 from entailgen.dataset.shard import join_path, write_atomically
 from entailgen.pipelines import get_family
 from entailgen.pipelines.base import RunConfig
@@ -168,7 +168,7 @@ def refresh(refresh_config: RefreshConfig) -> Outcome:
     version, home = dataset_version(config), refresh_config.home
     target, previous, manifest = join_path(home, version), read_latest(home), None
     if not FileSystems.exists(join_path(target, MANIFEST)):
-        interrupted = output_state(target) == "interrupted"  # a swap cut short on gs://: the publish step replaces it
+        interrupted = entailgen_folder(target) == BUILD_FOLDER  # a swap cut short on gs://: publish replaces it
         try:
             manifest = run_job(dataclasses.replace(config, output=target), list(refresh_config.pipeline_args),
                                overwrite=interrupted)

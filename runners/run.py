@@ -12,7 +12,7 @@ import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from entailgen.dataset.manifest import fingerprint, metric_counters, option_fingerprints
-from entailgen.dataset.output import PARTIAL, check_output, sibling
+from entailgen.dataset.output import PARTIAL, check_output, dataset_kind, sibling
 from entailgen.dataset.publish import finish_dataset, publish
 from entailgen.pipelines import get_family
 from entailgen.pipelines.base import RunConfig
@@ -31,7 +31,7 @@ def check_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool 
     check_runner(options)
     check_cloud_paths(config, options)
     if not is_dry_run(options):
-        check_output(config.output, config.inputs, overwrite)
+        check_output(config.output, dataset_kind(config.pipeline), config.inputs, overwrite)
 
 
 def run_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = False,
@@ -55,7 +55,7 @@ def run_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = 
     inputs = [fingerprint(path) for path in config.inputs]
     option_files = option_fingerprints(option_paths(config))  # hashed before the run, like the inputs
     started = time.time()
-    with publish(config.output, check=lambda: check_output(config.output, config.inputs, overwrite)) as folder:
+    with publish(config.output, dataset_kind(family.name), inputs=config.inputs, overwrite=overwrite) as folder:
         with private_tempdir(), interruptible(), (
                 Progress(live, every=progress_every) if progress_every else contextlib.nullcontext()):
             result = p.run()

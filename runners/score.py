@@ -8,7 +8,7 @@ import apache_beam as beam
 from apache_beam.options.pipeline_options import PipelineOptions
 
 from entailgen.dataset.manifest import fingerprint, metric_counters
-from entailgen.dataset.output import check_output
+from entailgen.dataset.output import dataset_kind
 from entailgen.dataset.publish import finish_dataset, publish
 from entailgen.runners.progress import Progress
 from entailgen.runners.runner import direct_runner, is_direct
@@ -16,6 +16,8 @@ from entailgen.runners.signals import interruptible, private_tempdir
 from entailgen.training.document_scorer import DocumentOptions
 from entailgen.training.inference import score_graph
 from entailgen.transforms.parser import ParserConfig
+
+SCORES = dataset_kind("score")  # what `entailgen score` writes, and the only output its --overwrite replaces
 
 
 def score_job(model_dir: str, input_path: str, output: str, fmt: str = "parquet", num_shards: int = 1,
@@ -25,7 +27,7 @@ def score_job(model_dir: str, input_path: str, output: str, fmt: str = "parquet"
     """Score into OUTPUT (built beside it, swapped in once complete): shards of ScoredPair (ScoredDocument), dead
     letters, then the manifest, last. Locally it runs on the counting runner `run` uses; with progress_every
     (seconds), counters go to stderr as it runs. Returns the manifest."""
-    with publish(output, check=lambda: check_output(output, [input_path], overwrite)) as folder:
+    with publish(output, SCORES, inputs=[input_path], overwrite=overwrite) as folder:
         options = PipelineOptions(list(pipeline_args), save_main_session=False)
         live: dict = {}
         p = beam.Pipeline(runner=direct_runner(options, live) if is_direct(options) else None, options=options)

@@ -45,14 +45,17 @@ def _train(args) -> int:
 
 
 def _evaluate_benchmark(args) -> int:
-    """`evaluate MODEL_DIR --benchmark summac FILE...`: the rows and cuts are checked before the model loads."""
-    from entailgen.training.benchmark_eval import (BASELINES, check_datasets, evaluate_benchmark, format_table,
-                                                   read_benchmark, with_progress)
+    """`evaluate MODEL_DIR --benchmark summac FILE...`: the rows and cuts are checked before the model loads; each
+    model's scores are cached as each chunk of rows is scored (score_cache_dir()), so a rerun after an interruption
+    scores only the rows not yet scored; a row the model cannot score is scored 0.0 and counted, never an error."""
+    from entailgen.training.benchmark_eval import (BASELINES, cache_name, cached_results, check_datasets,
+                                                   distinct_rows, evaluate_benchmark, format_table, read_benchmark,
+                                                   score_cache_dir, with_progress)
     from entailgen.training.checkpoint import verify_model_dir
-    from entailgen.training.document_scorer import (DocumentOptions, DocumentScorer, EnsembleScorer, every_scored,
-                                                    joined, score_of)
+    from entailgen.training.document_scorer import DocumentOptions, DocumentScorer, joined, score_of
     from entailgen.training.encoder import EncoderError
     from entailgen.training.model_card import save_evaluation
+    from entailgen.training.models import pick_device
 
     name, files = args.benchmark[0], args.benchmark[1:]
     if name != "summac":
@@ -64,32 +67,33 @@ def _evaluate_benchmark(args) -> int:
     aggregation = "conv" if args.conv is not None else args.aggregation
     ensemble = args.ensemble or []
     try:
-        rows = read_benchmark(files)
+        rows, duplicates = distinct_rows(read_benchmark(files))  # a row given twice: once; two that disagree: one line
         check_datasets(rows)  # cuts and labels of every dataset: one line now, not after scoring
         verify_model_dir(args.model)  # a missing or damaged model: one line before anything loads
-        options = {"granularity": args.granularity, "aggregation": aggregation, "conv_dir": args.conv}
-        given = {k: v for k, v in options.items() if v is not None}
-        DocumentOptions(**given, ensemble=tuple(ensemble)).check(args.model)  # its models, Conv with them: one line
-        models = EnsembleScorer([DocumentScorer(m, **given) for m in (args.model, *ensemble)])
-        model = models.members[0]
-        per_row: list = []  # each row's results, one per model: scored once, read by the model's row and the ensemble's
-
-        def results(pairs: list) -> list:
-            if not per_row:
-                per_row.extend(with_progress(lambda chunk: list(zip(*models.by_model(chunk))), "entailgen model"
-                                             + (f" and {len(ensemble)} more" if ensemble else ""), chunk=32)(pairs))
-            return per_row
-
-        scorers = {"entailgen model": lambda pairs: every_scored([score_of(r[0]) for r in results(pairs)])}
+        given = {k: v for k, v in {"granularity": args.granularity, "aggregation": aggregation,
+                                   "conv_dir": args.conv}.items() if v is not None}
+        options = DocumentOptions(**given, ensemble=tuple(ensemble))
+        options.check(args.model)  # its models, Conv with them: one line
+        model_dirs = [args.model, *ensemble]
+        device = pick_device(args.device).type  # cuda scores in bf16: cached apart from the cpu's fp32 scores
+        caches = [os.path.join(score_cache_dir(), cache_name(m, options.granularity, options.aggregation,
+                                                             options.conv_dir, device)) for m in model_dirs]
+        # each row's results, one list per model: scored once (or read from the caches), read by the model's row and
+        # the ensemble's; a model loads only when it has rows to score
+        results = cached_results([lambda m=m: DocumentScorer(m, **given, device=device) for m in model_dirs],
+                                 [(r.document, r.claim) for r in rows], caches,
+                                 "entailgen model" + (f" and {len(ensemble)} more" if ensemble else ""))
+        scorers = {"entailgen model": lambda pairs: [score_of(r) for r in results[0]]}
         if ensemble:
-            scorers[f"entailgen ensemble ({len(models.members)} models)"] = lambda pairs: every_scored(
-                [score_of(joined(r)) for r in results(pairs)])
+            scorers[f"entailgen ensemble ({len(model_dirs)} models)"] = lambda pairs: [
+                score_of(joined(by_model)) for by_model in zip(*results)]
         scorers.update({b: with_progress(fn, b, chunk=512) for b, fn in BASELINES.items()})
-        report = evaluate_benchmark(rows, scorers)
-    except (EncoderError, ValueError, KeyError, OSError) as e:  # BenchmarkError is a ValueError; OSError: no spaCy model
-        raise UsageError(message(e))
-    report["model"] = {"dir": args.model, **{k: getattr(model, k, v) for k, v in options.items()}, "files": files,
-                       **({"ensemble": [args.model, *ensemble]} if ensemble else {})}
+        report = evaluate_benchmark(rows, scorers, duplicates=duplicates)
+    except (EncoderError, ValueError, KeyError, OSError, RuntimeError) as e:  # BenchmarkError is a ValueError;
+        raise UsageError(message(e))  # OSError: no spaCy model; RuntimeError: torch's word on an unknown --device
+    report["model"] = {"dir": args.model, "device": device, "granularity": options.granularity, "aggregation": options.aggregation,
+                       "conv_dir": options.conv_dir, "files": files,
+                       **({"ensemble": model_dirs} if ensemble else {}), "score_caches": caches}
     print(format_table(report), flush=True)  # shown even when the model dir cannot take the eval file
     save_evaluation(args.model, f"benchmark-{report['benchmark']}.json", report)
     return 0
@@ -120,7 +124,7 @@ def _evaluate(args) -> int:
 def _score(args) -> int:
     from entailgen.dataset.output import OutputError, check_output
     from entailgen.runners.progress import line_every
-    from entailgen.runners.score import score_job
+    from entailgen.runners.score import SCORES, score_job
     from entailgen.training.checkpoint import verify_model_dir
     from entailgen.training.document_scorer import DocumentOptions
     from entailgen.training.encoder import EncoderError
@@ -146,7 +150,7 @@ def _score(args) -> int:
     except (EncoderError, ValueError, RuntimeError) as e:  # RuntimeError: torch's word on an unknown --device
         raise UsageError(str(e))
     try:
-        check_output(args.output, [args.input], args.overwrite)
+        check_output(args.output, SCORES, [args.input], args.overwrite)
     except ValueError as e:
         raise UsageError(str(e))
     try:
@@ -155,9 +159,13 @@ def _score(args) -> int:
                              overwrite=args.overwrite)
     except OutputError as e:  # another writer holds --output, or finished into it since the check above
         raise UsageError(str(e))
-    total = manifest["counts"]["total"]
-    print(f"scored {total['written']} of {total['read']} {'documents' if documents else 'pairs'} into "
-          f"{args.output}; {total['dead_letters']} dead letters")
+    total, repeated = manifest["counts"]["total"], manifest["counts"].get("repeated_ids", {})
+    what = "documents" if documents else "pairs"
+    print(f"scored {total['written']} of {total['read']} {what} into {args.output}; {total['dead_letters']} dead "
+          f"letters" + (f"; {len(repeated)} ids given to more than one row (first: {min(repeated)})" if repeated else ""))
+    if total["read"] and not total["written"]:  # nothing scored is a failed job, not exit 0
+        raise UsageError(f"every one of the {total['read']} {what} became a dead letter (their reasons: "
+                         f"{', '.join(sorted(manifest['counts'].get('dead_by_stage', {})))}); see {args.output}")
     return 0
 
 

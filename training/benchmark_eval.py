@@ -1,8 +1,13 @@
 """The SummaC benchmark (Laban et al. 2022) as an evaluator: human-labelled (document, claim) rows, a threshold chosen
-on each dataset's val cut, test balanced accuracy and ROC AUC beside the paper's Table 2 and two baselines."""
+on each dataset's val cut, test balanced accuracy and ROC AUC beside the paper's Table 2 and two baselines.
+
+Every row gets a score (an unscorable row 0.0, counted: training.document_scorer.every_scored), each row is scored
+once (a row given twice is left out, counted: distinct_rows), and a model's scores are cached row by row as they are
+made (cached_results), so an interrupted or failed evaluation loses at most a chunk of rows."""
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import math
 import os
@@ -12,8 +17,11 @@ import time
 from collections import Counter
 from typing import Callable, NamedTuple, Optional, Sequence
 
+from entailgen.training.checkpoint import WEIGHTS
+from entailgen.training.summac import CONV_CONFIG, CONV_WEIGHTS, model_checksums
 from entailgen.training.views import content_words
 from entailgen.transforms.claims.transformations import words_of
+from entailgen.transforms.io.paths import user_cache
 from entailgen.transforms.parser import load_spacy
 
 CUTS = ("val", "test")
@@ -48,6 +56,8 @@ class BenchmarkRow(NamedTuple):
     cut: str
     dataset: str
     model_name: Optional[str] = None
+    where: str = ""  # the file and row it was read from, to name it in an error
+    given_id: bool = False  # the file gave its id (else `id` is made from its place, and names no row of its own)
 
 
 def paper_name(dataset: str) -> Optional[str]:
@@ -75,9 +85,11 @@ def _row(obj, path: str, where: str, row_id: str, stem: str) -> BenchmarkRow:
         raise bad(f"cut must be 'val' or 'test', got {obj['cut']!r}")
     dataset = obj.get("dataset") or stem
     model_name = obj.get("model_name")
-    return BenchmarkRow(id=str(obj.get("id", row_id)), document=obj["document"], claim=obj["claim"],
-                        label=int(label), cut=obj["cut"], dataset=str(dataset),
-                        model_name=None if model_name is None else str(model_name))
+    given = obj.get("id") is not None or where.startswith("id ")
+    return BenchmarkRow(id=str(obj["id"]) if obj.get("id") is not None else row_id, document=obj["document"],
+                        claim=obj["claim"], label=int(label), cut=obj["cut"], dataset=str(dataset),
+                        model_name=None if model_name is None else str(model_name), where=f"{path} {where}",
+                        given_id=given)
 
 
 def _read_file(path: str) -> list[BenchmarkRow]:
@@ -120,6 +132,59 @@ def _read_file(path: str) -> list[BenchmarkRow]:
 def read_benchmark(paths: Sequence[str]) -> list[BenchmarkRow]:
     """Every row of the given files, in order; the dataset defaults to the file's stem (data/xsumfaith.json)."""
     return [row for path in paths for row in _read_file(path)]
+
+
+def row_identity(row: BenchmarkRow) -> tuple:
+    """Which row a row is: the id its file gave it, else its text and system, in its dataset. Two systems' identical
+    summaries, or rows under ids of their own, are separate annotations (SummaC's Polytope holds 8 such pairs, 2
+    labelled apart) that the paper counts, so they stay separate here too."""
+    if row.given_id:
+        return row.dataset, "id", row.id
+    return row.dataset, "text", row.document, row.claim, row.model_name
+
+
+def _disagreement(first: BenchmarkRow, again: BenchmarkRow) -> str:
+    """How two readings of one row differ, in words ('' when they do not)."""
+    parts = [f"labelled {first.label} and {again.label}" if first.label != again.label else "",
+             f"in the {first.cut} and {again.cut} cuts" if first.cut != again.cut else "",
+             "with other document or claim text" if (first.document, first.claim) != (again.document, again.claim)
+             else "",
+             f"from systems {first.model_name} and {again.model_name}" if first.model_name != again.model_name else ""]
+    return ", ".join(p for p in parts if p)
+
+
+def distinct_rows(rows: Sequence[BenchmarkRow]) -> tuple[list[BenchmarkRow], dict[str, int]]:
+    """(each row once, in order; rows left out per dataset): a row given twice (the same file given twice, a line
+    repeated) scored twice would count twice in the test rows and the bootstrap, and an identical copy adds nothing.
+    BenchmarkError naming both when two readings of one row disagree (label, cut, text or system): one row, one
+    label, and which is right only its file can say."""
+    first: dict[tuple, BenchmarkRow] = {}
+    kept, left_out = [], Counter()
+    for row in rows:
+        key = row_identity(row)
+        if key not in first:
+            first[key] = row
+            kept.append(row)
+            continue
+        differs = _disagreement(first[key], row)
+        if differs:
+            one = (f"id {row.id} twice" if row.given_id else
+                   "the same document and claim, and no id or system to tell them apart")
+            raise BenchmarkError(f"{first[key].where or first[key].id} and {row.where or row.id} (dataset "
+                                 f"{row.dataset}): one row ({one}) {differs}; keep the right one")
+        left_out[row.dataset] += 1
+    return kept, dict(left_out)
+
+
+def repeated_text(rows: Sequence[BenchmarkRow]) -> dict[str, int]:
+    """Rows per dataset whose document and claim an earlier row has too (separate annotations, kept): shown, so a
+    figure over them is read knowing it."""
+    seen, repeats = set(), Counter()
+    for r in rows:
+        text = (r.dataset, r.document, r.claim)
+        repeats[r.dataset] += text in seen
+        seen.add(text)
+    return {d: n for d, n in repeats.items() if n}
 
 
 def _both_labels(labels: Sequence[int]) -> tuple[int, int]:
@@ -279,30 +344,50 @@ def _pct(x: float) -> float:
     return round(100 * x, 2)
 
 
-def _checked_scores(name: str, scores, n: int) -> list[float]:
-    """The scorer's output as floats: one finite number per row, or ValueError naming the scorer."""
-    scores = [float(s) for s in scores]
+def _checked_scores(name: str, results, n: int) -> tuple[list[float], list[bool]]:
+    """(scores, unscorable) of a scorer's output: one finite number per row, an Unscorable one 0.0 by the one rule
+    (training.document_scorer.every_scored) and marked; ValueError naming the scorer otherwise."""
+    # torch comes with the scorers; and they import the model card, which imports this module
+    from entailgen.training.document_scorer import every_scored
+    from entailgen.training.scorers import Unscorable
+
+    results = list(results)
+    unscorable = [isinstance(r, Unscorable) for r in results]
+    scores = [float(s) for s in every_scored(results)]
     if len(scores) != n:
         raise ValueError(f"scorer {name} returned {len(scores)} scores for {n} rows")
     if not all(math.isfinite(s) for s in scores):
         raise ValueError(f"scorer {name} returned a score that is not a finite number")
-    return scores
+    return scores, unscorable
 
 
-def evaluate_benchmark(rows: Sequence[BenchmarkRow], scorers: dict[str, Scorer], name: str = "summac") -> dict:
+UNSCORABLE_RULE = ("a row a scorer cannot score (training.scorers.Unscorable) is scored 0.0, the lowest score: "
+                   "inconsistent at any threshold that finds any row inconsistent, and counted")
+
+
+def evaluate_benchmark(rows: Sequence[BenchmarkRow], scorers: dict[str, Scorer], name: str = "summac",
+                       duplicates: Optional[dict[str, int]] = None) -> dict:
     """Each scorer on each dataset: threshold chosen on val, balanced accuracy and ROC AUC on test (percent), the
     overall mean over the datasets given, its gap to unigram overlap (when scored) with a bootstrap interval, and the
-    paper's Table 2 rows over the same datasets."""
+    paper's Table 2 rows over the same datasets. Every row is scored (UNSCORABLE_RULE; the rows each scorer could not
+    score counted per dataset and cut) and given once (distinct_rows first; `duplicates`, the rows it left out, are
+    reported)."""
     counts = check_datasets(rows)
+    again, repeats = distinct_rows(rows)[1], repeated_text(rows)
+    if again:
+        raise ValueError(f"{sum(again.values())} rows given twice: evaluate distinct_rows(rows)[0], each row once")
     datasets = list(counts)
     report = {"benchmark": name, "datasets": datasets, "counts": counts,
               "protocol": "threshold (consistent when score > t) maximising balanced accuracy on each dataset's val "
-                          "cut; balanced accuracy and ROC AUC (percent) on its test cut; overall = mean over datasets",
+                          "cut; balanced accuracy and ROC AUC (percent) on its test cut; overall = mean over datasets; "
+                          + UNSCORABLE_RULE,
+              "duplicates_left_out": {d: (duplicates or {}).get(d, 0) for d in datasets},
+              "repeated_text": {d: repeats.get(d, 0) for d in datasets},
               "scorers": {}}
     pairs = [(r.document, r.claim) for r in rows]
     test_predictions = {}  # scorer -> per dataset (labels, predictions) on the test cut, for the gap to unigram overlap
     for scorer, fn in scorers.items():
-        scores = _checked_scores(scorer, fn(pairs), len(rows))
+        scores, unscorable = _checked_scores(scorer, fn(pairs), len(rows))
         per_dataset, test_predictions[scorer] = {}, []
         for ds in datasets:
             cut = {c: [(r.label, s) for r, s in zip(rows, scores) if r.dataset == ds and r.cut == c] for c in CUTS}
@@ -317,7 +402,9 @@ def evaluate_benchmark(rows: Sequence[BenchmarkRow], scorers: dict[str, Scorer],
                 "roc_auc": _pct(roc_auc(test_y, test_s))}
         report["scorers"][scorer] = {"per_dataset": per_dataset, "overall": {
             m: round(sum(per_dataset[d][m] for d in datasets) / len(datasets), 2)
-            for m in ("balanced_accuracy", "roc_auc")}, "overall_over": datasets}
+            for m in ("balanced_accuracy", "roc_auc")}, "overall_over": datasets, "unscorable": {
+            ds: {c: sum(u for r, u in zip(rows, unscorable) if r.dataset == ds and r.cut == c) for c in CUTS}
+            for ds in datasets}}
     resamples, seed = 1000, 0
 
     def gap_to_unigram(cuts) -> dict:
@@ -373,7 +460,35 @@ def benchmark_table(report: dict) -> tuple[list[str], list[str]]:
     notes.append("rows (val / test, consistent + inconsistent): " + "; ".join(
         f"{paper_name(d) or d} " + " / ".join("{consistent}+{inconsistent}".format(**report["counts"][d][c])
                                              for c in CUTS) for d in datasets))
-    return table, notes
+    return table, notes + input_notes(report)
+
+
+def _per_dataset(counts: dict, datasets: Sequence[str]) -> str:
+    """'XSumFaith 3, FRANK 1': the datasets with any, in the table's order."""
+    return ", ".join(f"{paper_name(d) or d} {counts[d]}" for d in datasets if counts.get(d))
+
+
+def input_notes(report: dict) -> list[str]:
+    """The notes on what the figures cover: rows a scorer could not score (each scored 0.0), rows given twice (scored
+    once) and rows sharing another's text (kept); none where there are none, or in a report written before they were
+    counted."""
+    datasets, notes = report["datasets"], []
+    for scorer, r in report["scorers"].items():
+        bad = r.get("unscorable", {})
+        total = sum(n for d in bad.values() for n in d.values())
+        if total:
+            notes.append(f"{scorer}: {total} row{'s' if total > 1 else ''} it could not score, each scored 0.0 (the "
+                         "lowest score: inconsistent at any threshold that finds a row inconsistent): " + ", ".join(
+                             f"{paper_name(d) or d} {bad[d]['val']} val + {bad[d]['test']} test"
+                             for d in datasets if sum(bad.get(d, {}).values())))
+    if any((report.get("duplicates_left_out") or {}).values()):
+        notes.append("rows given twice (the same id, or the same document, claim and system), scored once: "
+                     + _per_dataset(report["duplicates_left_out"], datasets))
+    if any((report.get("repeated_text") or {}).values()):
+        notes.append("rows sharing an earlier row's document and claim under an id or system of their own (separate "
+                     "annotations, each scored, as the paper counts them): "
+                     + _per_dataset(report["repeated_text"], datasets))
+    return notes
 
 
 def format_table(report: dict) -> str:
@@ -398,3 +513,150 @@ def with_progress(scorer: Scorer, name: str = "", chunk: int = 32, every_s: floa
         return out
 
     return scored
+
+
+# The score cache: a model's DocumentScorer.scored results, row by row, so a long evaluation survives an interruption or
+# a late error and a rerun scores only the rows not yet scored. `evaluate --benchmark` keeps it in score_cache_dir(),
+# bench/benchmark.py in its work dir; both through cached_results.
+SCORING_CODE = ("training/document_scorer.py", "training/scorers.py", "training/summac.py", "training/features.py",
+                "training/evaluation.py", "training/checkpoint.py", "training/encoder.py", "training/models.py",
+                "training/trainer.py",
+                "transforms/claims/blocks.py", "transforms/parser.py", "transforms/arcs.py")
+# what turns a model and a row into its score: the split, the parse, the features, the loaded model and its forward
+CACHE_FORMAT = b"score cache 2: lines of {row key: {score, matrix, blocks, summary_sentences, sentence_scores} or " \
+               b"{unscorable, message}}"
+CACHED = ("score", "matrix", "blocks", "summary_sentences", "sentence_scores")  # what ZS, Conv and an ensemble read
+SCORE_CHUNK = 32  # rows per scoring call: the cache grows, and progress is told, a chunk at a time
+
+
+def score_cache_dir() -> str:
+    """Where `evaluate --benchmark` caches scores: ~/.cache/entailgen/scores ($XDG_CACHE_HOME/entailgen/scores), one
+    place outside any model dir (a model dir may be read-only or shared), safe to delete."""
+    return user_cache("scores")
+
+
+def _sha256_of(paths: Sequence[str]) -> str:
+    """The sha256 of the files' contents, in order (a missing file adds nothing)."""
+    digest = hashlib.sha256()
+    for path in paths:
+        if os.path.isfile(path):
+            with open(path, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    digest.update(block)
+    return digest.hexdigest()
+
+
+def scoring_code_sha256() -> str:
+    """The sha256 of the code that scores a row (SCORING_CODE) and of the cache's format."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the entailgen package
+    return hashlib.sha256(CACHE_FORMAT + _sha256_of([os.path.join(root, f) for f in SCORING_CODE]).encode()).hexdigest()
+
+
+def cache_name(model_dir, granularity: str = "sentence", aggregation: str = "zs",
+               conv_dir: Optional[str] = None, device: str = "cpu") -> str:
+    """A model's score cache file: named by its checksums (its weights where it has none), the scoring code's sha256
+    and the options that change a score (blocks, a Conv head's files), so neither a model trained again into the same
+    folder, nor other code, blocks or head, reads the scores of before."""
+    model_dir = os.path.normpath(os.fspath(model_dir))
+    model = model_checksums(model_dir) or _sha256_of([os.path.join(model_dir, WEIGHTS)])
+    options = "" if granularity == "sentence" else f"-{granularity}"
+    if aggregation == "conv":
+        head = _sha256_of([os.path.join(conv_dir, CONV_CONFIG), os.path.join(conv_dir, CONV_WEIGHTS)])
+        options += f"-conv-{head[:8]}"
+    options += "" if device == "cpu" else f"-{device}"  # cuda scores in bf16: not the cpu's fp32 scores
+    return f"{os.path.basename(model_dir)}-{model[:12]}-{scoring_code_sha256()[:8]}{options}.json"
+
+
+def row_key(pair: tuple[str, str]) -> str:
+    """A (document, claim) row's cache key."""
+    return hashlib.sha256("\x1f".join(pair).encode()).hexdigest()
+
+
+def cached(result) -> dict:
+    """A DocumentScorer.scored result as the cache keeps it (JSON): what ZS, Conv and an ensemble read, or why it could
+    not be scored."""
+    from entailgen.training.scorers import Unscorable  # torch comes with the scorers
+
+    if isinstance(result, Unscorable):
+        return {"unscorable": result.error_type, "message": str(result)}
+    return {k: result[k] for k in CACHED if k in result}
+
+
+def restored(entry):
+    """A cached entry as DocumentScorer.scored gave it: the result, or its Unscorable (None: a cache of before kept no
+    reason)."""
+    from entailgen.training.scorers import Unscorable  # torch comes with the scorers
+
+    if entry is None:
+        return Unscorable("Unscorable", "could not be scored (the cache keeps no reason)")
+    if "unscorable" in entry:
+        return Unscorable(entry["unscorable"], entry.get("message", ""))
+    return entry
+
+
+def read_cache(path: str) -> dict[str, dict]:
+    """Row key -> cached entry of a score cache (lines of {key: entry}; a cache of one JSON object is one line); a
+    line a killed run cut short is skipped, its rows scored again. A missing file holds none."""
+    done: dict[str, dict] = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                try:
+                    chunk = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(chunk, dict):
+                    done.update(chunk)
+    except FileNotFoundError:
+        pass
+    return done
+
+
+def append_cache(path: str, entries: dict) -> None:
+    """Entries appended to a score cache as one line, its folder made; a last line a killed run cut short is ended
+    first, so it costs only its own rows."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "ab+") as f:
+        if f.seek(0, os.SEEK_END):
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b"\n":
+                f.write(b"\n")
+        f.write((json.dumps(entries) + "\n").encode())
+
+
+def cached_results(makers: Sequence[Callable], pairs: Sequence[tuple[str, str]], paths: Sequence[str], name: str = "",
+                   stream=None) -> list[list]:
+    """Each model's DocumentScorer.scored results of the pairs (one list per model, in order): the rows its cache
+    (paths, one per model) holds are read, the others scored a chunk at a time and appended to the cache as each
+    chunk finishes, so an interrupted or failed run loses at most a chunk. makers build the models (DocumentScorer),
+    only those with rows to score; models that split rows alike split each chunk once."""
+    keys = [row_key(p) for p in pairs]
+    rows = dict(zip(keys, pairs))
+    for path in paths:  # a folder that cannot be made fails now, not after the first chunk is scored
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    done = [read_cache(path) for path in paths]
+    todo = [k for k in rows if any(k not in cache for cache in done)]
+    out = stream or sys.stderr
+    if rows:  # where the scores are kept, and what is left to score
+        print(f"{name + ': ' if name else ''}{len(rows) - len(todo)} of {len(rows)} distinct rows read from the score "
+              f"cache, {len(todo)} to score ({', '.join(paths)})", file=out, flush=True)
+    models: dict[int, object] = {}
+
+    def score(chunk: list[str]) -> list[str]:
+        splits: dict = {}
+        for i, (make, cache, path) in enumerate(zip(makers, done, paths)):
+            need = [k for k in chunk if k not in cache]
+            if not need:
+                continue
+            model = models[i] if i in models else models.setdefault(i, make())
+            if model.split_key() not in splits:
+                split = model.split([rows[k][0] for k in chunk], [rows[k][1] for k in chunk])
+                splits[model.split_key()] = dict(zip(chunk, split))
+            results = model.scored([rows[k] for k in need], [splits[model.split_key()][k] for k in need])
+            entries = {k: cached(r) for k, r in zip(need, results)}
+            append_cache(path, entries)
+            cache.update(entries)
+        return chunk
+
+    with_progress(score, name, chunk=SCORE_CHUNK, stream=out)(todo)
+    return [[restored(cache[k]) for k in keys] for cache in done]

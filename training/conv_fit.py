@@ -1,17 +1,16 @@
 """`entailgen train-conv`: a SummaC-Conv head fit on a model's block scores of a claims dataset's document rows."""
 from __future__ import annotations
 
-import os
 from typing import Optional, Sequence
 
-from entailgen.dataset.output import check_not_inside_entailgen
+from entailgen.dataset.output import CONV_HEAD, check_output
 from entailgen.dataset.publish import publish
 from entailgen.schemas.records import ENTAILED, ClaimExample
 from entailgen.training.benchmark_eval import balanced_accuracy
 from entailgen.training.checkpoint import verify_model_dir
 from entailgen.training.data import DatasetError, open_dataset, records
 from entailgen.training.scorers import PairScores, Unscorable, model_pair_scores
-from entailgen.training.summac import BINS, CONV_CONFIG, conv_scores, model_checksums, save_conv, train_conv
+from entailgen.training.summac import BINS, conv_scores, model_checksums, save_conv, train_conv
 
 
 def claim_rows(dataset: str, split: str, limit: Optional[int]) -> list[tuple[list[str], str, int]]:
@@ -53,28 +52,24 @@ def balanced_accuracy_at(scores: Sequence[float], labels: Sequence[int], thresho
     return round(100 * balanced_accuracy(labels, [int(s > threshold) for s in scores]), 2)
 
 
-def check_conv_output(output: str, overwrite: bool = False) -> None:
-    """Refuse (ValueError) a Conv dir that is a file, inside an entailgen folder, or a non-empty folder unless
-    overwrite and `train-conv` wrote it (conv.json)."""
-    if os.path.isfile(output):
-        raise ValueError(f"--output {output} is a file")
-    check_not_inside_entailgen(output)
-    if os.path.isdir(output) and os.listdir(output):
-        if not overwrite:
-            raise ValueError(f"--output {output} is not empty (use --overwrite to replace a Conv dir)")
-        if not os.path.isfile(os.path.join(output, CONV_CONFIG)):
-            raise ValueError(f"--overwrite replaces only a Conv dir `entailgen train-conv` wrote; {output} is not one")
-
-
 def fit_conv(model_dir: str, dataset: str, output: str, *, max_rows: Optional[int] = 2000, seed: int = 0,
              device: str = "cpu", overwrite: bool = False, progress=None) -> dict:
     """Train a SummaC-Conv head on a model's block scores of a claims dataset's train rows (dev rows: balanced
     accuracy at 0.5), written build-then-swap into output; returns conv.json."""
     verify_model_dir(model_dir)
-    check_conv_output(output, overwrite)
+    check_output(output, CONV_HEAD, overwrite=overwrite)  # before any block is scored
     rows = {split: claim_rows(dataset, split, max_rows) for split in ("train", "dev")}
     if not rows["train"]:
         raise ValueError(f"{dataset} has no document row in its train split to fit a Conv head on")
+    if len({label for _, _, label in rows["train"]}) < 2:  # said now, not after every block is scored
+        n = len(rows["train"])
+        read = f"the first {n} (--max-rows)" if n == max_rows else f"all {n}"
+        raise ValueError(f"{read} document rows of {dataset}'s train split have one label; a Conv head learns from "
+                         "consistent and inconsistent rows")
+    if len({label for _, _, label in rows["dev"]}) < 2:  # else the dev figure would say None, and exit 0
+        raise ValueError(f"{dataset} has {len(rows['dev'])} document rows in its dev split, not rows of both labels "
+                         "to measure a Conv head on; build the claims dataset with a dev split (run claims "
+                         "--splits train=0.8,dev=0.1,test=0.1)")
     scores = model_pair_scores(model_dir, device)
     fitted = {split: [(m, y) for m, (_, _, y) in zip(claim_matrices(scores, r, progress=progress), r) if m is not None]
               for split, r in rows.items()}
@@ -84,7 +79,7 @@ def fit_conv(model_dir: str, dataset: str, output: str, *, max_rows: Optional[in
             "model_checksums": model_checksums(model_dir), "dataset": dataset, "seed": seed,
             "rows": {split: len(r) for split, r in fitted.items()},
             "dev_balanced_accuracy": balanced_accuracy_at(conv_scores(head, [m for m, _ in dev]), [y for _, y in dev])}
-    with publish(output, check=lambda: check_conv_output(output, overwrite)) as building:
+    with publish(output, CONV_HEAD, overwrite=overwrite) as building:
         save_conv(building, head, meta)
     return meta
 

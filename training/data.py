@@ -112,6 +112,8 @@ def parse_mix(text: str, names: Sequence[Sequence[str]]) -> tuple[float, ...]:
             raise ValueError(f"--mix {text!r}: give every weight as NAME=W, or all of them in order")
         else:
             index = position
+        if name and weights[index] is not None:
+            raise ValueError(f"--mix {text!r}: {name!r} is given twice (its dataset is {names[index][0]!r})")
         if index >= len(names) or weights[index] is not None:
             raise ValueError(f"--mix {text!r}: one weight for each of the {len(names)} datasets")
         try:
@@ -130,6 +132,15 @@ def check_mix(mix: Sequence[float], datasets: int) -> None:
     for weight in mix:
         if not 0 < weight < math.inf:
             raise ValueError(f"--mix weights must be positive finite numbers, got {weight}")
+
+
+def check_quotas(datasets: Sequence[str], sizes: Sequence[int], drawn: Sequence[int], mix: Sequence[float]) -> None:
+    """A mix that leaves a dataset with rows no draw in an epoch (--mix 1e308,1) is refused by name, not trained
+    without it: the user asked for that dataset."""
+    for name, size, rows, weight in zip(datasets, sizes, drawn, mix):
+        if size and not rows:
+            raise ValueError(f"--mix gives {name} (weight {weight:g}) none of the {sum(drawn)} rows an epoch draws; "
+                             "raise its weight or leave the dataset out")
 
 
 def quotas(sizes: Sequence[int], weights: Sequence[float], total: int) -> list[int]:

@@ -8,13 +8,15 @@ score a row together by the mean of their log-odds. Plain torch: no Beam here.
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import asdict, dataclass
 from typing import Optional, Sequence
 
 from entailgen.training.checkpoint import verify_model_dir
 from entailgen.training.scorers import PairScores, Unscorable, model_pair_scores, only_result
-from entailgen.training.summac import AGGREGATIONS, CONV, ZS, conv_scores, ensemble_score, load_conv, zs_score
+from entailgen.training.summac import (AGGREGATIONS, CONV, ZS, conv_scores, ensemble_score, load_conv,
+                                       model_checksums, zs_score)
 from entailgen.transforms.claims.blocks import GRANULARITIES, blocks_of, document_text, paragraphs, sentences_of
 from entailgen.transforms.parser import Parser, ParserConfig
 
@@ -41,7 +43,8 @@ class RowScorer:
         return [score_of(r) for r in self.scored(rows)]
 
     def score_documents(self, rows: Sequence[tuple[str, str]]) -> list[float]:
-        """One score per (document, summary); an unscorable row raises its Unscorable (the benchmark scores all)."""
+        """One score per (document, summary), an unscorable row 0.0 (every_scored: the benchmark's rule, so a score
+        here is the score `evaluate --benchmark` uses); score_many keeps the reason."""
         return every_scored(self.score_many(rows))
 
 
@@ -154,11 +157,10 @@ def score_of(result):
 
 
 def every_scored(results: Sequence) -> list[float]:
-    """The scores, or the first Unscorable raised: the benchmark scores every row."""
-    bad = next((r for r in results if isinstance(r, Unscorable)), None)
-    if bad is not None:
-        raise bad
-    return list(results)
+    """A score for every row, an Unscorable one 0.0 (the lowest: inconsistent at any threshold that finds a row
+    inconsistent): a benchmark figure covers every row, as the paper's, so a row is never dropped, and raising after a
+    long scoring run lost it all (issue 42); evaluate_benchmark counts them."""
+    return [0.0 if isinstance(r, Unscorable) else r for r in results]
 
 
 def joined(results: Sequence):
@@ -207,8 +209,8 @@ class DocumentOptions:
 
     def check(self, model_dir: Optional[str] = None) -> None:
         """ValueError (one line) for a granularity or aggregation that does not exist, Conv without a head (or a
-        head without Conv), a head fit on another model's scores, Conv with an ensemble, and an ensemble model dir
-        missing or damaged (EncoderError, a ValueError)."""
+        head without Conv), a head fit on another model's scores, Conv with an ensemble, an ensemble model dir
+        missing or damaged (EncoderError, a ValueError), and a model given twice (a no-op ensemble)."""
         if self.granularity not in GRANULARITIES:
             raise ValueError(f"unknown granularity {self.granularity!r}; choose one of {', '.join(GRANULARITIES)}")
         if self.aggregation not in AGGREGATIONS:
@@ -218,8 +220,14 @@ class DocumentOptions:
                              "--conv needs --aggregation conv")
         if self.ensemble and self.aggregation == CONV:
             raise ValueError("--ensemble joins the models' SummaC-ZS scores; a Conv head belongs to one model")
+        identity = lambda d: model_checksums(d) or os.path.realpath(d)  # noqa: E731 (the same weights, anywhere)
+        seen = {identity(model_dir): model_dir} if model_dir is not None and self.ensemble else {}
         for member in self.ensemble:
             verify_model_dir(member)
+            if identity(member) in seen:
+                raise ValueError(f"--ensemble {member} is the model {seen[identity(member)]} again (the same "
+                                 "checksums); an ensemble joins different models")
+            seen[identity(member)] = member
         if self.conv_dir is not None:
             load_conv(self.conv_dir, model_dir)
 

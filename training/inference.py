@@ -4,6 +4,7 @@ wires a whole score job (read -> score -> shard -> the staged summary the manife
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Iterable, Optional, Sequence
 
@@ -41,6 +42,10 @@ class PairInput:
         return self.hypothesis
 
 
+JSON_TYPES = {bool: "a boolean", int: "a number", float: "a number", list: "an array", dict: "an object"}
+WORD = re.compile(r"\w")
+
+
 def json_row(line: str | bytes, source: str, fields: Sequence[str]) -> tuple[dict, str] | DeadLetter:
     """(row, source id) of a JSON Lines row whose string fields are all non-blank (id optional), or a DeadLetter
     saying why not; a line read as bytes that is not UTF-8 is its own dead letter, not the job's end."""
@@ -55,10 +60,19 @@ def json_row(line: str | bytes, source: str, fields: Sequence[str]) -> tuple[dic
         return dead_letter(source, content_id(line), "read", "MalformedJson", str(e), line)
     if not isinstance(row, dict):
         return dead_letter(source, content_id(line), "read", "MalformedJson", "a row must be a JSON object", line)
-    source_id = str(row.get("id", content_id(line)))
+    given = row.get("id")
+    source_id = given if isinstance(given, str) else content_id(line) if given is None else json.dumps(
+        given, ensure_ascii=False, sort_keys=True)  # 7 -> "7", not Python's repr of a list or an object
+    not_text = [f"{k} is {JSON_TYPES[type(row[k])]}" for k in fields
+                if row.get(k) is not None and not isinstance(row[k], str)]
+    if not_text:
+        return dead_letter(source, source_id, "read", "NotText", f"{', '.join(not_text)}, not text", line)
     missing = [k for k in fields if not isinstance(row.get(k), str) or not row[k].strip()]
     if missing:
         return dead_letter(source, source_id, "read", "MissingField", f"no text in {', '.join(missing)}", line)
+    wordless = [k for k in fields if not WORD.search(row[k])]
+    if wordless:  # "...", "!!!": nothing a parser or a model can score
+        return dead_letter(source, source_id, "read", "NoWords", f"no word in {', '.join(wordless)}", line)
     return row, source_id
 
 
@@ -225,8 +239,12 @@ def score_graph(p: beam.Pipeline, model_dir: str, input_path: str, output: str, 
     for label, pcoll, counter in (("ReadCounter", lines, "read"), ("ScoredCounter", out["scored"], "scored"),
                                   ("DeadCounter", out["dead"], "score_dead")):
         pcoll | label >> beam.FlatMap(_count, beam.metrics.Metrics.counter("entailgen", counter))
+    repeated = ((out["scored"], out["dead"]) | "Outcomes" >> beam.Flatten()  # each input row ends in one of them
+                | "Ids" >> beam.Map(lambda r: (r.source_id, 1)) | "PerId" >> beam.CombinePerKey(sum)
+                | "Repeated" >> beam.FlatMap(lambda kv: [kv[0]] * kv[1] if kv[1] > 1 else []))
     counts = (count_by(lines, "read", lambda _: name),
-              count_by(out["dead"], "dead_by_stage", lambda d: f"{d.stage}:{d.error_type}")
+              count_by(out["dead"], "dead_by_stage", lambda d: f"{d.stage}:{d.error_type}"),
+              count_by(repeated, "repeated_ids", lambda source_id: source_id),  # rows per id given more than once
               ) | "AllCounts" >> beam.Flatten() | "SumCounts" >> beam.CombinePerKey(sum)
     {"shards": out["scored"] | "Shards" >> WriteShards(shards, record_type),
      "dead_letters": out["dead"] | "DeadLetters" >> WriteDeadLetters(shards),

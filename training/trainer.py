@@ -15,8 +15,8 @@ from typing import Iterable, Iterator, Optional, Sequence
 
 from entailgen.schemas.reader import manifest_sha256
 from entailgen.training.checkpoint import save_model
-from entailgen.training.data import (DatasetError, check_mix, featurizer, open_dataset, quotas, records, shuffled,
-                                     training_stream, usable, vocabulary)
+from entailgen.training.data import (DatasetError, check_mix, check_quotas, featurizer, open_dataset, quotas, records,
+                                     shuffled, training_stream, usable, vocabulary)
 from entailgen.training.encoder import DEFAULT_ENCODER, load_encoder
 from entailgen.training.features import IGNORE, collate
 from entailgen.training.model_card import write_card
@@ -163,34 +163,16 @@ def accuracy(model, task: str, feats: list, batch_size: int, pad_id: int, device
     return round(100.0 * correct / total, 2) if total else None
 
 
-def check_model_output(output: str, overwrite: bool = False) -> None:
-    """Refuse (ValueError) a model dir that is a file, inside an entailgen dataset or model dir, or a non-empty
-    folder, unless overwrite and it is a model dir `entailgen train` wrote (has train.json); the API and the CLI
-    both check here."""
-    from entailgen.dataset.output import check_not_inside_entailgen, entailgen_folder  # lazy: Beam (see train)
-
-    if os.path.isfile(output):
-        raise ValueError(f"--output {output} is a file")
-    check_not_inside_entailgen(output)
-    if os.path.isdir(output) and os.listdir(output):
-        kind = entailgen_folder(output)
-        if kind not in (None, "model dir"):
-            raise ValueError(f"--output {output} is an entailgen {kind}, not a model dir; write the model elsewhere")
-        if not overwrite:
-            raise ValueError(f"--output {output} is not empty (use --overwrite to replace a model dir)")
-        if not os.path.isfile(os.path.join(output, TRAIN_JSON)):
-            raise ValueError(f"--overwrite replaces only a model dir written by `entailgen train`; {output} is not one")
-
-
 def train(dataset: str | Sequence[str], output: str, options: TrainOptions = TrainOptions(),
           overwrite: bool = False) -> dict:
     """Train into a folder beside output, swapped in once complete (a failed run leaves the old model as it was),
-    after the checks `entailgen train` makes; returns train.json."""
-    from entailgen.dataset.publish import publish  # lazy: Beam's FileSystems; fit() alone runs without Beam (airgapped)
+    after the checks `entailgen train` makes (the API and the CLI alike); returns train.json."""
+    from entailgen.dataset.output import MODEL_DIR, check_output  # lazy: Beam's FileSystems; fit() alone runs
+    from entailgen.dataset.publish import publish  # without Beam (bench/airgapped.py)
 
     options.check()
-    check_model_output(output, overwrite)
-    with publish(output, check=lambda: check_model_output(output, overwrite)) as building:
+    check_output(output, MODEL_DIR, overwrite=overwrite)  # before the data is read and the encoder loads
+    with publish(output, MODEL_DIR, overwrite=overwrite) as building:
         return fit(dataset, building, options)
 
 
@@ -204,6 +186,10 @@ def fit(dataset: str | Sequence[str], output: str, options: TrainOptions) -> dic
     datasets = [dataset] if isinstance(dataset, str) else list(dataset)
     if not datasets:
         raise DatasetError("no dataset to train on")
+    where = [d.rstrip("/") if "://" in d else os.path.realpath(d) for d in datasets]
+    twice = next((d for i, d in enumerate(datasets) if where[i] in where[:i]), None)
+    if twice is not None:  # its rows would count twice: a weight the user did not ask for
+        raise DatasetError(f"{twice} is given twice; give each dataset once (--mix weighs them)")
     opened = [open_dataset(d) for d in datasets]
     manifests = [manifest for manifest, _ in opened]
     task = training_task([t for _, t in opened], options.task)
@@ -216,6 +202,8 @@ def fit(dataset: str | Sequence[str], output: str, options: TrainOptions) -> dic
     sizes = [sum(e["rows"] for e in m["shards"] if e["split"] == options.train_split) for m in manifests]
     total = min(sum(sizes), options.max_examples) if options.max_examples else sum(sizes)
     drawn = quotas(sizes, options.mix or sizes, total)  # rows each dataset gives an epoch
+    if options.mix:
+        check_quotas(datasets, sizes, drawn, options.mix)
     device = pick_device(options.device)
     started = time.time()
     torch.manual_seed(options.seed)

@@ -104,8 +104,8 @@ def test_a_dataset_is_refused_unless_overwrite_which_replaces_it(tmp_path, capsy
     assert main(args) == 0
     (out / "train" / "stale.parquet").write_bytes(b"old run")
     assert main(args) == 2
-    assert capsys.readouterr().err.strip() == (f"entailgen: error: output directory holds an entailgen dataset: {out} "
-                                               "(pass --overwrite to replace it)")
+    assert capsys.readouterr().err.strip() == (f"entailgen: error: output directory holds an entailgen parse dataset: "
+                                               f"{out} (pass --overwrite to replace it)")
     assert main(args + ["--overwrite"]) == 2  # a file its manifest does not list: not entailgen's to delete
     assert capsys.readouterr().err.strip().endswith("deletes only its own files)")
     (out / "train" / "stale.parquet").unlink()

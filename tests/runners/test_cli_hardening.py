@@ -40,8 +40,8 @@ def test_overwrite_refuses_a_folder_of_user_files_and_deletes_nothing(tmp_path, 
     (out / "important.txt").write_text("keep me")
     (out / "sub" / "notes.md").write_text("and me")
     assert main(parse_args(corpus, out, "--overwrite")) == 2
-    assert one_error_line(capsys) == (f"output directory is not empty and holds no entailgen dataset: {out} "
-                                      "(entailgen only replaces its own datasets; choose another --output)")
+    assert one_error_line(capsys) == (f"output directory is not empty and holds nothing entailgen wrote: {out} "
+                                      "(entailgen replaces only its own outputs; choose another --output)")
     assert (out / "important.txt").read_text() == "keep me" and (out / "sub" / "notes.md").read_text() == "and me"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt", "mine"]  # no build folder was started
 
@@ -53,18 +53,19 @@ def test_an_input_inside_the_output_is_refused(tmp_path, capsys):
     inside = out / "c.txt"
     inside.write_text("The cat sat.\n")
     assert main(parse_args(inside, out, "--overwrite")) == 2
-    assert one_error_line(capsys) == f"input {inside} is inside --output {out}; write the dataset somewhere else"
+    assert one_error_line(capsys) == f"input {inside} is inside --output {out}; write the parse dataset somewhere else"
     assert inside.read_text() == "The cat sat.\n"
 
 
 def test_a_dataset_or_an_interrupted_run_needs_overwrite(tmp_path, corpus, capsys):
     dataset, interrupted = tmp_path / "d", tmp_path / "i"
     dataset.mkdir(), interrupted.mkdir()
-    (dataset / "manifest.json").write_text("{}")
+    (dataset / "manifest.json").write_text('{"pipeline": "parse", "record_type": "ParsedSentence", "shards": []}')
     (interrupted / ".entailgen-run").write_text("{}")
     (interrupted / "train").mkdir()
     assert main(parse_args(corpus, dataset)) == 2
-    assert one_error_line(capsys) == f"output directory holds an entailgen dataset: {dataset} (pass --overwrite to replace it)"
+    assert one_error_line(capsys) == (f"output directory holds an entailgen parse dataset: {dataset} (pass --overwrite "
+                                      "to replace it)")
     assert main(parse_args(corpus, interrupted)) == 2
     assert one_error_line(capsys) == (f"output directory holds an interrupted entailgen run: {interrupted} "
                                       "(pass --overwrite to replace it)")

@@ -60,7 +60,7 @@ def commands(kind, corpus, arcs, dae_model, output):
 def test_a_second_writer_is_refused_and_the_first_writers_build_stays(kind, tmp_path, corpus, arcs, dae_model,
                                                                       capsys):
     out = tmp_path / "out"
-    with publish(str(out)) as building:  # the first writer, mid-build
+    with publish(str(out), "parse dataset") as building:  # the first writer, mid-build
         (tmp_path / ".out.entailgen-partial" / "first.txt").write_text("the first writer's shard")
         assert main(commands(kind, corpus, arcs, dae_model, out)) == 2
         assert one_error_line(capsys) == (f"another entailgen (pid {os.getpid()} on host {platform.node()}) is "
@@ -143,7 +143,7 @@ def test_on_gcs_the_lock_is_a_marker_object_made_only_if_absent(monkeypatch):
 
 @pytest.mark.parametrize("kind", ["run", "train", "score"])
 def test_an_output_inside_a_dataset_or_a_model_dir_is_refused(kind, tmp_path, corpus, arcs, dae_model, capsys):
-    for home, what in ((arcs, "dataset"), (dae_model, "model dir")):
+    for home, what in ((arcs, "dae dataset"), (dae_model, "model dir")):
         out = home / "models" / "m"
         assert main(commands(kind, corpus, arcs, dae_model, out)) == 2
         assert one_error_line(capsys) == f"--output {out} is inside the entailgen {what} {home}; write it somewhere else"
@@ -179,12 +179,12 @@ def test_the_api_refuses_a_dataset_or_a_model_dir_as_output_and_replaces_a_model
     from entailgen.training.trainer import TrainOptions, train
 
     card = (arcs / "manifest.json").read_bytes()
-    with pytest.raises(ValueError, match=f"^--output {arcs} is an entailgen dataset, not a model dir; write the model "
-                                         "elsewhere$"):
-        train(str(arcs), str(arcs))
+    with pytest.raises(ValueError, match=f"^--output {arcs} holds an entailgen dae dataset, not a model dir; "
+                                         r"--overwrite replaces only a model dir \(choose another --output\)$"):
+        train(str(arcs), str(arcs), overwrite=True)
     assert sorted(p.name for p in arcs.iterdir()) == ["manifest.json", "train-00000-of-00001.jsonl"]
     assert (arcs / "manifest.json").read_bytes() == card
-    with pytest.raises(ValueError, match=r"is not empty \(use --overwrite to replace a model dir\)$"):
+    with pytest.raises(ValueError, match=r"holds an entailgen model dir: .* \(pass --overwrite to replace it\)$"):
         train(str(arcs), str(dae_model))
     model = tmp_path / "model"
     options = TrainOptions(encoder=str(tiny_encoder), epochs=1, max_length=24, progress=False)
@@ -280,3 +280,50 @@ def test_ctrl_c_in_a_worker_logs_nothing_from_beam(tmp_path, corpus, monkeypatch
         logging.getLogger().removeHandler(handler)
         beam.setLevel(level)  # the silence lasts till the process ends; not past this test
     assert [r.getMessage() for r in records if r.name.startswith("apache_beam")] == []
+
+
+# -- issue 38: --overwrite replaces only an output of the same kind, for every command that writes -------------------
+
+def other_outputs(root):
+    """One output of each kind entailgen writes, as its marks say (what the output policy reads): a parse dataset,
+    a scores dataset, a model dir and a Conv head."""
+    outputs = {"parse dataset": write_dataset(root / "parsed", "ParsedSentence", {"train": []}, pipeline="parse"),
+               "scores dataset": write_dataset(root / "scores", "ScoredPair", {"train": []}, pipeline="score")}
+    for name, mark, content in (("model dir", "train.json", {"dataset_manifest_sha256": "0" * 64}),
+                                ("Conv head", "conv.json", {"model_checksums": "0" * 64, "bins": 50})):
+        folder = root / name.replace(" ", "-")
+        folder.mkdir()
+        (folder / mark).write_text(json.dumps(content))
+        outputs[name] = folder
+    return outputs
+
+
+@pytest.mark.parametrize("command,kind", [("run", "parse dataset"), ("score", "scores dataset"),
+                                          ("train", "model dir"), ("train-conv", "Conv head")])
+def test_overwrite_replaces_only_an_output_of_the_commands_own_kind(command, kind, tmp_path, corpus, arcs, dae_model,
+                                                                    capsys):
+    outputs = other_outputs(tmp_path / "outputs")
+    before = {p: p.read_bytes() for p in (tmp_path / "outputs").rglob("*") if p.is_file()}
+    for found, output in outputs.items():
+        argv = (["train-conv", str(dae_model), str(arcs), "--output", str(output), "--quiet"] if command == "train-conv"
+                else commands(command, corpus, arcs, dae_model, output))
+        if found == kind:
+            continue  # its own kind: replaced with --overwrite, refused without (the tests above)
+        assert main(argv + ["--overwrite"]) == 2
+        assert one_error_line(capsys) == (f"--output {output} holds an entailgen {found}, not a {kind}; --overwrite "
+                                          f"replaces only a {kind} (choose another --output)")
+    assert {p: p.read_bytes() for p in (tmp_path / "outputs").rglob("*") if p.is_file()} == before
+    assert not [p for p in (tmp_path / "outputs").iterdir() if p.name.startswith(".")]  # no build folder started
+
+
+def test_an_interrupted_build_is_replaced_only_by_a_job_of_its_kind(tmp_path, corpus, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".entailgen-run").write_text(json.dumps({"kind": "model dir"}))  # a train cut short on gs://
+    assert main(run_args(corpus, out, "--overwrite")) == 2
+    assert one_error_line(capsys) == (f"--output {out} holds an interrupted build of an entailgen model dir, not a "
+                                      "parse dataset; --overwrite replaces only a parse dataset (choose another "
+                                      "--output)")
+    (out / ".entailgen-run").write_text(json.dumps({"kind": "parse dataset"}))
+    assert main(run_args(corpus, out, "--overwrite")) == 0
+    assert (out / "manifest.json").is_file() and not (out / ".entailgen-run").exists()

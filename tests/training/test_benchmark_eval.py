@@ -33,8 +33,9 @@ def test_auc_counts_a_tie_half():
 
 
 def row(ds, cut, label, claim, rid=None):
-    return BenchmarkRow(id=rid or f"{ds}-{cut}-{claim}", document="doc", claim=claim, label=label, cut=cut,
-                        dataset=ds)
+    """A row whose claim is its score; a document per cut, so no two rows of a dataset share their text."""
+    return BenchmarkRow(id=rid or f"{ds}-{cut}-{claim}", document=f"doc {cut}", claim=claim, label=label, cut=cut,
+                        dataset=ds, given_id=True)
 
 
 def stub(pairs):
@@ -171,11 +172,16 @@ def test_dict_json_and_jsonl_read_to_the_same_rows(tmp_path):
                                                  for k, v in DICT_LAYOUT.items()))
     (tmp_path / "list.json").write_text(json.dumps([{"id": k, "dataset": "xsumfaith", **v}
                                                     for k, v in DICT_LAYOUT.items()]))
-    expected = [BenchmarkRow("a1", "D one.", "C one.", 1, "val", "xsumfaith", "M1"),
-                BenchmarkRow("a2", "D two.", "C two.", 0, "test", "xsumfaith", None)]
-    assert read_benchmark([str(tmp_path / "dict" / "xsumfaith.json")]) == expected  # dataset: the file's stem
-    assert read_benchmark([str(tmp_path / "rows.jsonl")]) == expected
-    assert read_benchmark([str(tmp_path / "list.json")]) == expected
+    expected = [BenchmarkRow("a1", "D one.", "C one.", 1, "val", "xsumfaith", "M1", given_id=True),
+                BenchmarkRow("a2", "D two.", "C two.", 0, "test", "xsumfaith", None, given_id=True)]
+    for name, where in (("dict/xsumfaith.json", ["id a1", "id a2"]),  # dataset: the file's stem
+                        ("rows.jsonl", ["line 1", "line 3"]), ("list.json", ["row 1", "row 2"])):
+        rows = read_benchmark([str(tmp_path / name)])
+        assert [r._replace(where="") for r in rows] == expected
+        assert [r.where for r in rows] == [f"{tmp_path / name} {w}" for w in where]
+    (tmp_path / "no-ids.jsonl").write_text(json.dumps(GOOD) + "\n")  # an id made from its place names no row
+    (made,) = read_benchmark([str(tmp_path / "no-ids.jsonl")])
+    assert (made.id, made.where, made.given_id) == ("no-ids-1", f"{tmp_path / 'no-ids.jsonl'} line 1", False)
 
 
 GOOD = {"document": "D.", "claim": "C.", "label": 1, "cut": "val"}
@@ -210,7 +216,7 @@ def test_cli_bad_benchmark_file_exits_2_with_one_line(tmp_path, capsys, name):
 
 def test_cli_one_class_cut_exits_2_before_any_model_loads(tmp_path, capsys):  # no model dir at all
     (tmp_path / "frank.jsonl").write_text(json.dumps({**GOOD, "cut": "val"}) + "\n"
-                                          + json.dumps({**GOOD, "cut": "test", "label": 0}) + "\n")
+                                          + json.dumps({**GOOD, "claim": "C2.", "cut": "test", "label": 0}) + "\n")
     assert main(["evaluate", str(tmp_path / "no-model"), "--benchmark", "summac", str(tmp_path / "frank.jsonl")]) == 2
     assert capsys.readouterr().err.strip() == ("entailgen: error: dataset frank, val cut: all 1 rows are labelled 1 "
                                                "(consistent); balanced accuracy needs both")
@@ -258,24 +264,51 @@ def test_cli_benchmark_options_misused_are_one_line(tmp_path, capsys, argv, mess
 
 
 class StubDocumentScorer:
-    """Stands in for training.document_scorer.DocumentScorer: the claim is its own score."""
+    """Stands in for training.document_scorer.DocumentScorer: the claim is its own score ("long": unscorable); the
+    rows it scores are counted in `scored_rows`, and it is stopped (KeyboardInterrupt, as Ctrl-C) at call `stop_at`."""
 
-    def __init__(self, model_dir, granularity="sentence", aggregation="zs", conv_dir=None):
+    scored_rows: list = []
+    stop_at = None
+
+    def __init__(self, model_dir, granularity="sentence", aggregation="zs", conv_dir=None, device="cpu"):
         self.granularity, self.aggregation, self.conv_dir = granularity, aggregation, conv_dir
+        self.calls = 0
 
     def split_key(self):
         return ()
 
     def split(self, documents, summaries):
-        return None
+        return [None] * len(documents)
 
     def scored(self, rows, split=None):
-        return [{"score": s} for s in stub(rows)]
+        from entailgen.training.scorers import Unscorable
+
+        self.calls += 1
+        if self.calls == self.stop_at:
+            raise KeyboardInterrupt
+        type(self).scored_rows.extend(c for _, c in rows)
+        return [Unscorable("TooLong", "the hypothesis alone fills the model's 128 tokens") if c == "long"
+                else {"score": float(c)} for _, c in rows]
+
+
+def stub_model(tmp_path, monkeypatch, stop_at=None):
+    """A model dir the StubDocumentScorer stands in for, scores cached under tmp_path/cache; returns its scored rows."""
+    from entailgen.training import checkpoint, document_scorer
+
+    monkeypatch.setattr(document_scorer, "DocumentScorer", StubDocumentScorer)
+    monkeypatch.setattr(StubDocumentScorer, "scored_rows", [])
+    monkeypatch.setattr(StubDocumentScorer, "stop_at", stop_at)
+    monkeypatch.setattr(checkpoint, "verify_model_dir", lambda directory: {})  # no weights in this stand-in dir
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "m").mkdir(exist_ok=True)
+    (tmp_path / "m" / "train.json").write_text(json.dumps(TRAIN_JSON))
+    return StubDocumentScorer.scored_rows
 
 
 def test_cli_prints_the_table_and_writes_the_report(tmp_path, capsys, monkeypatch):
     from entailgen.training import checkpoint, document_scorer
 
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setattr(document_scorer, "DocumentScorer", StubDocumentScorer)
     monkeypatch.setattr(checkpoint, "verify_model_dir", lambda directory: {})  # no weights in this stand-in dir
     (tmp_path / "m").mkdir()
@@ -307,3 +340,164 @@ def test_cli_a_dir_that_is_not_a_model_is_one_line(tmp_path, capsys):
     (tmp_path / "rows.jsonl").write_text("".join(json.dumps(r._asdict()) + "\n" for r in hand_rows()))
     assert main(["evaluate", str(tmp_path), "--benchmark", "summac", str(tmp_path / "rows.jsonl")]) == 2
     assert capsys.readouterr().err.strip().startswith(f"entailgen: error: {tmp_path}")
+
+
+# Issue 42: every row gets a score; a row the model cannot score is scored 0.0 and counted, never an error.
+
+def unscorable_at(claim):
+    """A scorer like `stub`, but the row whose claim is `claim` it cannot score."""
+    from entailgen.training.scorers import Unscorable
+
+    return lambda pairs: [Unscorable("TooLong", "too long") if c == claim else float(c) for _, c in pairs]
+
+
+def test_a_row_the_model_cannot_score_is_scored_zero_and_counted_by_dataset_and_cut():
+    from entailgen.training.document_scorer import every_scored
+    from entailgen.training.scorers import Unscorable
+
+    assert every_scored([0.5, Unscorable("TooLong", "too long"), 0.25]) == [0.5, 0.0, 0.25]
+    # frank's test row (1, 0.55) unscorable -> 0.0: test scores 0.7 (1), 0.0 (1), 0.45 (0), 0.6 (0); val t 0.5 ->
+    # predicted 1 0 0 1: (1/2 + 1/2) / 2 = 50.0; AUC: 0.7 beats 0.45 and 0.6, 0.0 beats neither -> 2/4 = 50.0.
+    # xsumfaith as before (50.0, 75.0); overall 50.0 and 62.5.
+    report = evaluate_benchmark(hand_rows(), {"model": unscorable_at("0.55")})
+    model = report["scorers"]["model"]
+    assert model["per_dataset"]["frank"] == {"threshold": 0.5, "val_balanced_accuracy": 100.0,
+                                             "balanced_accuracy": 50.0, "roc_auc": 50.0}
+    assert model["overall"] == {"balanced_accuracy": 50.0, "roc_auc": 62.5}
+    assert model["unscorable"] == {"xsumfaith": {"val": 0, "test": 0}, "frank": {"val": 0, "test": 1}}
+    assert ("model: 1 row it could not score, each scored 0.0 (the lowest score: inconsistent at any threshold that "
+            "finds a row inconsistent): FRANK 0 val + 1 test") in format_table(report).splitlines()
+    # a val row (xsumfaith (1, 0.9)) unscorable too: counted in its own cut
+    both = evaluate_benchmark(hand_rows(), {"model": lambda p: [
+        unscorable_at("0.9")([x])[0] if x[1] == "0.9" else unscorable_at("0.55")([x])[0] for x in p]})
+    assert both["scorers"]["model"]["unscorable"] == {"xsumfaith": {"val": 1, "test": 0},
+                                                      "frank": {"val": 0, "test": 1}}
+    assert "model: 2 rows it could not score" in format_table(both)
+    clean = format_table(evaluate_benchmark(hand_rows(), {"model": stub}))
+    assert "could not score" not in clean and "given twice" not in clean and "sharing" not in clean
+
+
+# Issue 38: a row given twice is scored once (counted); two readings of one row that disagree are refused.
+
+def write(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(path)
+
+
+def test_a_row_given_twice_is_scored_once_and_counted(tmp_path):
+    from entailgen.training.benchmark_eval import distinct_rows
+
+    frank = write(tmp_path / "frank.jsonl", [{**GOOD, "id": "f1"}, {**GOOD, "id": "f2", "claim": "C2.", "label": 0}])
+    plain = write(tmp_path / "plain.jsonl", [GOOD, {**GOOD, "claim": "C2."}, GOOD])  # no ids: line 3 is line 1
+    rows, left_out = distinct_rows(read_benchmark([frank, plain, frank]))  # frank.jsonl given twice
+    assert [(r.dataset, r.id) for r in rows] == [("frank", "f1"), ("frank", "f2"), ("plain", "plain-1"),
+                                                 ("plain", "plain-2")]
+    assert left_out == {"frank": 2, "plain": 1}
+    report = evaluate_benchmark(hand_rows(), {"model": stub}, duplicates={"frank": 2})
+    assert report["duplicates_left_out"] == {"xsumfaith": 0, "frank": 2}
+    assert ("rows given twice (the same id, or the same document, claim and system), scored once: FRANK 2"
+            in format_table(report).splitlines())
+    with pytest.raises(ValueError, match="^6 rows given twice: evaluate distinct_rows"):  # scored twice: refused
+        evaluate_benchmark(hand_rows() + [r for r in hand_rows() if r.dataset == "frank"], {"model": stub})
+
+
+def test_separate_annotations_of_the_same_text_are_kept_as_the_paper_keeps_them(tmp_path):
+    """SummaC's Polytope: two systems wrote the same summary, each annotated under its own id (once labelled apart)."""
+    from entailgen.training.benchmark_eval import distinct_rows, repeated_text
+
+    path = write(tmp_path / "polytope.jsonl", [
+        {**GOOD, "id": "99-8"}, {**GOOD, "id": "99-3"}, {**GOOD, "id": "67-5", "label": 0},
+        {**GOOD, "claim": "C2.", "model_name": "BART"}, {**GOOD, "claim": "C2.", "model_name": "PG", "cut": "test"}])
+    rows, left_out = distinct_rows(read_benchmark([path]))
+    assert len(rows) == 5 and left_out == {}
+    assert repeated_text(rows) == {"polytope": 3}  # 99-3 and 67-5 repeat 99-8's text, PG's row BART's
+    report = evaluate_benchmark(hand_rows() + [r._replace(dataset="frank", id=f"p{i}") for i, r in enumerate(rows)],
+                                {"model": lambda p: [0.5] * len(p)})
+    assert report["repeated_text"] == {"xsumfaith": 0, "frank": 3}
+    assert ("rows sharing an earlier row's document and claim under an id or system of their own (separate "
+            "annotations, each scored, as the paper counts them): FRANK 3") in format_table(report).splitlines()
+
+
+CONFLICTS = {  # name: (files as (name, rows), the message after the paths)
+    "same id, other label": ([("a/frank.json", {"r1": GOOD}), ("b/frank.json", {"r1": {**GOOD, "label": 0}})],
+                             "{0} id r1 and {1} id r1 (dataset frank): one row (id r1 twice) labelled 1 and 0; keep "
+                             "the right one"),
+    "no id, other cut": ([("x.jsonl", [GOOD, {**GOOD, "cut": "test"}])],
+                         "{0} line 1 and {0} line 2 (dataset x): one row (the same document and claim, and no id or "
+                         "system to tell them apart) in the val and test cuts; keep the right one"),
+    "same id, other text": ([("y.json", [{**GOOD, "id": 7}, {**GOOD, "id": 7, "claim": "C2.", "model_name": "M"}])],
+                            "{0} row 1 and {0} row 2 (dataset y): one row (id 7 twice) with other document or claim "
+                            "text, from systems None and M; keep the right one"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONFLICTS))
+def test_two_readings_of_one_row_that_disagree_are_refused_in_one_line(tmp_path, capsys, name):
+    from entailgen.training.benchmark_eval import distinct_rows
+
+    files, message = CONFLICTS[name]
+    paths = []
+    for file, content in files:
+        (tmp_path / file).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / file).write_text(json.dumps(content) if file.endswith(".json") else
+                                     "".join(json.dumps(r) + "\n" for r in content))
+        paths.append(str(tmp_path / file))
+    expected = message.format(*paths)
+    with pytest.raises(BenchmarkError) as e:
+        distinct_rows(read_benchmark(paths))
+    assert str(e.value) == expected
+    assert main(["evaluate", str(tmp_path / "no-model"), "--benchmark", "summac", *paths]) == 2
+    assert capsys.readouterr().err.strip() == f"entailgen: error: {expected}"
+
+
+def test_cli_counts_a_file_given_twice_and_its_figures_are_unchanged(tmp_path, capsys, monkeypatch):
+    scored = stub_model(tmp_path, monkeypatch)
+    write(tmp_path / "rows.jsonl", [r._asdict() for r in hand_rows()])
+    rows = str(tmp_path / "rows.jsonl")
+    assert main(["evaluate", str(tmp_path / "m"), "--benchmark", "summac", rows, rows]) == 0
+    out = capsys.readouterr().out
+    assert "| entailgen model | 50.0 | 75.0 | 62.5 |" in out  # as given once
+    assert "rows given twice (the same id, or the same document, claim and system), scored once: XSumFaith 12, " \
+           "FRANK 6" in out.splitlines()
+    report = json.loads((tmp_path / "m" / "eval" / "benchmark-summac.json").read_text())
+    assert report["duplicates_left_out"] == {"xsumfaith": 12, "frank": 6}
+    assert report["counts"]["frank"]["test"] == {"consistent": 2, "inconsistent": 2}
+    assert len(scored) == 16  # the distinct (document, claim) rows, each once
+    assert "FRANK 6." in (tmp_path / "m" / "README.md").read_text()  # the card's notes
+
+
+# Issue 42: a killed evaluation keeps what it scored; the rerun scores only the rest, to the same figures.
+
+def test_a_killed_evaluation_rerun_scores_only_the_rest_to_the_same_figures(tmp_path, capsys, monkeypatch):
+    from entailgen.training import benchmark_eval
+
+    monkeypatch.setattr(benchmark_eval, "SCORE_CHUNK", 4)
+    write(tmp_path / "rows.jsonl", [r._asdict() for r in hand_rows()])
+    argv = ["evaluate", str(tmp_path / "m"), "--benchmark", "summac", str(tmp_path / "rows.jsonl")]
+    # 16 distinct (document, claim) rows (frank's val rows are xsumfaith's), in the file's order, in chunks of 4:
+    # xsumfaith val 0.9 0.8 0.7 0.6 | 0.4 0.3 0.2 0.1 | xsumfaith test 0.5 0.2 0.3 0.1 | frank test 0.7 0.55 0.45 0.6;
+    # Ctrl-C in the third chunk
+    scored = stub_model(tmp_path, monkeypatch, stop_at=3)
+    assert main(argv) == 130
+    assert scored == ["0.9", "0.8", "0.7", "0.6", "0.4", "0.3", "0.2", "0.1"]
+    assert not (tmp_path / "m" / "eval").exists()  # no report from a run that did not finish
+    capsys.readouterr()
+    scored = stub_model(tmp_path, monkeypatch)
+    assert main(argv) == 0
+    assert scored == ["0.5", "0.2", "0.3", "0.1", "0.7", "0.55", "0.45", "0.6"]  # only those the killed run had not
+    out, err = capsys.readouterr()
+    assert "entailgen model: 8 of 16 distinct rows read from the score cache, 8 to score (" in err
+    resumed = json.loads((tmp_path / "m" / "eval" / "benchmark-summac.json").read_text())
+    assert "| entailgen model | 50.0 | 75.0 | 62.5 |" in out
+    (cache,) = resumed["model"]["score_caches"]
+    assert cache.startswith(str(tmp_path / "cache" / "entailgen" / "scores" / "m-"))
+    # a run with nothing cached, in another cache folder: the same figures
+    scored = stub_model(tmp_path, monkeypatch)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other-cache"))
+    assert main(argv) == 0 and len(scored) == 16
+    whole = json.loads((tmp_path / "m" / "eval" / "benchmark-summac.json").read_text())
+    assert whole["scorers"] == resumed["scorers"]
+    # a third run reads every row: no model is even built
+    monkeypatch.setattr(StubDocumentScorer, "__init__", lambda *a, **k: pytest.fail("a model built for no row"))
+    assert main(argv) == 0
+    assert json.loads((tmp_path / "m" / "eval" / "benchmark-summac.json").read_text())["scorers"] == whole["scorers"]

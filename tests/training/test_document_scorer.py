@@ -3,6 +3,7 @@ head's histogram and a toy rule it learns, PairScorer against the model's own fo
 `score --documents` end to end."""
 import json
 import random
+import shutil
 
 import pytest
 import torch
@@ -71,8 +72,7 @@ def test_every_cell_of_a_call_is_scored_in_one_batch_and_an_empty_summary_is_uns
     assert calls == [6]  # 3 blocks x 2 sentences; the second row's cells are the first's
     assert parsed == [DOCUMENT, SUMMARY, T1]  # the document of three rows parsed once
     assert results[:2] == [0.8, 0.9] and isinstance(results[2], Unscorable)
-    with pytest.raises(Unscorable):
-        scorer.score_documents([(DOCUMENT, "")])
+    assert scorer.score_documents([(DOCUMENT, "")]) == [0.0]  # the benchmark's rule: predicted inconsistent
 
 
 def test_a_block_too_long_or_a_sentence_without_arcs_is_left_out_not_the_whole_document():
@@ -152,15 +152,24 @@ def test_the_conv_head_learns_a_toy_rule_and_round_trips(tmp_path):
         train_conv([[[0.1]], [[0.2]]], [1, 1])
 
 
-@pytest.fixture(scope="module")
-def pair_model(tmp_path_factory, tiny_encoder):
-    root = tmp_path_factory.mktemp("pair")
+def train_pair_model(root, tiny_encoder, seed: int = 0):
     rows = [RtePair(f"p{i}", "the man likes a park", "a man likes" if i % 2 else "a dog chases",
                     "entailed" if i % 2 else "not-entailed", "toy", "t", "toy", f"toy:{i}") for i in range(8)]
     data = write_dataset(root / "data", "RtePair", {"train": rows}, pipeline="recast")
     train(str(data), str(root / "model"), TrainOptions(encoder=str(tiny_encoder), epochs=1, batch_size=4,
-                                                        progress=False, device="cpu"))
+                                                        progress=False, device="cpu", seed=seed))
     return root / "model"
+
+
+@pytest.fixture(scope="module")
+def pair_model(tmp_path_factory, tiny_encoder):
+    return train_pair_model(tmp_path_factory.mktemp("pair"), tiny_encoder)
+
+
+@pytest.fixture(scope="module")
+def other_pair_model(tmp_path_factory, tiny_encoder):
+    """The same recipe from another seed: other weights, so an ensemble of the two is not a no-op."""
+    return train_pair_model(tmp_path_factory.mktemp("pair-seed-1"), tiny_encoder, seed=1)
 
 
 def test_pair_scorer_gives_the_models_own_p_entailed(pair_model):
@@ -188,7 +197,8 @@ def claim_row(i: int, label: str) -> ClaimExample:
                         "news", f"news:{i}")
 
 
-def test_train_conv_writes_a_head_tied_to_its_model_and_score_documents_runs_on_it(pair_model, tmp_path, capsys):
+def test_train_conv_writes_a_head_tied_to_its_model_and_score_documents_runs_on_it(pair_model, other_pair_model,
+                                                                                   tmp_path, capsys):
     data = write_dataset(tmp_path / "claims", "ClaimExample",
                          {"train": [claim_row(i, "CORRECT" if i % 2 else "INCORRECT") for i in range(8)],
                           "dev": [claim_row(8, "CORRECT"), claim_row(9, "INCORRECT")]}, pipeline="claims")
@@ -213,20 +223,29 @@ def test_train_conv_writes_a_head_tied_to_its_model_and_score_documents_runs_on_
     assert rows[0]["aggregation"] == "conv" and 0.0 <= rows[0]["score"] <= 1.0
     assert manifest["counts"]["total"]["read"] == 3 and manifest["counts"]["total"]["dead_letters"] == 2
     capsys.readouterr()
-    # the same model twice as an ensemble: the same scores, the members in the manifest, the same accounting
-    zs, ens = tmp_path / "zs", tmp_path / "ens"
-    for out_dir, extra in ((zs, []), (ens, ["--ensemble", str(pair_model)])):
-        assert main(["score", str(pair_model), "--input", str(inputs), "--output", str(out_dir), "--documents",
+    # two models as an ensemble: each row's score the mean of the members' log-odds, the members in the manifest
+    zs, other, ens = tmp_path / "zs", tmp_path / "other", tmp_path / "ens"
+    for model, out_dir, extra in ((pair_model, zs, []), (other_pair_model, other, []),
+                                  (pair_model, ens, ["--ensemble", str(other_pair_model)])):
+        assert main(["score", str(model), "--input", str(inputs), "--output", str(out_dir), "--documents",
                      "--format", "jsonl", *extra]) == 0
-    single, both = list(read_dataset(str(zs), "scored")), list(read_dataset(str(ens), "scored"))
-    assert [r["score"] for r in both] == [r["score"] for r in single] and len(both) == 1
+    (one,), (two,) = list(read_dataset(str(zs), "scored")), list(read_dataset(str(other), "scored"))
+    (both,) = list(read_dataset(str(ens), "scored"))
+    assert both["score"] == pytest.approx(ensemble_score([one["score"], two["score"]]), abs=2e-6)
+    assert one["score"] != two["score"]  # another seed, another model: the ensemble is not a no-op
     manifest = json.loads((ens / "manifest.json").read_text())
-    assert manifest["config"]["documents"]["ensemble"] == [str(pair_model)]
+    assert manifest["config"]["documents"]["ensemble"] == [str(other_pair_model)]
     assert manifest["counts"]["total"]["dead_letters"] == 2
     capsys.readouterr()  # the runs' progress lines (printed when a run takes over 5 s, as on a loaded machine)
+    copy = tmp_path / "copy"
+    shutil.copytree(pair_model, copy)  # the same weights in another dir: the same model
     for extra, message in ((["--aggregation", "conv", "--conv", str(conv), "--ensemble", str(pair_model)],
                             "a Conv head belongs to one model"),
-                           (["--ensemble", str(tmp_path / "missing")], "missing")):
+                           (["--ensemble", str(tmp_path / "missing")], "missing"),
+                           (["--ensemble", str(pair_model)], f"--ensemble {pair_model} is the model {pair_model} "
+                                                             "again (the same checksums)"),
+                           (["--ensemble", str(other_pair_model), str(copy)], f"--ensemble {copy} is the model "
+                                                                              f"{pair_model} again")):
         assert main(["score", str(pair_model), "--input", str(inputs), "--output", str(tmp_path / "x"),
                      "--documents", *extra]) == 2
         err = capsys.readouterr().err
@@ -264,24 +283,42 @@ def test_evaluate_benchmark_runs_the_document_scorer_on_a_trained_model(pair_mod
     assert "SummaC-ZS (paper)" in capsys.readouterr().out
 
 
-def test_evaluate_benchmark_with_an_ensemble_and_its_refusals(pair_model, tmp_path, capsys):
+def test_evaluate_benchmark_with_an_ensemble_and_its_refusals(pair_model, other_pair_model, tmp_path, capsys):
     path = toy_benchmark(tmp_path)
-    # the same model twice: an ensemble of one expert's log-odds is that expert, so both rows give the same figures
-    assert main(["evaluate", str(pair_model), "--benchmark", "summac", str(path), "--ensemble", str(pair_model)]) == 0
+    assert main(["evaluate", str(pair_model), "--benchmark", "summac", str(path), "--ensemble",
+                 str(other_pair_model)]) == 0
     report = json.loads((pair_model / "eval" / "benchmark-summac.json").read_text())
-    ens = report["scorers"]["entailgen ensemble (2 models)"]["per_dataset"]["toy"]
-    one = report["scorers"]["entailgen model"]["per_dataset"]["toy"]
-    assert (ens["val_balanced_accuracy"], ens["balanced_accuracy"], ens["roc_auc"]) == (
-        one["val_balanced_accuracy"], one["balanced_accuracy"], one["roc_auc"])
-    assert report["model"]["ensemble"] == [str(pair_model), str(pair_model)]
+    assert set(report["scorers"]["entailgen ensemble (2 models)"]["per_dataset"]) == {"toy"}
+    assert report["model"]["ensemble"] == [str(pair_model), str(other_pair_model)]
     card = (pair_model / "README.md").read_text()
-    assert f"ensemble of {pair_model}, {pair_model})" in card and "| entailgen ensemble (2 models) |" in card
+    assert f"ensemble of {pair_model}, {other_pair_model})" in card and "| entailgen ensemble (2 models) |" in card
     capsys.readouterr()
     for argv, message in [
             (["--benchmark", "summac", str(path), "--ensemble", str(pair_model), "--aggregation", "conv", "--conv",
               str(tmp_path)], "a Conv head belongs to one model"),
             (["--benchmark", "summac", str(path), "--ensemble", str(tmp_path / "missing")], "missing"),
+            (["--benchmark", "summac", str(path), "--ensemble", str(pair_model)], "again (the same checksums)"),
             ([str(path), "--ensemble", str(pair_model)], "are for --benchmark")]:
         assert main(["evaluate", str(pair_model), *argv]) == 2
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_train_conv_without_dev_rows_of_both_labels_is_refused_before_any_scoring(pair_model, tmp_path, capsys):
+    train_rows = [claim_row(i, "CORRECT" if i % 2 else "INCORRECT") for i in range(4)]
+    for name, splits, dev_rows in (("no-dev", {"train": train_rows}, 0),
+                                   ("one-label", {"train": train_rows, "dev": [claim_row(9, "CORRECT")]}, 1)):
+        data = write_dataset(tmp_path / name, "ClaimExample", splits, pipeline="claims")
+        assert main(["train-conv", str(pair_model), str(data), "--output", str(tmp_path / "conv"), "--quiet"]) == 2
+        assert capsys.readouterr().err.strip() == (
+            f"entailgen: error: {data} has {dev_rows} document rows in its dev split, not rows of both labels to "
+            "measure a Conv head on; build the claims dataset with a dev split (run claims --splits "
+            "train=0.8,dev=0.1,test=0.1)")
+    one_label = write_dataset(tmp_path / "one", "ClaimExample", {"train": [claim_row(i, "CORRECT") for i in range(3)],
+                                                                "dev": [claim_row(8, "CORRECT"),
+                                                                        claim_row(9, "INCORRECT")]}, pipeline="claims")
+    assert main(["train-conv", str(pair_model), str(one_label), "--output", str(tmp_path / "conv"), "--quiet"]) == 2
+    assert capsys.readouterr().err.strip() == (f"entailgen: error: all 3 document rows of {one_label}'s train split "
+                                               "have one label; a Conv head learns from consistent and inconsistent "
+                                               "rows")
+    assert not (tmp_path / "conv").exists()

@@ -50,7 +50,8 @@ def test_mix_weights_by_name_pipeline_or_position():
     assert parse_mix("claims=2, ner=1, dialogue=0.5", names) == (2.0, 1.0, 0.5)
     for bad, says in [("recast=1,claims=1,ner=1", "more than one"), ("2,1", "one weight for each of the 3 datasets"),
                       ("news=2,1,1", "every weight as NAME=W"), ("x=1,ner=1,dialogue=1", "names no dataset"),
-                      ("2,one,1", "not a number"), ("news=1,claims=2,ner=1", "one weight for each of the 3 datasets")]:
+                      ("2,one,1", "not a number"), ("news=1,claims=2,ner=1", "'claims' is given twice"),
+                      ("ner=1,news=2,ner=3", "'ner' is given twice")]:
         with pytest.raises(ValueError, match=says):
             parse_mix(bad, names)
 
@@ -122,6 +123,13 @@ def test_a_bad_mix_is_one_line(datasets, tmp_path, capsys):
     assert main(["train", *datasets[:2], "--output", str(tmp_path / "m"), "--mix", "-1,1"]) == 2  # a value, no flag
     assert capsys.readouterr().err.strip() == ("entailgen: error: --mix weights must be positive finite numbers, "
                                                "got -1.0")
+    assert main(["train", datasets[0], datasets[0] + "/", "--output", str(tmp_path / "m")]) == 2
+    assert capsys.readouterr().err.strip() == (f"entailgen: error: {datasets[0]}/ is given twice; give each dataset "
+                                               "once (--mix weighs them)")
+    # 1e308 against 1 shares the 9 rows as 9 and 0: the second dataset would be trained without, silently
+    assert main(["train", *datasets[:2], "--output", str(tmp_path / "m"), "--mix", "1e308,1"]) == 2
+    assert capsys.readouterr().err.strip() == (f"entailgen: error: --mix gives {datasets[1]} (weight 1) none of the 9 "
+                                               "rows an epoch draws; raise its weight or leave the dataset out")
     assert not (tmp_path / "m").exists()
 
 

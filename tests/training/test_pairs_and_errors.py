@@ -102,7 +102,8 @@ def test_bad_options_and_outputs_are_refused(pairs_dataset, tmp_path, capsys):
     (tmp_path / "notes").mkdir()
     (tmp_path / "notes" / "important.txt").write_text("keep me")
     assert one_line_error(capsys, ["train", str(pairs_dataset), "--output", str(tmp_path / "notes"),
-                                   "--overwrite"]).endswith("is not one")
+                                   "--overwrite"]).endswith("(entailgen replaces only its own outputs; choose another "
+                                                            "--output)")
     assert (tmp_path / "notes" / "important.txt").read_text() == "keep me"
 
 

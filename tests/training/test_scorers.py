@@ -45,7 +45,7 @@ def test_score_pipeline_accounts_for_every_pair(dae_model, tmp_path, capsys):
     dead = pq.read_table(tmp_path / "out" / manifest["dead_letters"]["path"]).to_pylist()
     assert sorted(r["source_id"] for r in rows) == ["a", "b"]
     assert sorted((d["source_id"], d["error_type"]) for d in dead if d["source_id"] in "cde") == [
-        ("c", "MissingField"), ("d", "NoArcs"), ("e", "TooLong")]
+        ("c", "MissingField"), ("d", "NoWords"), ("e", "TooLong")]  # '?': no word to parse
     assert [d["error_type"] for d in dead if d["source_id"] not in "cde"] == ["MalformedJson"]
     assert manifest["counts"]["total"] == {"read": 6, "written": 2, "dead_letters": 4, "skipped": 0}
     from entailgen.schemas.reader import read_dataset
@@ -92,3 +92,25 @@ def test_score_many_parses_each_distinct_hypothesis_once(dae_model):
     assert seen == ["the dog sees the cat", "the cat sees the dog", "?"]  # 7 pairs, 3 distinct hypotheses
     assert [r["score"] for r in results[:6]] == [scorer.score(b, h)["score"] for b, h in pairs[:6]]
     assert isinstance(results[6], Unscorable)
+
+
+def test_a_score_job_in_which_every_row_is_a_dead_letter_fails_and_repeated_ids_are_reported(dae_model, tmp_path,
+                                                                                             capsys):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": 1, "premise": 2, "hypothesis": "a dog"}\n{"id": "x", "premise": "a dog", "hypothesis": "?!"}\n')
+    assert main(["score", str(dae_model), "--input", str(bad), "--output", str(tmp_path / "bad")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out.strip() == f"scored 0 of 2 pairs into {tmp_path / 'bad'}; 2 dead letters"
+    assert captured.err.strip() == (f"entailgen: error: every one of the 2 pairs became a dead letter (their reasons: "
+                                    f"read:NoWords, read:NotText); see {tmp_path / 'bad'}")
+    assert (tmp_path / "bad" / "manifest.json").is_file()  # the dead letters say which rows and why
+    pairs = tmp_path / "pairs.jsonl"
+    row = {"id": "a", "premise": "the dog sees the cat", "hypothesis": "the cat sees the dog"}
+    pairs.write_text("".join(json.dumps(r) + "\n" for r in (row, {**row, "hypothesis": "the dog sees the cat"},
+                                                           {**row, "id": "b"}, {**row, "id": "c", "hypothesis": "?"},
+                                                           {**row, "id": "c"})))
+    assert main(["score", str(dae_model), "--input", str(pairs), "--output", str(tmp_path / "out")]) == 0
+    assert capsys.readouterr().out.strip() == (f"scored 4 of 5 pairs into {tmp_path / 'out'}; 1 dead letters; 2 ids "
+                                               "given to more than one row (first: a)")
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["counts"]["repeated_ids"] == {"a": 2, "c": 2}  # a dead letter's id counts too

@@ -86,3 +86,19 @@ def first_line(chunks: Iterable[bytes], limit: int) -> bytes:
         if b"\n" in chunk or len(head) >= limit:
             break
     return head.split(b"\n", 1)[0][:limit].rstrip(b"\r")
+
+
+# Compression told by a file's first bytes, against the extension Beam's FileSystems decompresses it by.
+MAGIC = ((b"\x1f\x8b", "gzip", ".gz"), (b"BZh", "bzip2", ".bz2"), (b"\x28\xb5\x2f\xfd", "zstd", ".zst"))
+
+
+def compression_mismatch(path: str, head: bytes) -> Optional[str]:
+    """Why a file's first bytes and its name disagree about compression (gzip bytes in `docs.jsonl`, plain text in
+    `docs.jsonl.gz`), or None: it is read by its name, so its every line would be garbage or the read would fail."""
+    found = next(((kind, ext) for magic, kind, ext in MAGIC if head.startswith(magic)), None)
+    if found and not path.endswith(found[1]):
+        return f"{path} is {found[0]}-compressed but its name does not end in {found[1]}; rename it {path}{found[1]}"
+    named = next(((kind, ext) for _, kind, ext in MAGIC if path.endswith(ext)), None)
+    if named and not found:
+        return f"{path} ends in {named[1]} but is not {named[0]}-compressed; rename it without {named[1]}"
+    return None

@@ -5,10 +5,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
+
+from entailgen.transforms.io.encoding import compression_mismatch
 
 BOM = b"\xef\xbb\xbf"
 CHUNK = 1 << 16
+
+
+def check_compression(flag: str, path: str) -> None:
+    """ValueError (one line) for a file whose first bytes and name disagree about compression (encoding.MAGIC)."""
+    try:
+        with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as handle:
+            head = handle.read(8)
+    except OSError:
+        return  # a directory or no permission: the reading check says so in its own words
+    mismatch = compression_mismatch(path, head)
+    if mismatch:
+        raise ValueError(f"{flag}: {mismatch}")
 
 
 def check_option_file(flag: str, path: str) -> None:
@@ -16,6 +31,7 @@ def check_option_file(flag: str, path: str) -> None:
     not blank; reads only as far as its first non-blank byte."""
     if not FileSystems.exists(path):
         raise ValueError(f"{flag}: file not found: {path}")
+    check_compression(flag, path)
     try:
         with FileSystems.open(path) as handle:
             first = True

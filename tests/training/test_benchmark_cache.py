@@ -1,0 +1,130 @@
+"""Issue 42 with a real (tiny) model: a claim sentence longer than the model's limit is scored 0.0 and counted within
+seconds, never an error after the rest is scored; the score cache that lets a rerun score only what is left, its
+file format and its name."""
+import hashlib
+import json
+
+import pytest
+import torch
+
+from entailgen.runners.cli import main
+from entailgen.schemas.records import RtePair
+from entailgen.training import benchmark_eval
+from entailgen.training.benchmark_eval import (append_cache, cache_name, cached, read_cache, restored,
+                                               scoring_code_sha256)
+from entailgen.training.scorers import Unscorable
+from entailgen.training.trainer import TrainOptions, train
+from trainer_fixtures import write_dataset
+
+torch.set_num_threads(1)
+DOCUMENT = "The man likes a park. A dog chases a cat."
+LONG = "A man likes a park and " * 8 + "a dog chases a cat."  # one sentence of 48 words: over 32 tokens alone
+
+
+@pytest.fixture(scope="module")
+def short_model(tmp_path_factory, tiny_encoder):
+    """A pair model with --max-length 32."""
+    root = tmp_path_factory.mktemp("short")
+    rows = [RtePair(f"p{i}", "the man likes a park", "a man likes" if i % 2 else "a dog chases",
+                    "entailed" if i % 2 else "not-entailed", "toy", "t", "toy", f"toy:{i}") for i in range(8)]
+    data = write_dataset(root / "data", "RtePair", {"train": rows}, pipeline="recast")
+    train(str(data), str(root / "model"), TrainOptions(encoder=str(tiny_encoder), epochs=1, batch_size=4,
+                                                        max_length=32, progress=False, device="cpu"))
+    return root / "model"
+
+
+def test_a_claim_longer_than_the_model_is_scored_zero_and_counted_not_an_error(short_model, tmp_path, capsys,
+                                                                               monkeypatch):
+    from entailgen.training import scorers
+    from entailgen.training.document_scorer import DocumentScorer
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    forward = []  # cells per forward pass of the model
+    probabilities = scorers.probabilities
+    monkeypatch.setattr(scorers, "probabilities", lambda model, features, *a: forward.append(len(features))
+                        or probabilities(model, features, *a))
+    rows = [("val", "A man likes a park.", 1), ("val", "A dog chases.", 0), ("test", "A man likes.", 1),
+            ("test", LONG, 0)]
+    (tmp_path / "toy.jsonl").write_text("".join(json.dumps({"id": f"r{i}", "document": DOCUMENT, "claim": claim,
+                                                            "label": label, "cut": cut}) + "\n"
+                                                for i, (cut, claim, label) in enumerate(rows)))
+    argv = ["evaluate", str(short_model), "--benchmark", "summac", str(tmp_path / "toy.jsonl")]
+    assert main(argv) == 0
+    # 2 blocks x 3 claims scored in one pass; the long claim's 2 cells never reach the model
+    assert forward == [6]
+    out = capsys.readouterr().out
+    assert ("entailgen model: 1 row it could not score, each scored 0.0 (the lowest score: inconsistent at any "
+            "threshold that finds a row inconsistent): toy 0 val + 1 test") in out.splitlines()
+    report = json.loads((short_model / "eval" / "benchmark-summac.json").read_text())
+    assert report["scorers"]["entailgen model"]["unscorable"] == {"toy": {"val": 0, "test": 1}}
+    assert report["scorers"]["unigram overlap"]["unscorable"] == {"toy": {"val": 0, "test": 0}}
+    assert "toy 0 val + 1 test." in (short_model / "README.md").read_text()
+    (cache,) = report["model"]["score_caches"]
+    entries = read_cache(cache)
+    assert len(entries) == 4 and sorted(e.get("unscorable", "-") for e in entries.values()) == ["-", "-", "-",
+                                                                                                "TooLong"]
+    # the rerun reads every row: no forward pass, the same figures
+    assert main(argv) == 0 and forward == [6]
+    again = json.loads((short_model / "eval" / "benchmark-summac.json").read_text())
+    assert again["scorers"] == report["scorers"]
+    assert "entailgen model: 4 of 4 distinct rows read from the score cache, 0 to score (" in capsys.readouterr().err
+    # DocumentScorer.score_documents keeps the same rule; score_many keeps the reason
+    scorer = DocumentScorer(str(short_model))
+    assert scorer.score_documents([(DOCUMENT, LONG)]) == [0.0]
+    (reason,) = scorer.score_many([(DOCUMENT, LONG)])
+    assert isinstance(reason, Unscorable) and str(reason) == "the hypothesis alone fills the model's 32 tokens"
+
+
+def test_the_cache_keeps_every_whole_line_and_ends_a_line_a_killed_run_cut_short(tmp_path):
+    path = str(tmp_path / "scores" / "m.json")
+    assert read_cache(path) == {}  # none yet
+    append_cache(path, {"a": {"score": 0.5}})
+    with open(path, "a") as f:
+        f.write('{"b": {"sco')  # killed mid-line
+    assert read_cache(path) == {"a": {"score": 0.5}}
+    append_cache(path, {"c": {"score": 0.25}, "d": {"unscorable": "NoArcs", "message": "none"}})
+    assert read_cache(path) == {"a": {"score": 0.5}, "c": {"score": 0.25},
+                                "d": {"unscorable": "NoArcs", "message": "none"}}
+    assert open(path).read().splitlines()[1] == '{"b": {"sco'  # the cut line ended, not joined to the next
+    # the bench's caches of before: one JSON object, no newline, None for a row it could not score
+    (tmp_path / "old.json").write_text(json.dumps({"e": {"score": 1.0, "matrix": [[1.0]]}, "f": None}))
+    old = read_cache(str(tmp_path / "old.json"))
+    assert old["e"] == {"score": 1.0, "matrix": [[1.0]]} and isinstance(restored(old["f"]), Unscorable)
+
+
+def test_a_result_and_its_reason_round_trip_through_the_cache():
+    result = {"blocks": 2, "summary_sentences": ["A."], "matrix": [[0.9], [0.1]], "sentence_scores": [0.9],
+              "score": 0.9, "other": "not kept"}
+    assert cached(result) == {k: v for k, v in result.items() if k != "other"}
+    assert restored(json.loads(json.dumps(cached(result)))) == cached(result)
+    back = restored(json.loads(json.dumps(cached(Unscorable("TooLong", "the hypothesis alone fills 128 tokens")))))
+    assert isinstance(back, Unscorable) and back.error_type == "TooLong"
+    assert str(back) == "the hypothesis alone fills 128 tokens"
+
+
+def test_the_cache_name_changes_with_the_model_the_code_the_blocks_and_the_conv_head(tmp_path, monkeypatch):
+    model = tmp_path / "pair-mix"
+    model.mkdir()
+    (model / "checksums.json").write_bytes(b'{"model.safetensors": "00"}')
+    checks = hashlib.sha256(b'{"model.safetensors": "00"}').hexdigest()
+    code = scoring_code_sha256()
+    assert cache_name(model) == f"pair-mix-{checks[:12]}-{code[:8]}.json"
+    assert cache_name(str(model) + "/", "2sents") == f"pair-mix-{checks[:12]}-{code[:8]}-2sents.json"
+    conv = tmp_path / "conv"
+    conv.mkdir()
+    (conv / "conv.json").write_bytes(b"{}")
+    (conv / "conv.safetensors").write_bytes(b"w")
+    head = hashlib.sha256(b"{}w").hexdigest()
+    assert cache_name(model, "sentence", "conv", str(conv)) == (
+        f"pair-mix-{checks[:12]}-{code[:8]}-conv-{head[:8]}.json")
+    # trained again into the same folder: other checksums, another cache
+    (model / "checksums.json").write_bytes(b'{"model.safetensors": "11"}')
+    again = hashlib.sha256(b'{"model.safetensors": "11"}').hexdigest()
+    assert cache_name(model) == f"pair-mix-{again[:12]}-{code[:8]}.json"
+    # a model written before checksums: named by its weights
+    (model / "checksums.json").unlink()
+    (model / "model.safetensors").write_bytes(b"weights")
+    assert cache_name(model) == f"pair-mix-{hashlib.sha256(b'weights').hexdigest()[:12]}-{code[:8]}.json"
+    # other scoring code (or cache format): another cache
+    monkeypatch.setattr(benchmark_eval, "CACHE_FORMAT", b"another format")
+    assert scoring_code_sha256() != code and cache_name(model).split("-")[-1] != f"{code[:8]}.json"

@@ -1,0 +1,47 @@
+"""The score job's rows (training.inference): what a JSON Lines row must hold to be scored, each refusal a dead letter
+that says why, and a compressed file read by its bytes' word, not its name's alone."""
+import gzip
+import json
+
+import pytest
+
+from entailgen.schemas.records import DeadLetter
+from entailgen.training.inference import PairInput, check_scoring, parse_document_line, parse_line
+
+
+def test_an_id_that_is_not_a_string_is_kept_as_json():
+    for given, kept in ((7, "7"), (1.5, "1.5"), ([1, "a"], '[1, "a"]'), ({"b": 1, "a": 2}, '{"a": 2, "b": 1}'),
+                        (True, "true"), ("x", "x")):
+        row = parse_line(json.dumps({"id": given, "premise": "A dog barks.", "hypothesis": "A dog."}), "f.jsonl")
+        assert row == PairInput("A dog barks.", "A dog.", "f.jsonl", kept)
+
+
+def test_a_field_that_is_not_text_is_a_dead_letter_naming_its_type():
+    for value, says in ((3, "a number"), ([], "an array"), ({"text": "x"}, "an object"), (False, "a boolean")):
+        dead = parse_document_line(json.dumps({"id": "r", "document": value, "summary": "A dog."}), "f.jsonl")
+        assert isinstance(dead, DeadLetter) and (dead.source_id, dead.error_type) == ("r", "NotText")
+        assert dead.message == f"document is {says}, not text"
+    dead = parse_line(json.dumps({"id": "r", "premise": "A dog.", "hypothesis": None}), "f.jsonl")
+    assert (dead.error_type, dead.message) == ("MissingField", "no text in hypothesis")  # null: not given
+
+
+def test_a_summary_without_a_word_is_a_dead_letter():
+    for summary in ("...", "!? -", "“”"):
+        dead = parse_document_line(json.dumps({"id": "r", "document": "A dog barks.", "summary": summary}), "f")
+        assert (dead.error_type, dead.message) == ("NoWords", "no word in summary")
+    assert parse_document_line(json.dumps({"document": "A dog barks.", "summary": "7"}), "f").summary == "7"
+
+
+def test_compressed_bytes_under_a_plain_name_and_a_gz_name_over_plain_bytes_are_refused(tmp_path):
+    rows = json.dumps({"id": "a", "premise": "A dog barks.", "hypothesis": "A dog."}) + "\n"
+    hidden, plain, good = tmp_path / "pairs.jsonl", tmp_path / "plain.jsonl.gz", tmp_path / "good.jsonl.gz"
+    hidden.write_bytes(gzip.compress(rows.encode()))
+    plain.write_text(rows)
+    good.write_bytes(gzip.compress(rows.encode()))
+    with pytest.raises(ValueError, match=f"^--input: {hidden} is gzip-compressed but its name does not end in .gz; "
+                                         f"rename it {hidden}.gz$"):
+        check_scoring(str(hidden))
+    with pytest.raises(ValueError, match=f"^--input: {plain} ends in .gz but is not gzip-compressed; rename it "
+                                         "without .gz$"):
+        check_scoring(str(plain))
+    check_scoring(str(good))  # named as it is: read (and decompressed) by its name
