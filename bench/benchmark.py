@@ -173,7 +173,7 @@ def zs_results(results: list) -> list:
 
 def zs_scores(results: list) -> list[float]:
     """Bench.scored's results as scores, 0.0 for a row the model could not score (every_scored: evaluate's rule)."""
-    from entailgen.training.document_scorer import every_scored
+    from entailgen.training.unscorable import every_scored
 
     return every_scored(zs_results(results))
 
@@ -190,7 +190,7 @@ def ensemble_results(results: list[list], join=None) -> list:
 
 def ensemble_scores(results: list[list], join=None) -> list[float]:
     """ensemble_results as scores, 0.0 where no model could score the row (every_scored: evaluate's rule)."""
-    from entailgen.training.document_scorer import every_scored
+    from entailgen.training.unscorable import every_scored
 
     return every_scored(ensemble_results(results, join))
 

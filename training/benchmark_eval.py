@@ -1,7 +1,7 @@
 """The SummaC benchmark (Laban et al. 2022) as an evaluator: human-labelled (document, claim) rows, a threshold chosen
 on each dataset's val cut, test balanced accuracy and ROC AUC beside the paper's Table 2 and two baselines.
 
-Every row gets a score (an unscorable row 0.0, counted: training.document_scorer.every_scored), each row is scored
+Every row gets a score (an unscorable row 0.0, counted: training.unscorable.every_scored), each row is scored
 once (a row given twice is left out, counted: distinct_rows), and a model's scores are cached row by row as they are
 made (cached_results), so an interrupted or failed evaluation loses at most a chunk of rows."""
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Callable, NamedTuple, Optional, Sequence
 
 from entailgen.training.checkpoint import WEIGHTS
 from entailgen.training.summac import CONV_CONFIG, CONV_WEIGHTS, model_checksums
+from entailgen.training.unscorable import Unscorable, every_scored
 from entailgen.training.views import content_words
 from entailgen.transforms.claims.transformations import words_of
 from entailgen.transforms.io.paths import user_cache
@@ -346,11 +347,7 @@ def _pct(x: float) -> float:
 
 def _checked_scores(name: str, results, n: int) -> tuple[list[float], list[bool]]:
     """(scores, unscorable) of a scorer's output: one finite number per row, an Unscorable one 0.0 by the one rule
-    (training.document_scorer.every_scored) and marked; ValueError naming the scorer otherwise."""
-    # torch comes with the scorers; and they import the model card, which imports this module
-    from entailgen.training.document_scorer import every_scored
-    from entailgen.training.scorers import Unscorable
-
+    (training.unscorable.every_scored) and marked; ValueError naming the scorer otherwise."""
     results = list(results)
     unscorable = [isinstance(r, Unscorable) for r in results]
     scores = [float(s) for s in every_scored(results)]
@@ -361,7 +358,7 @@ def _checked_scores(name: str, results, n: int) -> tuple[list[float], list[bool]
     return scores, unscorable
 
 
-UNSCORABLE_RULE = ("a row a scorer cannot score (training.scorers.Unscorable) is scored 0.0, the lowest score: "
+UNSCORABLE_RULE = ("a row a scorer cannot score (training.unscorable.Unscorable) is scored 0.0, the lowest score: "
                    "inconsistent at any threshold that finds any row inconsistent, and counted")
 
 
@@ -575,8 +572,6 @@ def row_key(pair: tuple[str, str]) -> str:
 def cached(result) -> dict:
     """A DocumentScorer.scored result as the cache keeps it (JSON): what ZS, Conv and an ensemble read, or why it could
     not be scored."""
-    from entailgen.training.scorers import Unscorable  # torch comes with the scorers
-
     if isinstance(result, Unscorable):
         return {"unscorable": result.error_type, "message": str(result)}
     return {k: result[k] for k in CACHED if k in result}
@@ -585,8 +580,6 @@ def cached(result) -> dict:
 def restored(entry):
     """A cached entry as DocumentScorer.scored gave it: the result, or its Unscorable (None: a cache of before kept no
     reason)."""
-    from entailgen.training.scorers import Unscorable  # torch comes with the scorers
-
     if entry is None:
         return Unscorable("Unscorable", "could not be scored (the cache keeps no reason)")
     if "unscorable" in entry:

@@ -14,9 +14,10 @@ from dataclasses import asdict, dataclass
 from typing import Optional, Sequence
 
 from entailgen.training.checkpoint import verify_model_dir
-from entailgen.training.scorers import PairScores, Unscorable, model_pair_scores, only_result
+from entailgen.training.scorers import PairScores, model_pair_scores
 from entailgen.training.summac import (AGGREGATIONS, CONV, ZS, conv_scores, ensemble_score, load_conv,
                                        model_checksums, zs_score)
+from entailgen.training.unscorable import Unscorable, every_scored, only_result
 from entailgen.transforms.claims.blocks import GRANULARITIES, blocks_of, document_text, paragraphs, sentences_of
 from entailgen.transforms.parser import Parser, ParserConfig
 
@@ -154,13 +155,6 @@ class DocumentScorer(RowScorer):
 def score_of(result):
     """A scored() result's score, or its Unscorable."""
     return result if isinstance(result, Unscorable) else result["score"]
-
-
-def every_scored(results: Sequence) -> list[float]:
-    """A score for every row, an Unscorable one 0.0 (the lowest: inconsistent at any threshold that finds a row
-    inconsistent): a benchmark figure covers every row, as the paper's, so a row is never dropped, and raising after a
-    long scoring run lost it all (issue 42); evaluate_benchmark counts them."""
-    return [0.0 if isinstance(r, Unscorable) else r for r in results]
 
 
 def joined(results: Sequence):

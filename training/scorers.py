@@ -15,27 +15,11 @@ from entailgen.training.data import DatasetError
 from entailgen.training.evaluation import probabilities
 from entailgen.training.features import arc_features, pair_features
 from entailgen.training.models import pick_device
-
+from entailgen.training.unscorable import Unscorable, only_result
 from entailgen.transforms.arcs import extract_arcs
 from entailgen.transforms.parser import Parser, ParserConfig
 
 PairScores = Callable[[Sequence[tuple[str, str]]], list]  # (premise, hypothesis) pairs -> a float or Unscorable each
-
-
-class Unscorable(ValueError):
-    """A pair the model cannot score: no content arc in the hypothesis, or longer than the model's max length."""
-
-    def __init__(self, error_type: str, message: str):
-        super().__init__(message)
-        self.error_type = error_type
-
-
-def only_result(results: list):
-    """The one result of a one-row call, its Unscorable raised."""
-    (result,) = results
-    if isinstance(result, Unscorable):
-        raise result
-    return result
 
 
 class DaeScorer:

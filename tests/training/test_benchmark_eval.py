@@ -352,7 +352,7 @@ def unscorable_at(claim):
 
 
 def test_a_row_the_model_cannot_score_is_scored_zero_and_counted_by_dataset_and_cut():
-    from entailgen.training.document_scorer import every_scored
+    from entailgen.training.unscorable import every_scored
     from entailgen.training.scorers import Unscorable
 
     assert every_scored([0.5, Unscorable("TooLong", "too long"), 0.25]) == [0.5, 0.0, 0.25]
