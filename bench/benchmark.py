@@ -6,10 +6,12 @@ and Polytope with SummaC's own two cuts, made by bench/xsumfaith.py and bench/po
 A set with a val cut but no test cut (the repository ships val cuts only; the test cuts come from its benchmark
 download) is cut in two by a hash of its document: one half stays the val cut, the other becomes the test cut, and no
 document is in both. The figures are then on that half, not on the paper's test cut: docs/benchmarks/summac.md says
-which. SummaC's own XSumFaith and Polytope cuts share documents (a document's summaries go to val and test in turn), so of those the
-val rows of one half's documents and the test rows of the other half's are kept.
-Training text: the val-cut documents only, unlabelled (no label and no test-cut document reaches any training step),
-and for recast, whose input is annotations, UDS 2.0's event factuality over UD-EWT (the decomp wheel, from PyPI).
+which. SummaC's own XSumFaith and Polytope cuts share documents (a document's summaries go to val and test in turn),
+so of those the val rows of one half's documents and the test rows of the other half's are kept.
+Training text: the val-cut documents only, unlabelled, less any that is the same article as a test-cut document of any
+set (training.held_out: re-spaced, re-cased or cut off; the sets share articles), so no label and no test-cut article
+reaches any training step; and for recast, whose input is annotations, UDS 2.0's event factuality over UD-EWT (the
+decomp wheel, from PyPI).
 Pipeline: the val documents -> `entailgen run claims`; their sentences -> `paraphrase` -> `dae`; UDS -> `recast`;
 each family alone and the mix -> `entailgen train` (MiniLM on CPU) -> document scoring (SummaC-ZS; Conv trained on the
 claims dataset; one model per family together, as `evaluate --ensemble` joins them, and by the lower of their two
@@ -42,6 +44,7 @@ from pathlib import Path
 import host  # bench/host.py, beside this script
 # evaluate's score cache, driven by Bench.scored; bench/airgapped.py writes its caches with these names from here
 from entailgen.training.benchmark_eval import cache_name, cached, cached_results, row_key  # noqa: F401
+from entailgen.training.held_out import held_out_of
 
 SETS = ("xsumfaith", "polytope", "summeval", "frank")  # the issue's four; FactCC and CoGenSumm are scored if given
 # one model per family, scored together (the mean of their log-odds): run 7 found claims data suits XSum's summaries and
@@ -79,10 +82,13 @@ def recut(rows: list) -> tuple[list, list[str], list[str]]:
 
 
 def val_documents(rows: list, path: Path) -> Path:
-    """The distinct documents of the val cut as claims-family JSON Lines ({"id", "text"}): unlabelled training text."""
+    """The distinct documents of the val cut as claims-family JSON Lines ({"id", "text"}): unlabelled training text,
+    without any that is a test-cut article of any set (training.held_out: the sets share articles)."""
     docs = sorted({hashlib.sha256(r.document.encode()).hexdigest(): r.document for r in rows if r.cut == "val"}.items())
-    path.write_text("".join(json.dumps({"id": h[:16], "text": d}) + "\n" for h, d in docs))
-    log(f"{len(docs)} val-cut documents -> {path}")
+    held = held_out_of(rows)
+    kept = [(h, d) for h, d in docs if d not in held]
+    path.write_text("".join(json.dumps({"id": h[:16], "text": d}) + "\n" for h, d in kept))
+    log(f"{len(kept)} val-cut documents -> {path} ({len(docs) - len(kept)} held out: a test-cut article of some set)")
     return path
 
 
