@@ -58,8 +58,10 @@ def _evaluate_benchmark(args) -> int:
     from entailgen.training.models import pick_device
 
     name, files = args.benchmark[0], args.benchmark[1:]
+    if name == "rank19":
+        return _evaluate_rank19(args, files)
     if name != "summac":
-        raise UsageError(f"--benchmark {name}: unknown benchmark (known: summac)")
+        raise UsageError(f"--benchmark {name}: unknown benchmark (known: summac, rank19)")
     if not files:
         raise UsageError("--benchmark summac needs the benchmark's files (data/<set>.json or JSON Lines)")
     if args.conv is not None and args.aggregation == "zs":
@@ -91,10 +93,47 @@ def _evaluate_benchmark(args) -> int:
         report = evaluate_benchmark(rows, scorers, duplicates=duplicates)
     except (EncoderError, ValueError, KeyError, OSError, RuntimeError) as e:  # BenchmarkError is a ValueError;
         raise UsageError(message(e))  # OSError: no spaCy model; RuntimeError: torch's word on an unknown --device
-    report["model"] = {"dir": args.model, "device": device, "granularity": options.granularity, "aggregation": options.aggregation,
+    report["model"] = {"dir": args.model, "device": device, "granularity": options.granularity,
+                       "aggregation": options.aggregation,
                        "conv_dir": options.conv_dir, "files": files,
                        **({"ensemble": model_dirs} if ensemble else {}), "score_caches": caches}
     print(format_table(report), flush=True)  # shown even when the model dir cannot take the eval file
+    save_evaluation(args.model, f"benchmark-{report['benchmark']}.json", report)
+    return 0
+
+
+def _evaluate_rank19(args, files: list[str]) -> int:
+    """`evaluate MODEL_DIR --benchmark rank19 FILE`: the DAE paper's summary reranking (Table 4), the model scoring
+    each sentence against its source: a DAE arc model by the mean of its arcs' probabilities (F(h, x), §3), a pair
+    model by P(entailed); a sentence it cannot score is 0.0 (training.unscorable) and counted."""
+    from entailgen.training.checkpoint import verify_model_dir
+    from entailgen.training.encoder import EncoderError
+    from entailgen.training.model_card import save_evaluation
+    from entailgen.training.rank19 import DEPENDENCY, baselines, evaluate_rank19, format_rank19, read_triples
+    from entailgen.training.scorers import model_pair_scores
+    from entailgen.training.unscorable import Unscorable, every_scored
+
+    if len(files) != 1:
+        raise UsageError("--benchmark rank19 takes one file (summary_pairs.json, or JSON Lines of its fields)")
+    if args.granularity is not None or args.aggregation is not None or args.conv is not None or args.ensemble:
+        raise UsageError("--granularity, --aggregation, --conv and --ensemble are for --benchmark summac")
+    unscorable: list = []
+
+    def model(pairs: list) -> list[float]:
+        results = score(pairs)
+        unscorable.extend(r for r in results if isinstance(r, Unscorable))
+        return every_scored(results)
+
+    try:
+        triples = read_triples(files[0])
+        verify_model_dir(args.model)  # a missing or damaged model: one line before anything loads
+        score = model_pair_scores(args.model, args.device)
+        report = evaluate_rank19(triples, {"entailgen model": model, **baselines()}, ties={DEPENDENCY: "random"})
+    except (EncoderError, ValueError, OSError, RuntimeError) as e:  # RuntimeError: torch's word on --device
+        raise UsageError(message(e))
+    report["scorers"]["entailgen model"]["unscorable"] = len(unscorable)
+    report["model"] = {"dir": args.model, "files": files}
+    print(format_rank19(report), flush=True)
     save_evaluation(args.model, f"benchmark-{report['benchmark']}.json", report)
     return 0
 
@@ -237,7 +276,8 @@ def register(commands) -> None:
     evaluate.add_argument("--device", default="auto", help="auto, cpu or cuda")
     evaluate.add_argument("--benchmark", nargs="+", metavar=("NAME", "FILE"),
                           help="instead of a DATASET: 'summac' and its files (the SummaC repository's data/<set>.json "
-                               "or JSON Lines of document, claim, label, cut); threshold chosen on val, test reported")
+                               "or JSON Lines of document, claim, label, cut; threshold chosen on val, test reported), "
+                               "or 'rank19' and the DAE paper's summary_pairs.json (summary reranking, Table 4)")
     evaluate.add_argument("--granularity", choices=GRANULARITIES,
                           help="--benchmark: the document blocks each claim sentence is scored against "
                                "(default: the scorer's, sentence)")

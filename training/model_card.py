@@ -6,6 +6,7 @@ import json
 import os
 
 from entailgen.training.benchmark_eval import benchmark_table
+from entailgen.training.rank19 import BENCHMARK, rank19_table
 
 EVAL_DIR = "eval"
 
@@ -49,6 +50,9 @@ def datasets_table(trained: dict) -> list[str]:
 
 def benchmark_section(report: dict) -> list[str]:
     """A human-labelled benchmark's section: the table beside the paper's rows, then its notes."""
+    if report["benchmark"] == BENCHMARK:  # the DAE paper's summary reranking: one accuracy per scorer
+        return [f"## The {BENCHMARK} benchmark (DAE Table 4: summary reranking)", "", report["protocol"] + ".", "",
+                *rank19_table(report), ""]
     table, notes = benchmark_table(report)
     model = report.get("model", {})
     options = ", ".join([f"{k} {model[k]}" for k in ("granularity", "aggregation", "conv_dir") if model.get(k)]
