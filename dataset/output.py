@@ -98,8 +98,9 @@ def check_not_inside_entailgen(output: str) -> None:
             raise OutputError(f"--output {output} is inside the entailgen {kind} {folder}; write it somewhere else")
 
 
-def unlisted_files(dataset: str) -> list[str]:
-    """Files in a dataset its manifest does not list (nor its run.json, card and report): not entailgen's to delete."""
+def unlisted_files(dataset: str, files: Sequence[str]) -> list[str]:
+    """Of a dataset's files (files_under), those its manifest does not list (nor its run.json, card and report): not
+    entailgen's to delete."""
     manifest = _json(join_path(dataset, MANIFEST))
     manifest = manifest if isinstance(manifest, dict) else {}
     listed = {MANIFEST, RUN_INFO, CARD, REPORT, MARKER}
@@ -107,7 +108,7 @@ def unlisted_files(dataset: str) -> list[str]:
         if isinstance(entry, dict) and isinstance(entry.get("path"), str):
             listed.add(entry["path"])
     root = join_path(dataset, "-")[:-1]  # the prefix its files' paths start with: 'out/', 'gs://b/out/'
-    relative = [path[len(root):].replace(os.sep, "/") for path in files_under(dataset)]
+    relative = [path[len(root):].replace(os.sep, "/") for path in files]
     return [path for path in relative if path not in listed]
 
 
@@ -123,7 +124,7 @@ def check_output(output: str, kind: str, inputs: Sequence[str] = (), overwrite: 
     inside = [path for path in inputs if _inside(path, output) or _inside(path, sibling(output, PARTIAL))]
     if inside and exists:
         raise OutputError(f"input {inside[0]} is inside --output {output}; write the {kind} somewhere else")
-    held = exists and bool(files_under(output))
+    held = files_under(output) if exists else []  # listed once: an object store lists by request
     found = entailgen_folder(output) if held else None
     if held and found is None:
         raise OutputError(f"output directory is not empty and holds nothing entailgen wrote: {output} (entailgen "
@@ -141,7 +142,7 @@ def check_output(output: str, kind: str, inputs: Sequence[str] = (), overwrite: 
                           f"{kind} (choose another --output)")
     elif found is not None and not overwrite:
         raise OutputError(f"output directory holds an entailgen {found}: {output} (pass --overwrite to replace it)")
-    unlisted = unlisted_files(output) if found is not None and found.endswith(" dataset") else []
+    unlisted = unlisted_files(output, held) if found is not None and found.endswith(" dataset") else []
     if unlisted:
         raise OutputError(f"--overwrite would delete {join_path(output, unlisted[0])}, which the manifest of {output} "
                           "does not list; move it out first (entailgen deletes only its own files)")

@@ -16,22 +16,21 @@ from entailgen.dataset.output import PARTIAL, check_output, dataset_kind, siblin
 from entailgen.dataset.publish import finish_dataset, publish
 from entailgen.pipelines import get_family
 from entailgen.pipelines.base import RunConfig
-from entailgen.runners.beam_flags import runner_args
-from entailgen.runners.dataflow import check_cloud_paths, dataflow_args, dry_run, is_dry_run, needs_gpu
+from entailgen.runners.dataflow import dry_run, is_dry_run
 from entailgen.runners.progress import Progress
-from entailgen.runners.runner import absolute_paths, check_runner, job_pipeline, runner_name
+from entailgen.runners.runner import absolute_paths, check_runner, job_options, job_pipeline, runner_name
 from entailgen.runners.signals import interruptible, private_tempdir
 from entailgen.transforms.io.paths import option_paths
 
 
-def check_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = False) -> None:
+def check_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = False) -> PipelineOptions:
     """Everything about a run that can be checked before it starts, as a ValueError with one line: the runner and its
-    flags, Dataflow's paths, and the output."""
-    options = PipelineOptions(dataflow_args(config.pipeline, runner_args(pipeline_args), needs_gpu(config)))
+    flags, Dataflow's paths, and the output; returns the job's options."""
+    options = job_options(config, pipeline_args)
     check_runner(options)
-    check_cloud_paths(config, options)
     if not is_dry_run(options):
         check_output(config.output, dataset_kind(config.pipeline), config.inputs, overwrite)
+    return options
 
 
 def run_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = False,
@@ -44,11 +43,11 @@ def run_job(config: RunConfig, pipeline_args: list[str] = (), overwrite: bool = 
     With progress_every (seconds), counters and elapsed time go to stderr while it runs.
     """
     family = get_family(config.pipeline)
-    check_job(config, pipeline_args, overwrite)
-    config = absolute_paths(config, pipeline_args)
+    options = check_job(config, pipeline_args, overwrite)
+    config = absolute_paths(config, options)
     building = dataclasses.replace(config, output=sibling(config.output, PARTIAL))
     live: dict = {}
-    p = job_pipeline(building, pipeline_args, live)
+    p = job_pipeline(building, options, live)
     if is_dry_run(p.options):
         dry_run(p)
         return None

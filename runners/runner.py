@@ -49,22 +49,28 @@ def direct_runner(options: PipelineOptions, live: dict):
         beam_provision_api_pb2.ProvisionInfo(pipeline_options=encoded)))
 
 
-def job_pipeline(config: RunConfig, pipeline_args: list[str] = (), live: Optional[dict] = None) -> beam.Pipeline:
-    """The job wired into a pipeline whose options carry the runner's defaults (Dataflow: staging, GPU workers); a
-    local job runs on the FnApiRunner directly, its counters collected into `live` as bundles finish."""
-    options = PipelineOptions(dataflow_args(config.pipeline, runner_args(pipeline_args), needs_gpu(config)),
+def job_options(config: RunConfig, pipeline_args: Sequence[str] = ()) -> PipelineOptions:
+    """The job's options, made once: the Beam flags as entailgen runs them (runner_args) with the runner's defaults
+    (Dataflow: staging, GPU workers), its cloud paths checked (ValueError, one line)."""
+    options = PipelineOptions(dataflow_args(config.pipeline, runner_args(list(pipeline_args)), needs_gpu(config)),
                               save_main_session=False)
     check_cloud_paths(config, options)
+    return options
+
+
+def job_pipeline(config: RunConfig, options: PipelineOptions, live: Optional[dict] = None) -> beam.Pipeline:
+    """The job wired into a pipeline with its options (job_options); a local job runs on the FnApiRunner directly,
+    its counters collected into `live` as bundles finish."""
     runner = direct_runner(options, {} if live is None else live) if is_direct(options) else None
     p = beam.Pipeline(runner=runner, options=options)
     build_job(p, config)
     return p
 
 
-def absolute_paths(config: RunConfig, pipeline_args: Sequence[str]) -> RunConfig:
+def absolute_paths(config: RunConfig, options: PipelineOptions) -> RunConfig:
     """Local inputs and output made absolute for a runner whose workers need not share this process's working
     directory (a Dask cluster started elsewhere); as given for the DirectRunner."""
-    if is_direct(PipelineOptions(list(pipeline_args))):
+    if is_direct(options):
         return config
     absolute = lambda path: path if "://" in path else os.path.abspath(path)  # noqa: E731
     return dataclasses.replace(config, inputs=tuple(map(absolute, config.inputs)), output=absolute(config.output))

@@ -24,6 +24,11 @@ GPU_DEFAULTS = [f"--dataflow_service_options={GPU_ACCELERATOR}", "--machine_type
                 "--experiments=no_use_multiple_sdk_containers"]
 
 
+def job_pipeline(config, pipeline_args):
+    """The job's pipeline as run_job makes it: its options once (runner_args, Dataflow's defaults), then the graph."""
+    return runner.job_pipeline(config, runner.job_options(config, pipeline_args))
+
+
 def test_other_runners_get_their_flags_back_unchanged():
     local = ["--direct_running_mode=multi_processing", "--direct_num_workers=2"]
     assert dataflow_args("parse", local, gpu=True) == local
@@ -80,7 +85,7 @@ def staging_in_tmp(tmp_path, monkeypatch):
 def dry_run_job(pipeline: str, output: str, extra=()):
     """Build a family's sample job for Dataflow and translate it without submitting."""
     config = run_config(make_parser().parse_args(["run", pipeline, "--sample", "--output", output]))
-    return dataflow.dry_run(runner.job_pipeline(config, CLOUD + ["--dry_run=True", *extra]))
+    return dataflow.dry_run(job_pipeline(config, CLOUD + ["--dry_run=True", *extra]))
 
 
 def staged_files(dataflow_job) -> dict[str, str]:
@@ -134,7 +139,7 @@ def test_dae_generating_with_a_model_gets_gpu_workers_and_beam_search_in_the_gra
     config = run_config(make_parser().parse_args(["run", "dae", "--sample", "--output", "gs://my-bucket/o", *flags]))
     assert not needs_gpu(run_config(make_parser().parse_args(["run", "dae", "--sample", "--output", "o"])))
     assert needs_gpu(config)  # the dae Family's gpu hook: a model generator, unless ct2 runs a CPU compute type
-    dataflow_job = dataflow.dry_run(runner.job_pipeline(config, CLOUD + ["--dry_run=True", PREBUILT]))
+    dataflow_job = dataflow.dry_run(job_pipeline(config, CLOUD + ["--dry_run=True", PREBUILT]))
     names = {t.unique_name for t in dataflow_job.proto_pipeline.components.transforms.values()}
     assert {"Generate/Batches/ByBucket", "Generate/BeamSearch"} <= names  # content batches, not bundles
     assert dataflow_job.options.get_all_options()["dataflow_service_options"] == [GPU_ACCELERATOR]
@@ -149,7 +154,7 @@ def test_dae_with_ct2_on_a_cpu_compute_type_stays_on_cpu_workers():
 def test_a_real_dataflow_job_refuses_paths_its_workers_cannot_reach(tmp_path):
     config = run_config(make_parser().parse_args(["run", "parse", "--sample", "--output", str(tmp_path / "o")]))
     with pytest.raises(ValueError, match=r"local paths: .*text\.txt.*, .*/o; copy them to gs://"):
-        runner.job_pipeline(config, CLOUD + [PREBUILT])
+        job_pipeline(config, CLOUD + [PREBUILT])
     remote = dataclasses.replace(config, inputs=("gs://my-bucket/in/text.txt",), output="gs://my-bucket/o")
     check_cloud_paths(remote, PipelineOptions(CLOUD))  # nothing local: accepted
 
@@ -163,7 +168,7 @@ def test_claims_back_translating_with_hf_gets_gpu_workers_and_beam_search_in_the
         run_config(make_parser().parse_args(["run", "claims", "--sample", "--output", "o", *hf,
                                              "--transformations", "negation"]))
     assert needs_gpu(config)
-    dataflow_job = dataflow.dry_run(runner.job_pipeline(config, CLOUD + ["--dry_run=True", PREBUILT]))
+    dataflow_job = dataflow.dry_run(job_pipeline(config, CLOUD + ["--dry_run=True", PREBUILT]))
     names = {t.unique_name for t in dataflow_job.proto_pipeline.components.transforms.values()}
     assert {"RoundTrip/Batches/ByBucket", "RoundTrip/BeamSearch"} <= names  # content batches, not bundles
     assert dataflow_job.options.get_all_options()["dataflow_service_options"] == [GPU_ACCELERATOR]
