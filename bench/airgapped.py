@@ -167,7 +167,10 @@ def run(opts) -> None:
         def tokens(self, texts):
             return (parsed[t] for t in texts)
 
-    parse.Parser = Parsed  # DocumentScorer and DaeScorer import it when built
+    import entailgen.training.document_scorer as document_scorer
+    import entailgen.training.scorers as scorers
+
+    parse.Parser = document_scorer.Parser = scorers.Parser = Parsed  # the name DocumentScorer and DaeScorer build
     opts.out.mkdir(parents=True, exist_ok=True)
     models = tmp / "models"
     for name in opts.models:

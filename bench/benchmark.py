@@ -12,21 +12,22 @@ Training text: the val-cut documents only, unlabelled, less any that is the same
 set (training.held_out: re-spaced, re-cased or cut off; the sets share articles), so no label and no test-cut article
 reaches any training step; and for recast, whose input is annotations, UDS 2.0's event factuality over UD-EWT (the
 decomp wheel, from PyPI).
-Pipeline: the val documents -> `entailgen run claims`; their sentences -> `paraphrase` -> `dae`; UDS -> `recast`;
-each family alone and the mix -> `entailgen train` (MiniLM on CPU) -> document scoring (SummaC-ZS; Conv trained on the
-claims dataset; one model per family together, as `evaluate --ensemble` joins them, and by the lower of their two
-scores, raw and on one scale) -> thresholds chosen on the val cut -> test balanced accuracy, beside unigram overlap and
-NER overlap measured on the same rows and the paper's Table 2. Which model is entailgen's figure is chosen on the val
-cut only.
+Pipeline (the figure): the val documents -> `entailgen detector` (claims; sentences -> paraphrase -> dae; the claims
+source view's model and the DAE arc model; `--exclude-documents` over the recut rows' test cut applies the same rule
+again) -> `entailgen evaluate DETECTOR --benchmark summac rows.jsonl` (SummaC-ZS, the members joined by the mean of
+their log-odds, thresholds chosen on the val cut, test balanced accuracy beside unigram and NER overlap). The recut
+rows are written to the work dir once, so the detector's exclusion and the evaluation read the same cuts.
+Ablations (`--models FOLDER...`): each family alone, the mix, the Conv head, the stricter joins; val picks among them.
 
-Usage: python bench/benchmark.py --summac DIR [--work DIR] [--epochs 1] [--max-train 1500] [--max-train-full 12000]
-    [--granularity sentence|2sents|paragraph|document] [--models FOLDER ...] [--wheel WHEEL] [--conv-rows 1000]
-Stages are cached in --work (delete a stage's folder to redo it; scores are cached a chunk at a time, by the code of
-`entailgen evaluate --benchmark`, under each model's checksums and the scoring code's sha256, so a killed run keeps what
-it scored and a model trained again, or scored by other code, is scored again). On a GPU machine the
-same command trains a larger encoder on more rows: --encoder DIR_OR_NAME --device cuda --epochs 3 --max-train 50000
---max-train-full 50000 (docs/benchmarks/summac.md, "Reproduce"); on a GPU node without Beam or spaCy,
-bench/airgapped.py.
+Usage: python bench/benchmark.py --summac DIR [--work DIR] [--epochs 1] [--max-train-full 12000] [--encoder E]
+    [--device cuda]
+       python bench/benchmark.py --summac DIR --models FOLDER... [--max-train 1500] [--granularity ...] [--wheel W]
+    [--conv-rows 1000]
+Stages are cached in --work (the detector resumes a killed build itself; scores are cached a chunk at a time, by the
+code of `entailgen evaluate --benchmark`, under each model's checksums and the scoring code's sha256, so a killed run
+keeps what it scored and a model trained again, or scored by other code, is scored again). On a GPU machine the
+same command trains on more rows: --device cuda --epochs 3 --max-train-full 50000 (docs/benchmarks/summac.md,
+"Reproduce"); on a GPU node without Beam or spaCy, bench/airgapped.py.
 """
 from __future__ import annotations
 
@@ -212,6 +213,28 @@ def on_one_scale(results: list, val: list[bool]) -> list:
     return [{"score": quantile(r["score"])} if scorable(r) else r for r in results]
 
 
+def benchmark_rows(rows: list, path: Path) -> Path:
+    """The recut rows as JSON Lines `evaluate --benchmark` and `detector --exclude-documents` read: one cut each."""
+    path.write_text("".join(json.dumps({"dataset": r.dataset, "document": r.document, "claim": r.claim,
+                                        "label": r.label, "cut": r.cut, **({"model_name": r.model_name}
+                                                                            if r.model_name else {})}) + "\n"
+                            for r in rows))
+    return path
+
+
+def detector_figure(opts, rows: list) -> None:
+    """The figure: `entailgen detector` from the val documents, then `entailgen evaluate --benchmark summac`."""
+    table = benchmark_rows(rows, opts.work / "rows.jsonl")
+    documents = val_documents(rows, opts.work / "val_documents.jsonl")
+    detector = opts.work / "detector"
+    if not (detector / "detector.json").is_file():
+        entailgen("detector", "--input", str(documents), "--exclude-documents", str(table), "--output", str(detector),
+                  "--epochs", str(opts.epochs), "--max-train", str(opts.max_train_full), "--device", opts.device,
+                  "--claims-per-document", str(opts.claims_per_document), "--sentences", str(opts.sentences),
+                  *(("--encoder", opts.encoder) if opts.encoder else ()))
+    entailgen("evaluate", str(detector), "--benchmark", "summac", str(table), "--device", opts.device)
+
+
 def main() -> None:
     from entailgen.transforms.claims.blocks import GRANULARITIES
 
@@ -238,8 +261,8 @@ def main() -> None:
     args.add_argument("--wheel", type=Path, help="the decomp 0.3.2 wheel for recast's UDS data (default: fetched "
                       "from PyPI into --work/uds)")
     args.add_argument("--models", nargs="+", metavar="FOLDER",
-                      help="train and score only these models (their work folders: claims-source, dae-arcs, ...); "
-                           "the val choice is then among them")
+                      help="ablations: train and score these models (their work folders: claims-source, dae-arcs, "
+                           "...; `all` for every one) and pick among them on val, instead of the detector's figure")
     opts = args.parse_args()
     from entailgen.training.benchmark_eval import (NER, UNIGRAM, distinct_rows, evaluate_benchmark, format_table,
                                                    ner_overlap_scores, read_benchmark, unigram_overlap_scores)
@@ -267,10 +290,12 @@ def main() -> None:
         # recast needs annotations, not raw text: event factuality over UD-EWT (UDS 2.0), no benchmark text
         "recast factuality (UDS)": ("recast-factuality", recast, "--max-examples", full)}
     folders = [folder for folder, *_ in recipes.values()]
+    if opts.models == ["all"]:
+        opts.models = folders
     unknown = set(opts.models or ()) - set(folders)
     if unknown:
         args.error(f"--models: no model {', '.join(sorted(unknown))} (the folders: {', '.join(folders)})")
-    chosen = [name for name in recipes if not opts.models or recipes[name][0] in opts.models]
+    chosen = [name for name in recipes if opts.models and recipes[name][0] in opts.models]
     needed = {claims} | {arg for name in chosen for arg in recipes[name][1:]}  # claims: the Conv head's rows
     opts.work.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
@@ -282,6 +307,8 @@ def main() -> None:
                         f"documents (cuts that share documents): {', '.join(shared) or 'none'}; epochs {opts.epochs}, "
                         f"max train rows {opts.max_train}, Conv rows {opts.conv_rows}, blocks {opts.granularity}"),
           flush=True)
+    if not opts.models:
+        return detector_figure(opts, rows)
     bench = Bench(opts)
     documents = val_documents(rows, opts.work / "val_documents.jsonl")
     for name, extra in (("claims", ()), ("claims-compression", ("--transformations", plus("compression"))),

@@ -21,7 +21,9 @@ OLD = ".entailgen-old"  # suffix of the replaced dataset between the swap's two 
 LOCK = ".entailgen-lock"  # suffix of the file beside output that its one writer holds locked (pid and host in it)
 TRAIN_JSON = "train.json"  # what `entailgen train` writes into a model dir (training.trainer.TRAIN_JSON, without torch)
 CONV_JSON = "conv.json"  # what `entailgen train-conv` writes into a Conv head's dir (training.summac.CONV_CONFIG)
+DETECTOR_JSON = "detector.json"  # what `entailgen detector` writes last into a detector dir (training.detector)
 BUILD_FOLDER, MODEL_DIR, CONV_HEAD = "build folder", "model dir", "Conv head"  # kinds of output (and dataset_kind)
+DETECTOR = "detector dir"  # `entailgen detector`'s output: its stages are built inside its own build folder
 
 
 class OutputError(ValueError):
@@ -68,18 +70,24 @@ def dataset_kind(pipeline: str) -> str:
 
 def entailgen_folder(folder: str) -> Optional[str]:
     """What entailgen wrote `folder` as: 'build folder' (the run marker), a dataset of its kind ('dae dataset',
-    'scores dataset': its manifest.json), 'model dir' (train.json) or 'Conv head' (conv.json); None for anything
-    else (a manifest.json of another tool included)."""
+    'scores dataset': its manifest.json), 'model dir' (train.json), 'Conv head' (conv.json) or 'detector dir'
+    (detector.json); None for anything else (a manifest.json of another tool included)."""
     if FileSystems.exists(join_path(folder, MARKER)):
         return BUILD_FOLDER
-    manifest = _json(join_path(folder, MANIFEST)) if FileSystems.exists(join_path(folder, MANIFEST)) else None
-    if isinstance(manifest, dict) and {"record_type", "shards"} <= manifest.keys():
+    if "members" in _mark(folder, DETECTOR_JSON):
+        return DETECTOR
+    manifest = _mark(folder, MANIFEST)
+    if {"record_type", "shards"} <= manifest.keys():
         return dataset_kind(str(manifest.get("pipeline")))
-    trained = _json(join_path(folder, TRAIN_JSON)) if FileSystems.exists(join_path(folder, TRAIN_JSON)) else None
-    if isinstance(trained, dict) and "dataset_manifest_sha256" in trained:
+    if "dataset_manifest_sha256" in _mark(folder, TRAIN_JSON):
         return MODEL_DIR
-    conv = _json(join_path(folder, CONV_JSON)) if FileSystems.exists(join_path(folder, CONV_JSON)) else None
-    return CONV_HEAD if isinstance(conv, dict) and "model_checksums" in conv else None
+    return CONV_HEAD if "model_checksums" in _mark(folder, CONV_JSON) else None
+
+
+def _mark(folder: str, name: str) -> dict:
+    """The JSON object entailgen writes as `name` into what it makes ({} when absent, not JSON or not an object)."""
+    found = _json(join_path(folder, name)) if FileSystems.exists(join_path(folder, name)) else None
+    return found if isinstance(found, dict) else {}
 
 
 def check_not_inside_entailgen(output: str) -> None:
@@ -94,6 +102,8 @@ def check_not_inside_entailgen(output: str) -> None:
             return
         folder = parent
         kind = entailgen_folder(folder)
+        if kind == BUILD_FOLDER and (_json(join_path(folder, MARKER)) or {}).get("kind") == DETECTOR:
+            return  # a detector's stages, built inside its build folder and swapped in with it
         if kind:
             raise OutputError(f"--output {output} is inside the entailgen {kind} {folder}; write it somewhere else")
 

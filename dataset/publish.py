@@ -22,16 +22,32 @@ from entailgen.dataset.report import write_report
 from entailgen.dataset.shard import join_path, remove_runs
 
 
-def start_build(output: str, kind: str) -> str:
-    """The empty sibling folder the run builds in, marked as entailgen's (and as a `kind`) first; a leftover of an
-    interrupted run is said and replaced (called with the writer lock held: no other writer is building it)."""
+def start_build(output: str, kind: str, recipe: Optional[dict] = None) -> str:
+    """The sibling folder the run builds in, marked as entailgen's (and as a `kind`) first; a leftover of an
+    interrupted run is said and replaced, or, for a resumable build (a recipe), kept when it was building the same
+    kind from the same recipe (called with the writer lock held: no other writer is building it)."""
     partial = sibling(output, PARTIAL)
+    marker = {"entailgen_version": entailgen.__version__, "output": output, "kind": kind,
+              **({"recipe": recipe} if recipe is not None else {})}
     if FileSystems.exists(partial):
+        left = read_marker(partial)
+        if recipe is not None and {k: left.get(k) for k in ("kind", "recipe")} == {"kind": kind, "recipe": recipe}:
+            print(f"entailgen: resuming the interrupted build of {output} (finished stages are kept)",
+                  file=sys.stderr)
+            return partial
         print(f"entailgen: a previous run into {output} was interrupted; starting over", file=sys.stderr)
         FileSystems.delete([partial])
     FileSystems.mkdirs(partial)
-    write_json(partial, MARKER, {"entailgen_version": entailgen.__version__, "output": output, "kind": kind})
+    write_json(partial, MARKER, marker)
     return partial
+
+
+def read_marker(folder: str) -> dict:
+    """A build folder's marker ({} when it is missing or unreadable)."""
+    try:
+        return read_json(folder, MARKER)
+    except (OSError, ValueError):
+        return {}
 
 
 def swap_in(partial: str, output: str) -> None:
@@ -66,19 +82,21 @@ def swap_in(partial: str, output: str) -> None:
 
 
 @contextmanager
-def publish(output: str, kind: str, *, inputs: Sequence[str] = (), overwrite: bool = False):
+def publish(output: str, kind: str, *, inputs: Sequence[str] = (), overwrite: bool = False,
+            recipe: Optional[dict] = None):
     """The marked sibling folder a job writing a `kind` ('dae dataset', 'scores dataset', 'model dir', 'Conv head')
     builds in, swapped in for output once the block completes; on any failure (or KeyboardInterrupt: the CLI turns
     Ctrl-C and SIGTERM into one) it is deleted and what was at output stays as it was. The writer lock is held
     throughout, and the output policy (output.check_output: --overwrite replaces only an output of the same kind) is
-    checked once it is held, as another writer may have finished meanwhile."""
+    checked once it is held, as another writer may have finished meanwhile. A resumable build (a recipe: what it is
+    built from) keeps its folder on failure, and a later build of the same recipe goes on in it."""
     with writer_lock(output):
         check_output(output, kind, inputs, overwrite)
-        partial = start_build(output, kind)
+        partial = start_build(output, kind, recipe)
         try:
             yield partial
         except BaseException:
-            if FileSystems.exists(partial):
+            if recipe is None and FileSystems.exists(partial):
                 FileSystems.delete([partial])  # ours alone: the old dataset at output was not touched
             raise
         swap_in(partial, output)  # the marker goes along: a swap cut short on gs:// leaves an output said interrupted

@@ -31,7 +31,7 @@ OUTPUT_FORMATS = ("parquet", "jsonl")  # dataset.shard.FORMATS, unimported: `ent
 COMMAND_MODULES: dict[str, str] = {
     "report": "entailgen.runners.report", "refresh": "entailgen.runners.refresh",
     "train": "entailgen.runners.train", "evaluate": "entailgen.runners.train", "score": "entailgen.runners.train",
-    "train-conv": "entailgen.runners.train",
+    "train-conv": "entailgen.runners.train", "detector": "entailgen.runners.detector",
 }
 
 

@@ -18,6 +18,25 @@ def message(e: Exception) -> str:
     return str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
 
 
+def as_members(args) -> str | None:
+    """A detector dir given as MODEL_DIR stands for its members, joined as --ensemble joins models: the first as the
+    model, the others as the ensemble; returns the detector dir (where evaluations are saved), None for a model dir."""
+    from entailgen.training.detector import detector_members, is_detector
+    from entailgen.training.encoder import EncoderError
+
+    if not is_detector(args.model):
+        return None
+    if args.ensemble or args.conv is not None or args.aggregation not in (None, "zs"):
+        raise UsageError(f"{args.model} is a detector: its members' ZS scores are joined by its own rule; "
+                         "--ensemble, --conv and --aggregation conv are for model dirs")
+    try:
+        members = detector_members(args.model)
+    except EncoderError as e:
+        raise UsageError(str(e))
+    detector, args.model, args.ensemble = args.model, members[0], members[1:] or None
+    return detector
+
+
 def _train(args) -> int:
     from entailgen.training.data import DatasetError, open_dataset, parse_mix
     from entailgen.training.encoder import EncoderError
@@ -66,6 +85,7 @@ def _evaluate_benchmark(args) -> int:
         raise UsageError("--benchmark summac needs the benchmark's files (data/<set>.json or JSON Lines)")
     if args.conv is not None and args.aggregation == "zs":
         raise UsageError("--conv is a SummaC-Conv head: give --aggregation conv, or leave --aggregation out")
+    detector = as_members(args)
     aggregation = "conv" if args.conv is not None else args.aggregation
     ensemble = args.ensemble or []
     try:
@@ -85,20 +105,24 @@ def _evaluate_benchmark(args) -> int:
         results = cached_results([lambda m=m: DocumentScorer(m, **given, device=device) for m in model_dirs],
                                  [(r.document, r.claim) for r in rows], caches,
                                  "entailgen model" + (f" and {len(ensemble)} more" if ensemble else ""))
-        scorers = {"entailgen model": lambda pairs: [score_of(r) for r in results[0]]}
-        if ensemble:
-            scorers[f"entailgen ensemble ({len(model_dirs)} models)"] = lambda pairs: [
-                score_of(joined(by_model)) for by_model in zip(*results)]
+        alone = lambda i: lambda pairs: [score_of(r) for r in results[i]]  # noqa: E731 (one model's scores)
+        together = lambda pairs: [score_of(joined(by_model)) for by_model in zip(*results)]  # noqa: E731
+        if detector:  # the detector's own row, then each member alone
+            scorers = {"entailgen detector": together,
+                       **{f"member {os.path.basename(m)}": alone(i) for i, m in enumerate(model_dirs)}}
+        else:
+            scorers = {"entailgen model": alone(0),
+                       **({f"entailgen ensemble ({len(model_dirs)} models)": together} if ensemble else {})}
         scorers.update({b: with_progress(fn, b, chunk=512) for b, fn in BASELINES.items()})
         report = evaluate_benchmark(rows, scorers, duplicates=duplicates)
     except (EncoderError, ValueError, KeyError, OSError, RuntimeError) as e:  # BenchmarkError is a ValueError;
         raise UsageError(message(e))  # OSError: no spaCy model; RuntimeError: torch's word on an unknown --device
-    report["model"] = {"dir": args.model, "device": device, "granularity": options.granularity,
+    report["model"] = {"dir": detector or args.model, "device": device, "granularity": options.granularity,
                        "aggregation": options.aggregation,
                        "conv_dir": options.conv_dir, "files": files,
                        **({"ensemble": model_dirs} if ensemble else {}), "score_caches": caches}
     print(format_table(report), flush=True)  # shown even when the model dir cannot take the eval file
-    save_evaluation(args.model, f"benchmark-{report['benchmark']}.json", report)
+    save_evaluation(detector or args.model, f"benchmark-{report['benchmark']}.json", report)
     return 0
 
 
@@ -151,12 +175,47 @@ def _evaluate(args) -> int:
     from entailgen.training.encoder import EncoderError
     from entailgen.training.evaluation import evaluate, result_table, write_evaluation
 
+    from entailgen.training.detector import is_detector
+
+    if is_detector(args.model):
+        return _evaluate_members(args)
     try:
         result = evaluate(args.model, args.dataset, args.split, device=args.device, write=False)
     except (DatasetError, EncoderError, ValueError, KeyError) as e:
         raise UsageError(message(e))
     print(result_table(result), flush=True)  # shown even when the model dir cannot take the eval file
     write_evaluation(args.model, result)
+    return 0
+
+
+def _evaluate_members(args) -> int:
+    """`evaluate DETECTOR DATASET`: each member that reads the dataset, on its own task, written into the detector's
+    eval folder; a member that cannot read it is said, and none that can is an error."""
+    from entailgen.training.data import DatasetError
+    from entailgen.training.detector import detector_members
+    from entailgen.training.encoder import EncoderError
+    from entailgen.training.evaluation import evaluate, result_table
+    from entailgen.training.model_card import save_evaluation
+
+    try:
+        members = detector_members(args.model)
+    except EncoderError as e:
+        raise UsageError(str(e))
+    refused = []
+    for member in members:
+        name = os.path.basename(member)
+        try:
+            result = evaluate(member, args.dataset, args.split, device=args.device, write=False)
+        except (DatasetError, EncoderError, ValueError, KeyError) as e:
+            refused.append(f"{name}: {message(e)}")
+            continue
+        print(f"member {name}: " + result_table(result), flush=True)
+        split = "" if result["split"] == "test" else f".{result['split']}"
+        save_evaluation(args.model, f"{name}.{result['dataset_name']}{split}.json", result)
+    for line in refused:
+        print(f"member {line}", file=sys.stderr)
+    if len(refused) == len(members):
+        raise UsageError(f"no member of the detector {args.model} reads {args.dataset}")
     return 0
 
 
@@ -172,8 +231,9 @@ def _score(args) -> int:
     from entailgen.transforms.parser import ParserConfig, check_parser
 
     parser = ParserConfig(model=args.parser_model)
-    documents = (DocumentOptions(args.granularity, args.aggregation, args.conv, tuple(args.ensemble or ()))
-                 if args.documents else None)
+    detector = as_members(args)
+    documents = (DocumentOptions(args.granularity, args.aggregation or "zs", args.conv, tuple(args.ensemble or ()),
+                                 pairs=not args.documents) if args.documents or detector else None)
     try:  # what the workers would fail on, checked here: one line, not a worker's traceback
         task = verify_model_dir(args.model)["task"]  # damaged, incomplete or mismatched files: one line
         if documents is not None:
@@ -181,7 +241,7 @@ def _score(args) -> int:
         elif task != "dae":
             raise UsageError(f"{args.model} is a {task} model; `entailgen score` scores pairs' dependency arcs with a "
                              f"dae model, and documents (--documents) with either")
-        elif (args.granularity, args.aggregation, args.conv, args.ensemble) != ("sentence", "zs", None, None):
+        elif (args.granularity, args.aggregation, args.conv, args.ensemble) != ("sentence", None, None, None):
             raise UsageError("--granularity, --aggregation, --conv and --ensemble are for --documents")
         pick_device(args.device)
         check_parser(parser)
@@ -199,7 +259,7 @@ def _score(args) -> int:
     except OutputError as e:  # another writer holds --output, or finished into it since the check above
         raise UsageError(str(e))
     total, repeated = manifest["counts"]["total"], manifest["counts"].get("repeated_ids", {})
-    what = "documents" if documents else "pairs"
+    what = "documents" if args.documents else "pairs"
     print(f"scored {total['written']} of {total['read']} {what} into {args.output}; {total['dead_letters']} dead "
           f"letters" + (f"; {len(repeated)} ids given to more than one row (first: {min(repeated)})" if repeated else ""))
     if total["read"] and not total["written"]:  # nothing scored is a failed job, not exit 0
@@ -297,7 +357,7 @@ def register(commands) -> None:
     score.add_argument("--documents", action="store_true",
                        help="score whole documents (SummaC): blocks x summary sentences, then ZS or Conv")
     score.add_argument("--granularity", default="sentence", choices=GRANULARITIES, help="--documents: the blocks")
-    score.add_argument("--aggregation", default="zs", choices=AGGREGATIONS,
+    score.add_argument("--aggregation", choices=AGGREGATIONS,
                        help="--documents: zs (best block per sentence, mean over sentences) or conv (needs --conv)")
     score.add_argument("--conv", metavar="CONV_DIR", help="--documents: a Conv head `entailgen train-conv` wrote")
     score.add_argument("--ensemble", nargs="+", metavar="MODEL_DIR",

@@ -4,7 +4,8 @@ import importlib
 
 # No module is named like a name it exports: once imported, a submodule `train` would shadow the function train.
 _EXPORTS = {"TrainOptions": "trainer", "train": "trainer", "evaluate": "evaluation", "DaeScorer": "scorers",
-            "PairScorer": "scorers", "DocumentScorer": "document_scorer", "EnsembleScorer": "document_scorer"}
+            "PairScorer": "scorers", "DocumentScorer": "document_scorer", "EnsembleScorer": "document_scorer",
+            "Detector": "detector"}
 
 
 def __getattr__(name):

@@ -200,6 +200,7 @@ class DocumentOptions:
     aggregation: str = ZS
     conv_dir: Optional[str] = None
     ensemble: tuple[str, ...] = ()  # more model dirs scoring beside the model (EnsembleScorer)
+    pairs: bool = False  # rows of premise and hypothesis, the premise the document: a detector scoring pairs
 
     def check(self, model_dir: Optional[str] = None) -> None:
         """ValueError (one line) for a granularity or aggregation that does not exist, Conv without a head (or a

@@ -3,6 +3,7 @@ rows in, ScoredPair / ScoredDocument records and dead letters out, the model loa
 wires a whole score job (read -> score -> shard -> the staged summary the manifest is made from)."""
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -164,13 +165,15 @@ class DocumentInput:
         return self.summary
 
 
-def parse_document_line(line: str | bytes, source: str) -> DocumentInput | DeadLetter:
-    """A JSON Lines row with string fields document and summary (id optional), or a DeadLetter saying why not."""
-    parsed = json_row(line, source, ("document", "summary"))
+def parse_document_line(line: str | bytes, source: str, fields: tuple[str, str] = ("document", "summary")
+                        ) -> DocumentInput | DeadLetter:
+    """A JSON Lines row with string fields document and summary (id optional), or a DeadLetter saying why not; a
+    detector scoring pairs reads premise and hypothesis as them (DocumentOptions.pairs)."""
+    parsed = json_row(line, source, fields)
     if isinstance(parsed, DeadLetter):
         return parsed
     row, source_id = parsed
-    return DocumentInput(row["document"], row["summary"], source, source_id)
+    return DocumentInput(row[fields[0]], row[fields[1]], source, source_id)
 
 
 def scored_document(row: DocumentInput, result, options: DocumentOptions) -> ScoredDocument | DeadLetter:
@@ -234,8 +237,9 @@ def score_graph(p: beam.Pipeline, model_dir: str, input_path: str, output: str, 
         record_type, config, out = ScoredPair, {}, lines | "ScorePairs" >> ScorePairs(model_dir, name, parser, device)
     else:
         record_type, config = ScoredDocument, {"documents": documents.config()}
+        fields = ("premise", "hypothesis") if documents.pairs else ("document", "summary")
         out = lines | "ScoreDocuments" >> ScorePairs(model_dir, name, handler=DocumentScoreHandler(
-            model_dir, documents, parser, device), parse=parse_document_line)
+            model_dir, documents, parser, device), parse=functools.partial(parse_document_line, fields=fields))
     for label, pcoll, counter in (("ReadCounter", lines, "read"), ("ScoredCounter", out["scored"], "scored"),
                                   ("DeadCounter", out["dead"], "score_dead")):
         pcoll | label >> beam.FlatMap(_count, beam.metrics.Metrics.counter("entailgen", counter))

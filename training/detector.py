@@ -1,0 +1,62 @@
+"""A detector dir (`entailgen detector`): entailgen's best detector as one model, its members scoring together.
+
+The dir holds the members (model dirs under members/), the datasets they were trained on, detector.json (the recipe,
+each member's checksums and dataset, the documents left out) and a card. A row's score is the members' SummaC-ZS
+scores joined by the mean of their log-odds (training.summac.ensemble_score), as `evaluate --ensemble` joins models:
+the claims source view's model and the DAE arc model, the pair bench/benchmark.py's val cuts chose (runs 7-12).
+Plain torch: no Beam here.
+"""
+from __future__ import annotations
+
+import json
+import os
+from entailgen.training.checkpoint import verify_model_dir
+from entailgen.training.document_scorer import DocumentScorer, EnsembleScorer
+from entailgen.training.encoder import EncoderError
+from entailgen.training.summac import model_checksums
+from entailgen.transforms.parser import ParserConfig
+
+DETECTOR_JSON = "detector.json"  # dataset.output.DETECTOR_JSON: written last, so a dir without it is no detector
+JOIN = "mean of the members' log-odds, each member's SummaC-ZS score (training.summac.ensemble_score)"
+
+
+def is_detector(directory: str) -> bool:
+    """Whether a model argument names a detector dir rather than a model dir."""
+    return os.path.isfile(os.path.join(directory, DETECTOR_JSON))
+
+
+def read_detector(directory: str) -> dict:
+    """detector.json of a detector dir whose members are all there, unchanged since it was built (their checksums);
+    else EncoderError naming what is wrong, as a damaged model dir is refused."""
+    try:
+        with open(os.path.join(directory, DETECTOR_JSON), encoding="utf-8") as f:
+            meta = json.load(f)
+        members = meta["members"]
+        if not members or not all(isinstance(m["dir"], str) and isinstance(m["checksums"], str) for m in members):
+            raise ValueError("no member")
+    except FileNotFoundError:
+        raise EncoderError(f"{directory} has no {DETECTOR_JSON}: not a detector `entailgen detector` finished")
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise EncoderError(f"{directory}: {DETECTOR_JSON} is unreadable ({e})")
+    for member in members:
+        path = os.path.join(directory, member["dir"])
+        verify_model_dir(path)  # its files against the sha256 its training recorded
+        if model_checksums(path) != member["checksums"]:
+            raise EncoderError(f"{path} is not the member {DETECTOR_JSON} names (other checksums): the detector was "
+                               "changed since it was built")
+    return meta
+
+
+def detector_members(directory: str) -> list[str]:
+    """The member model dirs of a checked detector dir, in detector.json's order."""
+    return [os.path.join(directory, m["dir"]) for m in read_detector(directory)["members"]]
+
+
+class Detector(EnsembleScorer):
+    """A detector dir as a document scorer: `Detector(dir).score_documents([(document, summary)])`."""
+
+    def __init__(self, directory: str, granularity: str = "sentence", device: str = "cpu",
+                 parser: ParserConfig = ParserConfig()):
+        super().__init__([DocumentScorer(m, granularity, device=device, parser=parser)
+                          for m in detector_members(directory)])
+        self.directory = directory
