@@ -70,8 +70,10 @@ def _evaluate_benchmark(args) -> int:
     name, files = args.benchmark[0], args.benchmark[1:]
     if name == "rank19":
         return _evaluate_rank19(args, files)
+    if name == "true":
+        return _evaluate_true(args, files)
     if name != "summac":
-        raise UsageError(f"--benchmark {name}: unknown benchmark (known: summac, rank19)")
+        raise UsageError(f"--benchmark {name}: unknown benchmark (known: summac, rank19, true)")
     if not files:
         raise UsageError("--benchmark summac needs the benchmark's files (data/<set>.json or JSON Lines)")
     if args.conv is not None and args.aggregation == "zs":
@@ -147,6 +149,47 @@ def _evaluate_rank19(args, files: list[str]) -> int:
     report["scorers"]["entailgen model"]["unscorable"] = len(unscorable)
     report["model"] = {"dir": args.model, "files": files, "score_mode": mode.config()}
     print(format_rank19(report), flush=True)
+    save_evaluation(args.model, f"benchmark-{report['benchmark']}{mode.suffix()}.json", report)
+    return 0
+
+
+def _evaluate_true(args, files: list[str]) -> int:
+    """`evaluate MODEL_DIR --benchmark true FILE...`: TRUE's CSV files (With a Little Push's Q2, BEGIN, DialFact), ROC
+    AUC per file with a bootstrap interval, beside unigram overlap on the same rows and the paper's Table 1; a grounding
+    longer than a sentence is scored as a document (--granularity its blocks), in the --score / --mc-dropout mode."""
+    from entailgen.training.benchmark_eval import unigram_overlap_scores
+    from entailgen.training.checkpoint import verify_model_dir
+    from entailgen.training.document_scorer import DocumentScorer
+    from entailgen.training.encoder import EncoderError
+    from entailgen.training.model_card import save_evaluation
+    from entailgen.training.true import UNIGRAM, evaluate_true, format_true, model_scores, read_true
+
+    if not files:
+        raise UsageError("--benchmark true needs TRUE's CSV files (grounding, generated_text, label)")
+    if args.aggregation is not None or args.conv is not None or args.ensemble:
+        raise UsageError("--aggregation, --conv and --ensemble are for --benchmark summac")
+    mode = _score_mode(args)
+    documents: list[int] = []  # per file, the rows scored as documents
+
+    def model(rows: list) -> list:
+        results, long = model_scores(rows, scorer)
+        documents.append(sum(long))
+        return results
+
+    try:
+        rows = {path: read_true(path) for path in files}  # every file checked before the model loads
+        verify_model_dir(args.model)  # a missing or damaged model: one line before anything loads
+        scorer = DocumentScorer(args.model, args.granularity or "sentence", device=args.device, score=mode.score,
+                                mc_dropout=mode.mc_dropout)
+        report = evaluate_true(rows, {"entailgen model": model, UNIGRAM: lambda rs: unigram_overlap_scores(
+            [(r.grounding, r.response) for r in rs])})
+    except (EncoderError, ValueError, OSError, RuntimeError) as e:  # RuntimeError: torch's word on --device
+        raise UsageError(message(e))
+    for entry, n in zip(report["files"].values(), documents):
+        entry["documents"] = n
+    report["model"] = {"dir": args.model, "files": files, "granularity": args.granularity or "sentence",
+                       "score_mode": mode.config()}
+    print(format_true(report), flush=True)
     save_evaluation(args.model, f"benchmark-{report['benchmark']}{mode.suffix()}.json", report)
     return 0
 
@@ -304,7 +347,8 @@ def register(commands) -> None:
     evaluate.add_argument("--benchmark", nargs="+", metavar=("NAME", "FILE"),
                           help="instead of a DATASET: 'summac' and its files (the SummaC repository's data/<set>.json "
                                "or JSON Lines of document, claim, label, cut; threshold chosen on val, test reported), "
-                               "or 'rank19' and the DAE paper's summary_pairs.json (summary reranking, Table 4)")
+                               "or 'rank19' and the DAE paper's summary_pairs.json (summary reranking, Table 4), "
+                               "or 'true' and TRUE's CSV files (grounding, generated_text, label: ROC AUC per file)")
     evaluate.add_argument("--granularity", choices=GRANULARITIES,
                           help="--benchmark: the document blocks each claim sentence is scored against "
                                "(default: the scorer's, sentence)")

@@ -7,6 +7,7 @@ import os
 
 from entailgen.training.benchmark_eval import benchmark_table
 from entailgen.training.rank19 import BENCHMARK, rank19_table
+from entailgen.training.true import true_notes, true_table
 
 EVAL_DIR = "eval"
 
@@ -64,6 +65,9 @@ def benchmark_section(report: dict) -> list[str]:
     if report["benchmark"] == BENCHMARK:  # the DAE paper's summary reranking: one accuracy per scorer
         return [f"## The {BENCHMARK} benchmark (DAE Table 4: summary reranking)" + (f" ({mode})" if mode else ""),
                 "", report["protocol"] + ".", "", *rank19_table(report), ""]
+    if report["benchmark"] == "true":  # TRUE's files: ROC AUC per file
+        return ["## The TRUE benchmark (ROC AUC; With a Little Push, Table 1)" + (f" ({mode})" if mode else ""), "",
+                report["protocol"] + ".", "", *true_table(report), "", *[n + "." for n in true_notes(report)], ""]
     table, notes = benchmark_table(report)
     options = ", ".join([f"{k} {model[k]}" for k in ("granularity", "aggregation", "conv_dir") if model.get(k)]
                         + ([f"ensemble of {', '.join(model['ensemble'])}"] if model.get("ensemble") else [])

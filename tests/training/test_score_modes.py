@@ -7,34 +7,16 @@ import pytest
 import torch
 
 from entailgen.runners.cli import main
-from entailgen.schemas.records import RtePair
 from entailgen.training.benchmark_eval import cache_name
 from entailgen.training.checkpoint import load_trained
 from entailgen.training.document_scorer import DocumentScorer
 from entailgen.training.score_modes import ScoreMode, score_of
 from entailgen.training.scorers import DaeScorer, PairScorer
-from entailgen.training.trainer import TrainOptions, train
-from trainer_fixtures import train_tiny_dae, write_dataset
+from trainer_fixtures import tiny_pair_model, train_tiny_dae
 
 torch.set_num_threads(1)
-NOUNS = ["dog", "cat", "man", "woman"]
 PAIRS = [("the man likes a park", "a dog sees"), ("a cat sees a park", "the cat chases a dog"),
          ("a woman", "the man likes a park")]
-
-
-def toy_pair(i: int, three_way: bool) -> RtePair:
-    noun = NOUNS[i % 4]
-    label3 = "entailment" if noun == "dog" else "contradiction" if noun == "cat" else "neutral"
-    return RtePair(f"p{i}", "the man sees a park", f"a {noun} sees", "entailed" if noun == "dog" else "not-entailed",
-                   "toy", "t", "toy", f"toy:{i}", label3=label3 if three_way else None)
-
-
-def tiny_pair_model(root, encoder, three_way: bool):
-    data = write_dataset(root / "data", "RtePair", {"train": [toy_pair(i, three_way) for i in range(8)]},
-                         pipeline="recast")
-    train(str(data), str(root / "model"), TrainOptions(encoder=str(encoder), epochs=1, batch_size=4, progress=False,
-                                                       device="cpu"))
-    return root / "model"
 
 
 @pytest.fixture(scope="module")
