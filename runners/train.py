@@ -303,7 +303,7 @@ def _add_score_mode(parser, what: str) -> None:
 
 def register(commands) -> None:
     """Add `train`, `evaluate` and `score` to the CLI."""
-    from entailgen.training.views import CLAIM_VIEWS, DEFAULT_CLAIM_VIEW
+    from entailgen.transforms.views import CLAIM_VIEWS, DEFAULT_CLAIM_VIEW
     from entailgen.transforms.claims.blocks import GRANULARITIES
 
     AGGREGATIONS = ("zs", "conv")  # training.summac.AGGREGATIONS, unimported: `entailgen --help` stays fast

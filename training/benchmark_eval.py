@@ -21,7 +21,7 @@ from entailgen.training.checkpoint import WEIGHTS
 from entailgen.training.score_modes import ScoreMode
 from entailgen.training.summac import CONV_CONFIG, CONV_WEIGHTS, model_checksums
 from entailgen.training.unscorable import Unscorable, every_scored
-from entailgen.training.views import content_words
+from entailgen.transforms.views import content_words
 from entailgen.transforms.claims.transformations import words_of
 from entailgen.transforms.io.paths import user_cache
 from entailgen.transforms.parser import load_spacy
@@ -271,7 +271,7 @@ def central_95(draws: Sequence[float]) -> tuple[float, float]:
 
 def unigram_overlap(document: str, claim: str) -> float:
     """Share of the claim's content word types (lower-cased, alphanumeric, spaCy's English stop words dropped:
-    training.views.content_words) that occur as words of the document; 1.0 for a claim with none."""
+    transforms.views.content_words) that occur as words of the document; 1.0 for a claim with none."""
     return unigram_overlap_scores([(document, claim)])[0]
 
 

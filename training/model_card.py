@@ -42,7 +42,7 @@ def datasets_table(trained: dict) -> list[str]:
     rows += [f"| `{u['path']}` | {u['pipeline']} | `{u['manifest_sha256'][:16]}…` | {cell(u['weight'])} | "
              f"{u['split_rows']} | {u['rows_used']} | {u['counts'].get('used', 0)} |" for u in used]
     if any(u["record_type"] == "ClaimExample" for u in used) and trained["task"] != "dae":
-        rows += ["", f"Claims rows as pairs in the `{trained['options']['claims_view']}` view (entailgen.training.views)"
+        rows += ["", f"Claims rows as pairs in the `{trained['options']['claims_view']}` view (entailgen.transforms.views)"
                  + "".join(f"; `{u['path']}`: {u.get('negatives', 0)} sampled not-entailed blocks, "
                            f"{u.get('contradicted', 0)} blocks a swap contradicts"
                            for u in used if u["record_type"] == "ClaimExample") + "."]
