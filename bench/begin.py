@@ -1,15 +1,16 @@
 """BEGIN (Dziri et al. 2022) in TRUE's CSV layout (grounding, generated_text, label 1 = consistent), which
 `entailgen evaluate MODEL --benchmark true begin.csv` reads.
 
-Where the files come from: github.com/google/BEGIN-dataset, its TSV files (one knowledge snippet, one response and
-the annotators' attribution label per line). That release is later than the one TRUE and With a Little Push measured
-(their Table 1: BEGIN 79.3 - 82.6 ROC AUC), so its figures are not theirs; on it, unigram overlap alone reaches about
-94 ROC AUC (its unattributable responses mostly say what the knowledge does not), a baseline to read any model's
-figure against. As in TRUE, a fully attributable response is consistent (1); any other label (not fully
+Where the files come from: github.com/google/BEGIN-dataset, its TSV files (`cmu-dog/`, `topicalchat/`, `wow/`:
+`begin_dev_*.tsv` and `begin_test_*.tsv`; columns model_name, data_source, knowledge, message, response, begin_label:
+one knowledge snippet, the dialogue message, a system's response and the annotators' attribution label per line).
+That release is later than the one TRUE and With a Little Push measured (their Table 1: BEGIN 79.3 - 82.6 ROC AUC),
+so its figures are not theirs; on it, unigram overlap alone reaches 92.0 ROC AUC (docs/benchmarks/true.md; its
+unattributable responses mostly say what the knowledge does not), a baseline to read any model's figure against. As in TRUE, a fully attributable response is consistent (1); any other label (not fully
 attributable, generic, ...) inconsistent (0); a label in neither list is refused in one line.
 
-The column names could not be checked against the files here (no network): they are COLUMNS below, and the label
-values CONSISTENT / INCONSISTENT; a header without the columns is refused naming the header it has.
+The column names and labels (COLUMNS, CONSISTENT / INCONSISTENT below) are the release's, checked against its files
+on 2026-11-26; a header without the columns is refused naming the header it has.
 
 Usage: python bench/begin.py BEGIN_FILE.tsv... --output begin.csv
 """
@@ -21,7 +22,7 @@ import sys
 from entailgen.training.true import csv_rows
 from q2 import ConversionError, write_true  # bench/q2.py, beside this script
 
-COLUMNS = ("knowledge", "response", "label")  # google/BEGIN-dataset TSVs: grounding, response, attribution label
+COLUMNS = ("knowledge", "response", "begin_label")  # google/BEGIN-dataset TSVs: grounding, response, its label
 CONSISTENT = frozenset({"fully attributable", "attributable"})
 INCONSISTENT = frozenset({"not fully attributable", "not attributable", "unattributable", "generic"})
 

@@ -71,12 +71,12 @@ def test_q2_writes_trues_layout_that_evaluate_reads(q2_files, tmp_path, capsys):
 
 
 def test_begin_fully_attributable_is_consistent_and_an_unknown_label_is_refused(tmp_path, capsys):
-    tsv = write(tmp_path / "begin_dev.tsv", ["knowledge", "response", "label"],
+    tsv = write(tmp_path / "begin_dev.tsv", ["knowledge", "response", "begin_label"],
                 [[K1, "It began in New Orleans.", "Fully attributable"], [K1, "I love jazz!", "Generic"],
                  [K2, "Paris, on the Loire.", "Not fully attributable"]], delimiter="\t")
     assert [(r["generated_text"], r["label"]) for r in begin.convert([tsv])] == [
         ("It began in New Orleans.", 1), ("I love jazz!", 0), ("Paris, on the Loire.", 0)]
-    odd = write(tmp_path / "odd.tsv", ["knowledge", "response", "label"], [[K1, "Hm.", "maybe"]], delimiter="\t")
+    odd = write(tmp_path / "odd.tsv", ["knowledge", "response", "begin_label"], [[K1, "Hm.", "maybe"]], delimiter="\t")
     assert begin.main([tsv, odd, "--output", str(tmp_path / "begin.csv")]) == 2
     assert capsys.readouterr().err.strip().startswith(f"begin: error: {odd} line 2: label 'maybe' is neither")
     assert begin.main([tsv, "--output", str(tmp_path / "begin.csv")]) == 0
