@@ -13,7 +13,7 @@ What needs the others is done here first:
                                                                         # then benchmark.py --work W2 --conv-rows 0
 
 There, Beam is absent (the trainer's fit and the scorers import none of it), spaCy is its English stop-word list
-(training.views' content words) and the parser is a lookup of the parses made here. Training and
+(transforms.views' content words) and the parser is a lookup of the parses made here. Training and
 scoring are entailgen's own code (trainer.fit, DocumentScorer.scored with the split made here), so the score caches
 are the ones `bench/benchmark.py --device cuda` would write (to the 6th decimal: cells go 256 to a batch, not 32).
 The models' weights stay there (too large to bring back); the Conv head, which needs them, is left out
@@ -78,7 +78,7 @@ def restored(weights: dict) -> dict:
 
 
 def write_stand_ins(folder: Path) -> None:
-    """spaCy's English stop-word list (the one training.views reads, as spaCy ships it: MIT), as a package of its own.
+    """spaCy's English stop-word list (the one transforms.views reads, as spaCy ships it: MIT), as a package of its own.
     Beam needs none: the trainer's fit and the scorers import none of it (.importlinter checks)."""
     import spacy.lang.en.stop_words as stop_words
 

@@ -36,10 +36,16 @@ def _file_digest(path: str) -> tuple[str, int]:
     return h.hexdigest(), size
 
 
+def is_dataset(path: str) -> bool:
+    """Whether a path is a finished entailgen dataset (a folder with manifest.json): a family may take it as input."""
+    return FileSystems.exists(join_path(path.rstrip("/"), MANIFEST))
+
+
 def fingerprint(path: str) -> dict:
-    """sha256 and size of an input file (its bytes as stored, compressed or not)."""
-    digest, size = _file_digest(path)
-    return {"name": FileSystems.split(path)[1], "sha256": digest, "bytes": size}
+    """sha256 and size of an input file (its bytes as stored, compressed or not); of a dataset given as input, of its
+    manifest, which pins every shard's sha256."""
+    digest, size = _file_digest(join_path(path.rstrip("/"), MANIFEST) if is_dataset(path) else path)
+    return {"name": FileSystems.split(path.rstrip("/"))[1], "sha256": digest, "bytes": size}
 
 
 def directory_fingerprint(path: str, files: list[str]) -> dict:

@@ -91,9 +91,11 @@ class Family:
         return tuple(fmt for fmt, record in FORMAT_RECORDS.items() if not accepted or record in accepted)
 
 
-def select(sources: beam.PCollection, record_type: type, family: str):
-    """(records of record_type, Skipped for every other input record): a family never drops what it cannot use."""
-    parts = sources | f"Select {record_type.__name__}" >> beam.Partition(
+def select(sources: beam.PCollection, record_type: type | tuple[type, ...], family: str):
+    """(records of record_type (or of any of a tuple's), Skipped for every other input record): a family never drops
+    what it cannot use."""
+    names = "+".join(t.__name__ for t in (record_type if isinstance(record_type, tuple) else (record_type,)))
+    parts = sources | f"Select {names}" >> beam.Partition(
         lambda r, _: 0 if isinstance(r, record_type) else 1, 2)
     skipped = parts[1] | "NotUsed" >> beam.Map(
         lambda r: Skipped(r.source, r.source_id, family, f"NotUsed:{type(r).__name__}"))

@@ -1,4 +1,5 @@
-"""The nli-dialogue family (Steen et al. 2023 §2.1): NLI pairs kept, plus copies with a dialogue phrase prepended."""
+"""The nli-dialogue family (Steen et al. 2023 §2.1): NLI pairs kept, plus copies with a dialogue phrase prepended; the
+pairs are NLI JSON lines, or the rows of finished entailgen datasets (claims, dae, recast) with their 3-way labels."""
 from __future__ import annotations
 
 from typing import Optional
@@ -7,9 +8,9 @@ import apache_beam as beam
 
 from entailgen.pipelines.base import Family, FamilyOutput, RunConfig, select
 from entailgen.schemas.records import RtePair
-from entailgen.schemas.sources import NliPair
+from entailgen.schemas.sources import DatasetRow, NliPair
 from entailgen.transforms.augment.dialogue import (PHRASES, AddDialoguePhrases, DialogueOptions, read_phrase_file,
-                                                   read_phrase_lines)
+                                                   read_phrase_lines, split_context)
 from entailgen.transforms.hypothesis_only import AuditFn
 from entailgen.transforms.io.option_files import check_option_file
 
@@ -32,17 +33,19 @@ def options(args) -> DialogueOptions:
 
 
 def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
-    """Originals and dialogue copies share their premise's split; the audit shows what the hypothesis alone gives."""
+    """Originals and dialogue copies share their premise's split (a claims row's pairs: their document's); the audit
+    shows what the hypothesis alone gives."""
     opts = config.family or DialogueOptions()
-    pairs, not_nli = select(sources, NliPair, "nli-dialogue")
+    pairs, not_nli = select(sources, (NliPair, DatasetRow), "nli-dialogue")
     dialogue = pairs | "Dialogue" >> AddDialoguePhrases(
         DialogueOptions(seed=config.seed, phrase_subset=opts.phrase_subset, phrase_file=opts.phrase_file))
     # the phrase file's lines that are not UTF-8: dead letters of that file (the run goes on with its other phrases)
     phrase_dead = sources.pipeline | "PhraseFileDead" >> beam.Create(
         list(read_phrase_lines(opts.phrase_file)[1]) if opts.phrase_file else [])
     dead = (dialogue.dead, phrase_dead) | "Dead" >> beam.Flatten()
-    return FamilyOutput(records=dialogue.pairs, dead=dead, context=lambda pair: pair.premise,
-                        skipped=not_nli, stats={"audit": AuditFn()})
+    skipped = (not_nli, dialogue.skipped) | "Skipped" >> beam.Flatten()
+    return FamilyOutput(records=dialogue.pairs, dead=dead, context=split_context, skipped=skipped,
+                        stats={"audit": AuditFn()})
 
 
 FAMILY = Family(
@@ -53,5 +56,5 @@ FAMILY = Family(
     summary="NLI pairs + copies with a dialogue phrase prepended to the hypothesis (label kept)",
     add_arguments=add_arguments,
     options=options,
-    accepts=lambda opts: (NliPair,),
+    accepts=lambda opts: (NliPair, DatasetRow),
 )

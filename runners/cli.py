@@ -150,8 +150,13 @@ def expand_inputs(patterns: list[str]) -> list[str]:
     file is an error."""
     from apache_beam.io.filesystems import FileSystems
 
+    from entailgen.dataset.manifest import is_dataset
+
     paths: list[str] = []
     for pattern in patterns:
+        if is_dataset(pattern):  # a finished dataset (a folder with manifest.json): one input, named by the folder
+            paths.append(pattern.rstrip("/"))
+            continue
         if _local(pattern) and os.path.isdir(pattern):
             raise UsageError(f"input is a directory: {pattern} (give files or a glob, e.g. {os.path.join(pattern, '*')})")
         matches = sorted(m.path for r in FileSystems.match([pattern]) for m in r.metadata_list)
@@ -159,7 +164,7 @@ def expand_inputs(patterns: list[str]) -> list[str]:
             raise UsageError(f"input not found: {pattern}")
         paths.extend(matches)
     for path in paths:
-        if _local(path):
+        if _local(path) and not is_dataset(path):
             if os.path.isdir(path):
                 raise UsageError(f"input is a directory: {path} (give files or a glob)")
             try:

@@ -26,6 +26,8 @@ LAYOUTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "documents-jsonl": ('FactCC {"id","text"}, CNN/DM {"article","highlights"}, XSum {"document","summary"}, or labelled '
                         '{"text"|"document","claim","label"} per line', ("claims",)),
     "documents-text": ("plain text, one document per blank-line-separated block", ("claims",)),
+    "entailgen-dataset": ("a finished entailgen dataset: a folder with manifest.json (claims, dae, recast rows as "
+                          "pairs)", ("nli-dialogue",)),
 }
 
 

@@ -5,7 +5,9 @@ from typing import Any, Optional
 
 from apache_beam.io.filesystems import FileSystems
 
+from entailgen.dataset.manifest import is_dataset
 from entailgen.pipelines.base import Family, RunConfig
+from entailgen.transforms.io.dataset import DATASET, check_dataset
 from entailgen.transforms.io.formats import FORMAT_RECORDS, detect_format, head_line
 from entailgen.transforms.io.option_files import check_compression
 
@@ -20,10 +22,14 @@ def input_format_error(family: Family, options: Any, path: str, input_format: Op
 
     Raises ValueError when the file's format cannot be told."""
     try:
-        check_compression("--input", path)
-        if input_format is not None and head_line(path) is None:
-            return f"input {path} is empty"
-        fmt = input_format or detect_format(path)
+        if input_format == DATASET or is_dataset(path):  # a family's default format is for files
+            check_dataset(path)  # no manifest, one that is not JSON or names no record type: one line
+            fmt = DATASET
+        else:
+            check_compression("--input", path)
+            if input_format is not None and head_line(path) is None:
+                return f"input {path} is empty"
+            fmt = input_format or detect_format(path)
     except OSError as e:  # a folder, no permission, a broken link: one line, not a traceback
         return f"cannot read input {path}: {e.strerror or e}"
     if fmt in family.formats(options):

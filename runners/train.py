@@ -37,6 +37,16 @@ def as_members(args) -> str | None:
     return detector
 
 
+def _score_mode(args):
+    """The score mode of --score and --mc-dropout (training.score_modes), or their one-line refusal."""
+    from entailgen.training.score_modes import ScoreMode
+
+    try:
+        return ScoreMode(args.score, args.mc_dropout)
+    except ValueError as e:
+        raise UsageError(str(e))
+
+
 def _train(args) -> int:
     from entailgen.training.data import DatasetError, open_dataset, parse_mix
     from entailgen.training.encoder import EncoderError
@@ -79,8 +89,10 @@ def _evaluate_benchmark(args) -> int:
     name, files = args.benchmark[0], args.benchmark[1:]
     if name == "rank19":
         return _evaluate_rank19(args, files)
+    if name == "true":
+        return _evaluate_true(args, files)
     if name != "summac":
-        raise UsageError(f"--benchmark {name}: unknown benchmark (known: summac, rank19)")
+        raise UsageError(f"--benchmark {name}: unknown benchmark (known: summac, rank19, true)")
     if not files:
         raise UsageError("--benchmark summac needs the benchmark's files (data/<set>.json or JSON Lines)")
     if args.conv is not None and args.aggregation == "zs":
@@ -88,18 +100,20 @@ def _evaluate_benchmark(args) -> int:
     detector = as_members(args)
     aggregation = "conv" if args.conv is not None else args.aggregation
     ensemble = args.ensemble or []
+    mode = _score_mode(args)
     try:
         rows, duplicates = distinct_rows(read_benchmark(files))  # a row given twice: once; two that disagree: one line
         check_datasets(rows)  # cuts and labels of every dataset: one line now, not after scoring
         verify_model_dir(args.model)  # a missing or damaged model: one line before anything loads
         given = {k: v for k, v in {"granularity": args.granularity, "aggregation": aggregation,
                                    "conv_dir": args.conv}.items() if v is not None}
+        given.update(score=mode.score, mc_dropout=mode.mc_dropout)
         options = DocumentOptions(**given, ensemble=tuple(ensemble))
-        options.check(args.model)  # its models, Conv with them: one line
+        options.check(args.model)  # its models, Conv with them, e-c on a 2-way model: one line
         model_dirs = [args.model, *ensemble]
         device = pick_device(args.device).type  # cuda scores in bf16: cached apart from the cpu's fp32 scores
         caches = [os.path.join(score_cache_dir(), cache_name(m, options.granularity, options.aggregation,
-                                                             options.conv_dir, device)) for m in model_dirs]
+                                                             options.conv_dir, device, mode)) for m in model_dirs]
         # each row's results, one list per model: scored once (or read from the caches), read by the model's row and
         # the ensemble's; a model loads only when it has rows to score
         results = cached_results([lambda m=m: DocumentScorer(m, **given, device=device) for m in model_dirs],
@@ -119,10 +133,10 @@ def _evaluate_benchmark(args) -> int:
         raise UsageError(message(e))  # OSError: no spaCy model; RuntimeError: torch's word on an unknown --device
     report["model"] = {"dir": detector or args.model, "device": device, "granularity": options.granularity,
                        "aggregation": options.aggregation,
-                       "conv_dir": options.conv_dir, "files": files,
+                       "conv_dir": options.conv_dir, "score_mode": mode.config(), "files": files,
                        **({"ensemble": model_dirs} if ensemble else {}), "score_caches": caches}
     print(format_table(report), flush=True)  # shown even when the model dir cannot take the eval file
-    save_evaluation(detector or args.model, f"benchmark-{report['benchmark']}.json", report)
+    save_evaluation(detector or args.model, f"benchmark-{report['benchmark']}{mode.suffix()}.json", report)
     return 0
 
 
@@ -141,6 +155,7 @@ def _evaluate_rank19(args, files: list[str]) -> int:
         raise UsageError("--benchmark rank19 takes one file (summary_pairs.json, or JSON Lines of its fields)")
     if args.granularity is not None or args.aggregation is not None or args.conv is not None or args.ensemble:
         raise UsageError("--granularity, --aggregation, --conv and --ensemble are for --benchmark summac")
+    mode = _score_mode(args)
     unscorable: list = []
 
     def model(pairs: list) -> list[float]:
@@ -151,14 +166,55 @@ def _evaluate_rank19(args, files: list[str]) -> int:
     try:
         triples = read_triples(files[0])
         verify_model_dir(args.model)  # a missing or damaged model: one line before anything loads
-        score = model_pair_scores(args.model, args.device)
+        score = model_pair_scores(args.model, args.device, mode=mode)
         report = evaluate_rank19(triples, {"entailgen model": model, **baselines()}, ties={DEPENDENCY: "random"})
     except (EncoderError, ValueError, OSError, RuntimeError) as e:  # RuntimeError: torch's word on --device
         raise UsageError(message(e))
     report["scorers"]["entailgen model"]["unscorable"] = len(unscorable)
-    report["model"] = {"dir": args.model, "files": files}
+    report["model"] = {"dir": args.model, "files": files, "score_mode": mode.config()}
     print(format_rank19(report), flush=True)
-    save_evaluation(args.model, f"benchmark-{report['benchmark']}.json", report)
+    save_evaluation(args.model, f"benchmark-{report['benchmark']}{mode.suffix()}.json", report)
+    return 0
+
+
+def _evaluate_true(args, files: list[str]) -> int:
+    """`evaluate MODEL_DIR --benchmark true FILE...`: TRUE's CSV files (With a Little Push's Q2, BEGIN, DialFact), ROC
+    AUC per file with a bootstrap interval, beside unigram overlap on the same rows and the paper's Table 1; a grounding
+    longer than a sentence is scored as a document (--granularity its blocks), in the --score / --mc-dropout mode."""
+    from entailgen.training.benchmark_eval import unigram_overlap_scores
+    from entailgen.training.checkpoint import verify_model_dir
+    from entailgen.training.document_scorer import DocumentScorer
+    from entailgen.training.encoder import EncoderError
+    from entailgen.training.model_card import save_evaluation
+    from entailgen.training.true import UNIGRAM, evaluate_true, format_true, model_scores, read_true
+
+    if not files:
+        raise UsageError("--benchmark true needs TRUE's CSV files (grounding, generated_text, label)")
+    if args.aggregation is not None or args.conv is not None or args.ensemble:
+        raise UsageError("--aggregation, --conv and --ensemble are for --benchmark summac")
+    mode = _score_mode(args)
+    documents: list[int] = []  # per file, the rows scored as documents
+
+    def model(rows: list) -> list:
+        results, long = model_scores(rows, scorer)
+        documents.append(sum(long))
+        return results
+
+    try:
+        rows = {path: read_true(path) for path in files}  # every file checked before the model loads
+        verify_model_dir(args.model)  # a missing or damaged model: one line before anything loads
+        scorer = DocumentScorer(args.model, args.granularity or "sentence", device=args.device, score=mode.score,
+                                mc_dropout=mode.mc_dropout)
+        report = evaluate_true(rows, {"entailgen model": model, UNIGRAM: lambda rs: unigram_overlap_scores(
+            [(r.grounding, r.response) for r in rs])})
+    except (EncoderError, ValueError, OSError, RuntimeError) as e:  # RuntimeError: torch's word on --device
+        raise UsageError(message(e))
+    for entry, n in zip(report["files"].values(), documents):
+        entry["documents"] = n
+    report["model"] = {"dir": args.model, "files": files, "granularity": args.granularity or "sentence",
+                       "score_mode": mode.config()}
+    print(format_true(report), flush=True)
+    save_evaluation(args.model, f"benchmark-{report['benchmark']}{mode.suffix()}.json", report)
     return 0
 
 
@@ -171,6 +227,8 @@ def _evaluate(args) -> int:
         raise UsageError("evaluate needs a DATASET or --benchmark summac FILE...")
     if args.granularity is not None or args.aggregation is not None or args.conv is not None or args.ensemble:
         raise UsageError("--granularity, --aggregation, --conv and --ensemble are for --benchmark")
+    if not _score_mode(args).plain:
+        raise UsageError("--score and --mc-dropout are for --benchmark (a dataset's accuracy is the model's argmax)")
     from entailgen.training.data import DatasetError
     from entailgen.training.encoder import EncoderError
     from entailgen.training.evaluation import evaluate, result_table, write_evaluation
@@ -232,17 +290,21 @@ def _score(args) -> int:
 
     parser = ParserConfig(model=args.parser_model)
     detector = as_members(args)
+    mode = _score_mode(args)
     documents = (DocumentOptions(args.granularity, args.aggregation or "zs", args.conv, tuple(args.ensemble or ()),
-                                 pairs=not args.documents) if args.documents or detector else None)
+                                 score=mode.score, mc_dropout=mode.mc_dropout, pairs=not args.documents)
+                 if args.documents or detector else None)
     try:  # what the workers would fail on, checked here: one line, not a worker's traceback
         task = verify_model_dir(args.model)["task"]  # damaged, incomplete or mismatched files: one line
         if documents is not None:
-            documents.check(args.model)  # also the --ensemble model dirs
+            documents.check(args.model)  # also the --ensemble model dirs, and e-c on each
         elif task != "dae":
             raise UsageError(f"{args.model} is a {task} model; `entailgen score` scores pairs' dependency arcs with a "
                              f"dae model, and documents (--documents) with either")
         elif (args.granularity, args.aggregation, args.conv, args.ensemble) != ("sentence", None, None, None):
             raise UsageError("--granularity, --aggregation, --conv and --ensemble are for --documents")
+        else:
+            mode.check_model(task, None, args.model)  # pairs are scored by a dae model's arcs: e only
         pick_device(args.device)
         check_parser(parser)
         check_scoring(args.input, args.format, args.num_shards)  # empty, a directory, --num-shards 0
@@ -255,7 +317,7 @@ def _score(args) -> int:
     try:
         manifest = score_job(args.model, args.input, args.output, args.format, args.num_shards, parser, args.device,
                              args.beam_args, progress_every=line_every(sys.stderr), documents=documents,
-                             overwrite=args.overwrite)
+                             overwrite=args.overwrite, mode=mode)
     except OutputError as e:  # another writer holds --output, or finished into it since the check above
         raise UsageError(str(e))
     total, repeated = manifest["counts"]["total"], manifest["counts"].get("repeated_ids", {})
@@ -291,9 +353,18 @@ def _train_conv(args) -> int:
     return 0
 
 
+def _add_score_mode(parser, what: str) -> None:
+    """--score and --mc-dropout (With a Little Push's inference, training.score_modes) on evaluate and score."""
+    parser.add_argument("--score", default="e", choices=("e", "e-c"),
+                        help=f"{what}: e = P(entailed); e-c = P(entailed) - P(contradicted) as (1 + e - c) / 2, "
+                             "for a 3-way model (Steen et al. 2023)")
+    parser.add_argument("--mc-dropout", type=int, default=0, metavar="N",
+                        help=f"{what}: the mean of N forward passes with dropout on (seed 0); 0: one plain pass")
+
+
 def register(commands) -> None:
     """Add `train`, `evaluate` and `score` to the CLI."""
-    from entailgen.training.views import CLAIM_VIEWS, DEFAULT_CLAIM_VIEW
+    from entailgen.transforms.views import CLAIM_VIEWS, DEFAULT_CLAIM_VIEW
     from entailgen.transforms.claims.blocks import GRANULARITIES
 
     AGGREGATIONS = ("zs", "conv")  # training.summac.AGGREGATIONS, unimported: `entailgen --help` stays fast
@@ -337,7 +408,8 @@ def register(commands) -> None:
     evaluate.add_argument("--benchmark", nargs="+", metavar=("NAME", "FILE"),
                           help="instead of a DATASET: 'summac' and its files (the SummaC repository's data/<set>.json "
                                "or JSON Lines of document, claim, label, cut; threshold chosen on val, test reported), "
-                               "or 'rank19' and the DAE paper's summary_pairs.json (summary reranking, Table 4)")
+                               "or 'rank19' and the DAE paper's summary_pairs.json (summary reranking, Table 4), "
+                               "or 'true' and TRUE's CSV files (grounding, generated_text, label: ROC AUC per file)")
     evaluate.add_argument("--granularity", choices=GRANULARITIES,
                           help="--benchmark: the document blocks each claim sentence is scored against "
                                "(default: the scorer's, sentence)")
@@ -348,6 +420,7 @@ def register(commands) -> None:
     evaluate.add_argument("--ensemble", nargs="+", metavar="MODEL_DIR",
                           help="--benchmark: more models (e.g. one per family) that score every row beside MODEL_DIR; "
                                "an ensemble row joins their ZS scores by the mean of their log-odds")
+    _add_score_mode(evaluate, "--benchmark")
     evaluate.set_defaults(handler=_evaluate)
     score = commands.add_parser("score", help="score (premise, hypothesis) pairs with a dae model, or (document, "
                                               "summary) rows with any model (--documents), through Beam")
@@ -369,6 +442,7 @@ def register(commands) -> None:
     score.add_argument("--parser-model", metavar="NAME_OR_DIR", help="spaCy model for the hypotheses")
     score.add_argument("--device", default="cpu", help="cpu or cuda")
     score.add_argument("--overwrite", action="store_true", help="replace an earlier scores dataset at --output")
+    _add_score_mode(score, "each pair or cell")
     score.set_defaults(handler=_score)
     conv = commands.add_parser("train-conv", help="fit a SummaC-Conv head on a model's block scores of a claims "
                                                   "dataset (for score --documents --aggregation conv)")

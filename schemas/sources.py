@@ -105,3 +105,13 @@ class LabelledClaim:
     claim: str
     label: str
     dataset_id: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class DatasetRow:
+    """A row of a finished entailgen dataset given as input (families compose: nli-dialogue over a claims dataset):
+    its record, under the dataset folder's name and the row's id."""
+
+    source_id: str
+    source: str
+    record: object

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from entailgen.schemas.arrow import json_line
-from entailgen.schemas.records import ArcExample, LabelledArc
+from entailgen.schemas.records import ArcExample, LabelledArc, RtePair
 
 WORDS = ("can you people guarantee the liquidation of blue ##sta ##r ? dis ##posal ' s death dog cat sees "
          "chases likes man woman a park in").split()
@@ -80,4 +80,23 @@ def train_tiny_dae(root: Path, encoder: Path) -> Path:
 
     data = write_dataset(root / "data", "ArcExample", {"train": [toy_example(i) for i in range(8)]})
     train(str(data), str(root / "model"), TrainOptions(encoder=str(encoder), epochs=1, max_length=24, progress=False))
+    return root / "model"
+
+
+def toy_pair(i: int, three_way: bool) -> RtePair:
+    """'a N sees' against 'the man sees a park': a dog entailed, a cat contradicted, the others neutral."""
+    noun = NOUNS[i % 4]
+    label3 = "entailment" if noun == "dog" else "contradiction" if noun == "cat" else "neutral"
+    return RtePair(f"p{i}", "the man sees a park", f"a {noun} sees", "entailed" if noun == "dog" else "not-entailed",
+                   "toy", "t", "toy", f"toy:{i}", label3=label3 if three_way else None)
+
+
+def tiny_pair_model(root: Path, encoder: Path, three_way: bool) -> Path:
+    """A pair model dir (3-way when three_way) trained for one epoch on 8 toy rows."""
+    from entailgen.training.trainer import TrainOptions, train
+
+    data = write_dataset(root / "data", "RtePair", {"train": [toy_pair(i, three_way) for i in range(8)]},
+                         pipeline="recast")
+    train(str(data), str(root / "model"), TrainOptions(encoder=str(encoder), epochs=1, batch_size=4, progress=False,
+                                                       device="cpu"))
     return root / "model"

@@ -18,9 +18,10 @@ from collections import Counter
 from typing import Callable, NamedTuple, Optional, Sequence
 
 from entailgen.training.checkpoint import WEIGHTS
+from entailgen.training.score_modes import ScoreMode
 from entailgen.training.summac import CONV_CONFIG, CONV_WEIGHTS, model_checksums
 from entailgen.training.unscorable import Unscorable, every_scored
-from entailgen.training.views import content_words
+from entailgen.transforms.views import content_words
 from entailgen.transforms.claims.transformations import words_of
 from entailgen.transforms.io.paths import user_cache
 from entailgen.transforms.parser import load_spacy
@@ -270,7 +271,7 @@ def central_95(draws: Sequence[float]) -> tuple[float, float]:
 
 def unigram_overlap(document: str, claim: str) -> float:
     """Share of the claim's content word types (lower-cased, alphanumeric, spaCy's English stop words dropped:
-    training.views.content_words) that occur as words of the document; 1.0 for a claim with none."""
+    transforms.views.content_words) that occur as words of the document; 1.0 for a claim with none."""
     return unigram_overlap_scores([(document, claim)])[0]
 
 
@@ -515,7 +516,8 @@ def with_progress(scorer: Scorer, name: str = "", chunk: int = 32, every_s: floa
 # The score cache: a model's DocumentScorer.scored results, row by row, so a long evaluation survives an interruption or
 # a late error and a rerun scores only the rows not yet scored. `evaluate --benchmark` keeps it in score_cache_dir(),
 # bench/benchmark.py in its work dir; both through cached_results.
-SCORING_CODE = ("training/document_scorer.py", "training/scorers.py", "training/summac.py", "training/features.py",
+SCORING_CODE = ("training/document_scorer.py", "training/scorers.py", "training/score_modes.py", "training/summac.py",
+                "training/features.py",
                 "training/evaluation.py", "training/checkpoint.py", "training/encoder.py", "training/models.py",
                 "training/trainer.py",
                 "transforms/claims/blocks.py", "transforms/parser.py", "transforms/arcs.py")
@@ -550,10 +552,10 @@ def scoring_code_sha256() -> str:
 
 
 def cache_name(model_dir, granularity: str = "sentence", aggregation: str = "zs",
-               conv_dir: Optional[str] = None, device: str = "cpu") -> str:
+               conv_dir: Optional[str] = None, device: str = "cpu", mode: ScoreMode = ScoreMode()) -> str:
     """A model's score cache file: named by its checksums (its weights where it has none), the scoring code's sha256
-    and the options that change a score (blocks, a Conv head's files), so neither a model trained again into the same
-    folder, nor other code, blocks or head, reads the scores of before."""
+    and the options that change a score (blocks, a Conv head's files, the score mode: e-c, MC dropout), so neither a
+    model trained again into the same folder, nor other code, blocks, head or mode, reads the scores of before."""
     model_dir = os.path.normpath(os.fspath(model_dir))
     model = model_checksums(model_dir) or _sha256_of([os.path.join(model_dir, WEIGHTS)])
     options = "" if granularity == "sentence" else f"-{granularity}"
@@ -561,6 +563,7 @@ def cache_name(model_dir, granularity: str = "sentence", aggregation: str = "zs"
         head = _sha256_of([os.path.join(conv_dir, CONV_CONFIG), os.path.join(conv_dir, CONV_WEIGHTS)])
         options += f"-conv-{head[:8]}"
     options += "" if device == "cpu" else f"-{device}"  # cuda scores in bf16: not the cpu's fp32 scores
+    options += mode.suffix()  # nothing for plain e
     return f"{os.path.basename(model_dir)}-{model[:12]}-{scoring_code_sha256()[:8]}{options}.json"
 
 

@@ -14,7 +14,7 @@ from entailgen.schemas.records import ENTAILED, NOT_ENTAILED, THREE_WAY
 from entailgen.training.features import IGNORE, NO_LABEL, UNKNOWN_RELATION, arc_features, pair_features
 from entailgen.training.models import DAE, PAIR
 
-TASKS = {"ArcExample": DAE, "RtePair": PAIR, "ClaimExample": PAIR}  # claims: through training.views
+TASKS = {"ArcExample": DAE, "RtePair": PAIR, "ClaimExample": PAIR}  # claims: through transforms.views
 TWO_WAY = (ENTAILED, NOT_ENTAILED)
 
 

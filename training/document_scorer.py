@@ -13,7 +13,8 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Optional, Sequence
 
-from entailgen.training.checkpoint import verify_model_dir
+from entailgen.training.checkpoint import load_meta, verify_model_dir
+from entailgen.training.score_modes import E, ScoreMode
 from entailgen.training.scorers import PairScores, model_pair_scores
 from entailgen.training.summac import (AGGREGATIONS, CONV, ZS, conv_scores, ensemble_score, load_conv,
                                        model_checksums, zs_score)
@@ -83,10 +84,11 @@ class DocumentScorer(RowScorer):
 
     def __init__(self, model_dir: Optional[str], granularity: str = "sentence", aggregation: str = ZS,
                  conv_dir: Optional[str] = None, *, device: str = "cpu", parser: ParserConfig = ParserConfig(),
-                 pair_scores: Optional[PairScores] = None):
-        DocumentOptions(granularity, aggregation, conv_dir).check(model_dir)
+                 pair_scores: Optional[PairScores] = None, score: str = E, mc_dropout: int = 0, seed: int = 0):
+        options = DocumentOptions(granularity, aggregation, conv_dir, score=score, mc_dropout=mc_dropout, seed=seed)
+        options.check(model_dir)
         self.granularity, self.aggregation = granularity, aggregation
-        self.pair_scores = pair_scores or model_pair_scores(model_dir, device)
+        self.pair_scores = pair_scores or model_pair_scores(model_dir, device, mode=options.mode)
         self.head = None
         if conv_dir is not None:
             self.head, conv_meta = load_conv(conv_dir, model_dir)
@@ -201,11 +203,27 @@ class DocumentOptions:
     conv_dir: Optional[str] = None
     ensemble: tuple[str, ...] = ()  # more model dirs scoring beside the model (EnsembleScorer)
     pairs: bool = False  # rows of premise and hypothesis, the premise the document: a detector scoring pairs
+    score: str = E  # each cell's score: e or e-c (training.score_modes)
+    mc_dropout: int = 0  # MC dropout passes per cell (0: one eval pass)
+    seed: int = 0  # MC dropout's seed
+
+    @property
+    def mode(self) -> ScoreMode:
+        """The cells' score mode."""
+        return ScoreMode(self.score, self.mc_dropout, self.seed)
 
     def check(self, model_dir: Optional[str] = None) -> None:
         """ValueError (one line) for a granularity or aggregation that does not exist, Conv without a head (or a
         head without Conv), a head fit on another model's scores, Conv with an ensemble, an ensemble model dir
-        missing or damaged (EncoderError, a ValueError), and a model given twice (a no-op ensemble)."""
+        missing or damaged (EncoderError, a ValueError), a model given twice (a no-op ensemble), a score mode that is
+        not one, e-c on a model without a contradiction class, and Conv in another mode than its head was fit in."""
+        mode = self.mode
+        if self.aggregation == CONV and not mode.plain:
+            raise ValueError("--aggregation conv reads a head `entailgen train-conv` fit on the model's plain e "
+                             "scores; --score e-c and --mc-dropout are for zs")
+        for model in [m for m in (model_dir, *self.ensemble) if m is not None and mode.score != E]:
+            meta = load_meta(model)
+            mode.check_model(meta.get("task"), meta.get("labels"), model)
         if self.granularity not in GRANULARITIES:
             raise ValueError(f"unknown granularity {self.granularity!r}; choose one of {', '.join(GRANULARITIES)}")
         if self.aggregation not in AGGREGATIONS:

@@ -13,7 +13,7 @@ from entailgen.training.data import DatasetError, featurizer, label_index, open_
 from entailgen.training.features import IGNORE, collate
 from entailgen.training.model_card import cell, metrics_table, save_evaluation
 from entailgen.training.models import DAE, forward, pick_device
-from entailgen.training.views import sentence_label
+from entailgen.transforms.views import sentence_label
 
 TABLE_2_KINDS = ("gold", "identity", "top1", "bottom")  # as transforms.label.TABLE_2_KINDS (no Beam import here)
 SENTENCE_RULE = ("a row's own sentence label where it has one, else entailed when all its labelled arcs are "

@@ -7,6 +7,7 @@ import os
 
 from entailgen.training.benchmark_eval import benchmark_table
 from entailgen.training.rank19 import BENCHMARK, rank19_table
+from entailgen.training.true import true_notes, true_table
 
 EVAL_DIR = "eval"
 
@@ -41,22 +42,36 @@ def datasets_table(trained: dict) -> list[str]:
     rows += [f"| `{u['path']}` | {u['pipeline']} | `{u['manifest_sha256'][:16]}…` | {cell(u['weight'])} | "
              f"{u['split_rows']} | {u['rows_used']} | {u['counts'].get('used', 0)} |" for u in used]
     if any(u["record_type"] == "ClaimExample" for u in used) and trained["task"] != "dae":
-        rows += ["", f"Claims rows as pairs in the `{trained['options']['claims_view']}` view (entailgen.training.views)"
+        rows += ["", f"Claims rows as pairs in the `{trained['options']['claims_view']}` view (entailgen.transforms.views)"
                  + "".join(f"; `{u['path']}`: {u.get('negatives', 0)} sampled not-entailed blocks, "
                            f"{u.get('contradicted', 0)} blocks a swap contradicts"
                            for u in used if u["record_type"] == "ClaimExample") + "."]
     return rows
 
 
+def mode_words(model: dict) -> list[str]:
+    """The score mode an evaluation ran in, in words, where it is not plain e (training.score_modes)."""
+    mode = model.get("score_mode") or {}
+    if mode.get("score", "e") == "e" and not mode.get("mc_dropout"):
+        return []
+    return [f"score {mode['score']}"] + ([f"MC dropout {mode['mc_dropout']} passes (seed {mode.get('seed', 0)})"]
+                                         if mode.get("mc_dropout") else [])
+
+
 def benchmark_section(report: dict) -> list[str]:
     """A human-labelled benchmark's section: the table beside the paper's rows, then its notes."""
-    if report["benchmark"] == BENCHMARK:  # the DAE paper's summary reranking: one accuracy per scorer
-        return [f"## The {BENCHMARK} benchmark (DAE Table 4: summary reranking)", "", report["protocol"] + ".", "",
-                *rank19_table(report), ""]
-    table, notes = benchmark_table(report)
     model = report.get("model", {})
+    mode = ", ".join(mode_words(model))
+    if report["benchmark"] == BENCHMARK:  # the DAE paper's summary reranking: one accuracy per scorer
+        return [f"## The {BENCHMARK} benchmark (DAE Table 4: summary reranking)" + (f" ({mode})" if mode else ""),
+                "", report["protocol"] + ".", "", *rank19_table(report), ""]
+    if report["benchmark"] == "true":  # TRUE's files: ROC AUC per file
+        return ["## The TRUE benchmark (ROC AUC; With a Little Push, Table 1)" + (f" ({mode})" if mode else ""), "",
+                report["protocol"] + ".", "", *true_table(report), "", *[n + "." for n in true_notes(report)], ""]
+    table, notes = benchmark_table(report)
     options = ", ".join([f"{k} {model[k]}" for k in ("granularity", "aggregation", "conv_dir") if model.get(k)]
-                        + ([f"ensemble of {', '.join(model['ensemble'])}"] if model.get("ensemble") else []))
+                        + ([f"ensemble of {', '.join(model['ensemble'])}"] if model.get("ensemble") else [])
+                        + mode_words(model))
     lines = [f"## The {report['benchmark']} benchmark" + (f" ({options})" if options else ""), "",
              "Test balanced accuracy (%), the threshold chosen on each dataset's val cut.", "", *table, ""]
     for note in notes:

@@ -12,9 +12,9 @@ from typing import Callable, Sequence
 from entailgen.schemas.records import ENTAILED, THREE_WAY, ArcExample, LabelledArc
 from entailgen.training.checkpoint import load_meta, load_trained
 from entailgen.training.data import DatasetError
-from entailgen.training.evaluation import probabilities
 from entailgen.training.features import arc_features, pair_features
 from entailgen.training.models import pick_device
+from entailgen.training.score_modes import CONTRADICTION, ScoreMode, mode_probabilities, score_of
 from entailgen.training.unscorable import Unscorable, only_result
 from entailgen.transforms.arcs import extract_arcs
 from entailgen.transforms.parser import Parser, ParserConfig
@@ -26,11 +26,12 @@ class DaeScorer:
     """A trained DAE arc model and the parser, loaded once; scores (premise, hypothesis) pairs."""
 
     def __init__(self, model_dir: str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
-                 batch_size: int = 32):
+                 batch_size: int = 32, *, mc_dropout: int = 0, seed: int = 0):
         self.device = pick_device(device)
         self.model, self.tokenizer, self.meta = load_trained(model_dir, str(self.device))
         if self.meta["task"] != "dae":
             raise DatasetError(f"{model_dir} is a {self.meta['task']} model; scoring arcs needs a dae model")
+        self.mode = ScoreMode(mc_dropout=mc_dropout, seed=seed)  # arcs are 2-way: e only
         self.relations = {r: i for i, r in enumerate(self.meta["relations"])}
         self.parser = Parser(parser)
         self.batch_size = batch_size
@@ -60,7 +61,8 @@ class DaeScorer:
         ready.sort(key=lambda item: len(item[2].input_ids))  # batches of like lengths: little padding to compute
         for start in range(0, len(ready), self.batch_size):
             chunk = ready[start:start + self.batch_size]
-            probs = probabilities(self.model, [f for _, _, f in chunk], self.tokenizer.pad_token_id or 0, self.device)
+            probs = mode_probabilities(self.model, [f for _, _, f in chunk], self.tokenizer.pad_token_id or 0,
+                                       self.device, self.mode, draw=start)
             for (i, example, features), p in zip(chunk, probs):
                 entailed = p[: len(features.arcs), 1].tolist()
                 words = example.hypothesis_tokens
@@ -73,22 +75,27 @@ class DaeScorer:
 
 
 class PairScorer:
-    """A trained pair model (`entailgen train --task pair`), loaded once; P(entailed) of (premise, hypothesis) pairs."""
+    """A trained pair model (`entailgen train --task pair`), loaded once; the score of (premise, hypothesis) pairs:
+    P(entailed), or e-c on a 3-way model (training.score_modes), from one pass or MC dropout's mean."""
 
-    def __init__(self, model_dir: str, device: str = "cpu", batch_size: int = 32):
+    def __init__(self, model_dir: str, device: str = "cpu", batch_size: int = 32, *, score: str = "e",
+                 mc_dropout: int = 0, seed: int = 0):
+        self.mode = ScoreMode(score, mc_dropout, seed)
         self.device = pick_device(device)
         self.model, self.tokenizer, self.meta = load_trained(model_dir, str(self.device))
         if self.meta["task"] != "pair":
             raise DatasetError(f"{model_dir} is a {self.meta['task']} model; pair scoring needs a pair model")
         labels = self.meta["labels"]
+        self.mode.check_model("pair", labels, model_dir)
         self.entailed = labels.index(ENTAILED if ENTAILED in labels else THREE_WAY[0])
+        self.contradicted = labels.index(CONTRADICTION) if CONTRADICTION in labels else None
         self.batch_size = batch_size
 
     def score(self, premise: str, hypothesis: str) -> float:
         return only_result(self.score_many([(premise, hypothesis)]))
 
     def score_many(self, pairs: Sequence[tuple[str, str]]) -> list:
-        """P(entailed) per pair in order, premises cut to fit as in training; Unscorable when the hypothesis alone is
+        """The score per pair in order, premises cut to fit as in training; Unscorable when the hypothesis alone is
         too long."""
         results: list = [None] * len(pairs)
         ready = []
@@ -102,16 +109,21 @@ class PairScorer:
         ready.sort(key=lambda item: len(item[1].input_ids))  # batches of like lengths: little padding to compute
         for start in range(0, len(ready), self.batch_size):
             chunk = ready[start:start + self.batch_size]
-            probs = probabilities(self.model, [f for _, f in chunk], self.tokenizer.pad_token_id or 0, self.device)
+            probs = mode_probabilities(self.model, [f for _, f in chunk], self.tokenizer.pad_token_id or 0,
+                                       self.device, self.mode, draw=start)
             for (i, _), p in zip(chunk, probs):
-                results[i] = round(float(p[self.entailed]), 6)
+                results[i] = round(score_of(p, self.entailed, self.contradicted, self.mode), 6)
         return results
 
 
-def model_pair_scores(model_dir: str, device: str = "cpu", batch_size: int = 32) -> PairScores:
-    """The cell scorer of a trained model dir: PairScorer's P(entailed) for a pair model, DaeScorer's sentence score
-    for a DAE arc model."""
-    if load_meta(model_dir).get("task") == "dae":
-        scorer = DaeScorer(model_dir, device=device, batch_size=batch_size)
+def model_pair_scores(model_dir: str, device: str = "cpu", batch_size: int = 32,
+                      mode: ScoreMode = ScoreMode()) -> PairScores:
+    """The cell scorer of a trained model dir in a score mode: PairScorer's score for a pair model, DaeScorer's
+    sentence score for a DAE arc model (e only: refused for e-c before it loads)."""
+    meta = load_meta(model_dir)
+    mode.check_model(meta.get("task"), meta.get("labels"), model_dir)
+    if meta.get("task") == "dae":
+        scorer = DaeScorer(model_dir, device=device, batch_size=batch_size, mc_dropout=mode.mc_dropout, seed=mode.seed)
         return lambda pairs: [r if isinstance(r, Unscorable) else r["score"] for r in scorer.score_many(pairs)]
-    return PairScorer(model_dir, device=device, batch_size=batch_size).score_many
+    return PairScorer(model_dir, device=device, batch_size=batch_size, score=mode.score, mc_dropout=mode.mc_dropout,
+                      seed=mode.seed).score_many

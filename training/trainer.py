@@ -21,7 +21,7 @@ from entailgen.training.encoder import DEFAULT_ENCODER, load_encoder
 from entailgen.training.features import IGNORE, collate
 from entailgen.training.model_card import write_card
 from entailgen.training.models import DAE, PAIR, build_model, forward, loss_of, pick_device
-from entailgen.training.views import CLAIM_VIEWS, DEFAULT_CLAIM_VIEW, pair_examples, pairs_per_row
+from entailgen.transforms.views import CLAIM_VIEWS, DEFAULT_CLAIM_VIEW, pair_examples, pairs_per_row
 
 TRAIN_JSON = "train.json"
 
@@ -47,7 +47,7 @@ class TrainOptions:
     progress: bool = True
     task: Optional[str] = None  # None: dae for one dae dataset, else pair; "pair" trains dae rows at sentence level
     mix: tuple[float, ...] = ()  # a weight per dataset: its share of the rows each epoch draws; (): by its rows
-    claims_view: str = DEFAULT_CLAIM_VIEW  # claims rows as pairs: training.views
+    claims_view: str = DEFAULT_CLAIM_VIEW  # claims rows as pairs: transforms.views
 
     def check(self) -> None:
         """Refuse meaningless values with one line."""
@@ -228,7 +228,7 @@ def fit(dataset: str | Sequence[str], output: str, options: TrainOptions) -> dic
     pad_id = tokenizer.pad_token_id or 0
 
     def examples(record, counts: Counter, notes: Counter) -> list:
-        """What a row gives the model: itself (dae arcs, recast pairs) or its pairs (training.views)."""
+        """What a row gives the model: itself (dae arcs, recast pairs) or its pairs (transforms.views)."""
         return [record] if task == DAE else pair_examples(record, options.claims_view, options.seed, counts, notes)
 
     dev_counts: Counter = Counter()  # every dataset's dev split, whole, as one dev set

@@ -18,7 +18,7 @@ RECAST_FORMATS = "conll2003, gmb, uds-json, factuality-jsonl, sentiment-uci, sen
 
 def test_each_family_takes_the_formats_whose_records_it_uses():
     assert get_family("dae").formats() == ("paraphrase-tsv", "paraphrase-jsonl")
-    assert get_family("nli-dialogue").formats() == ("nli-jsonl",)
+    assert get_family("nli-dialogue").formats() == ("nli-jsonl", "entailgen-dataset")
     assert ", ".join(get_family("recast").formats()) == RECAST_FORMATS
     assert get_family("recast").formats(RecastOptions(phenomena=("ner",))) == ("conll2003", "gmb")
     assert get_family("claims").formats() == ("documents", "documents-jsonl", "documents-text")
@@ -28,7 +28,8 @@ def test_each_family_takes_the_formats_whose_records_it_uses():
 def test_the_uds_file_given_to_nli_dialogue_is_refused_before_the_job():
     error = input_format_error(get_family("nli-dialogue"), None, str(SAMPLES / "uds_factuality.json"), None)
     assert error == (f"input {SAMPLES / 'uds_factuality.json'} is uds-json (detected), whose FactualityAnnotation "
-                     "records nli-dialogue does not use with these options; nli-dialogue takes nli-jsonl")
+                     "records nli-dialogue does not use with these options; nli-dialogue takes nli-jsonl, "
+                     "entailgen-dataset")
 
 
 def test_a_conll_file_with_a_header_line_is_refused_naming_the_detected_format(tmp_path):
@@ -72,7 +73,8 @@ def test_unused_inputs_names_every_file_that_gave_no_record(tmp_path):
               "dead_by_source": {"b.jsonl": 1}, "skipped_by_source": {}}
     assert unused_inputs(get_family("nli-dialogue"), config, {"counts": counts}) == (
         "no record nli-dialogue can use came from b.jsonl (nli-jsonl: 1 units read, 1 dead letters, 0 skipped); "
-        "nli-dialogue takes nli-jsonl. The dataset was still written to /out: see its dead letters and skip counts")
+        "nli-dialogue takes nli-jsonl, entailgen-dataset. The dataset was still written to /out: see its dead letters "
+        "and skip counts")
     counts["records_by_source"]["b.jsonl"] = 1
     assert unused_inputs(get_family("nli-dialogue"), config, {"counts": counts}) is None
 
@@ -92,7 +94,8 @@ def test_cli_exits_2_when_every_unit_of_a_file_is_a_dead_letter(tmp_path, capsys
     assert main(["run", "nli-dialogue", "--input", str(path), "--output", str(out), "--quiet"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"entailgen: error: no record nli-dialogue can use came from snli.jsonl (nli-jsonl: 2 units read, "
-                   f"2 dead letters, 0 skipped); nli-dialogue takes nli-jsonl. The dataset was still written to {out}: "
+                   f"2 dead letters, 0 skipped); nli-dialogue takes nli-jsonl, entailgen-dataset. The dataset was still "
+                   f"written to {out}: "
                    "see its dead letters and skip counts"]
     assert json.loads((out / "manifest.json").read_text())["dead_letters"]["rows"] == 2
 

@@ -40,9 +40,9 @@ def test_a_claim_longer_than_the_model_is_scored_zero_and_counted_not_an_error(s
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     forward = []  # cells per forward pass of the model
-    probabilities = scorers.probabilities
-    monkeypatch.setattr(scorers, "probabilities", lambda model, features, *a: forward.append(len(features))
-                        or probabilities(model, features, *a))
+    probabilities = scorers.mode_probabilities
+    monkeypatch.setattr(scorers, "mode_probabilities", lambda model, features, *a, **k: forward.append(len(features))
+                        or probabilities(model, features, *a, **k))
     rows = [("val", "A man likes a park.", 1), ("val", "A dog chases.", 0), ("test", "A man likes.", 1),
             ("test", LONG, 0)]
     (tmp_path / "toy.jsonl").write_text("".join(json.dumps({"id": f"r{i}", "document": DOCUMENT, "claim": claim,

@@ -251,7 +251,8 @@ def test_report_is_written_atomically_and_the_card_shows_the_table(tmp_path):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--benchmark", "truthfulqa", "x.json"], "--benchmark truthfulqa: unknown benchmark (known: summac, rank19)"),
+    (["--benchmark", "truthfulqa", "x.json"],
+     "--benchmark truthfulqa: unknown benchmark (known: summac, rank19, true)"),
     (["--benchmark", "summac"], "--benchmark summac needs the benchmark's files (data/<set>.json or JSON Lines)"),
     ([], "evaluate needs a DATASET or --benchmark summac FILE..."),
     (["data", "--granularity", "sentence"], "--granularity, --aggregation, --conv and --ensemble are for --benchmark"),
@@ -270,7 +271,7 @@ class StubDocumentScorer:
     scored_rows: list = []
     stop_at = None
 
-    def __init__(self, model_dir, granularity="sentence", aggregation="zs", conv_dir=None, device="cpu"):
+    def __init__(self, model_dir, granularity="sentence", aggregation="zs", conv_dir=None, device="cpu", **mode):
         self.granularity, self.aggregation, self.conv_dir = granularity, aggregation, conv_dir
         self.calls = 0
 

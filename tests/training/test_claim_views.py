@@ -1,4 +1,5 @@
-"""Claims rows as pairs (training.views), dae rows at sentence level, and pair premises cut to fit: worked by hand."""
+"""Claims rows as pairs (transforms.views) with the 3-way labels their making says, dae rows at sentence level, and
+pair premises cut to fit: worked by hand."""
 import random
 from collections import Counter
 
@@ -8,7 +9,7 @@ from transformers import AutoTokenizer
 from entailgen.schemas.records import ArcExample, ClaimExample, LabelledArc, RtePair
 from entailgen.training import evaluation
 from entailgen.training.features import TOO_LONG, pair_features
-from entailgen.training.views import Pair, claim_pairs, content_words, pair_examples, sentence_label
+from entailgen.transforms.views import Pair, claim_pairs, content_words, pair_examples, sentence_label
 
 BLOCKS = ["Acme opened a factory in Leeds on Monday.", "Its chief executive lives in York.",
           "Rain is expected this weekend."]
@@ -38,14 +39,15 @@ def test_content_words_leave_out_stop_words_and_punctuation():
 
 
 def test_document_view_is_the_whole_document_with_the_claims_label():
-    assert claim_pairs(claim(), "document", random.Random(0)) == [(" ".join(BLOCKS), SWAPPED, "not-entailed")]
+    assert claim_pairs(claim(), "document", random.Random(0)) == [
+        (" ".join(BLOCKS), SWAPPED, "not-entailed", "contradiction")]  # a swap contradicts its source
 
 
 def test_source_view_of_an_entity_swap_pairs_the_source_sentence_and_one_unrelated_block():
     notes = Counter()
     # block 1 mentions York (a content word of the claim): never a negative; block 2 shares no content word
     assert claim_pairs(claim(), "source", random.Random(0), notes) == [
-        (BLOCKS[0], SWAPPED, "not-entailed"), (BLOCKS[2], SWAPPED, "not-entailed")]
+        (BLOCKS[0], SWAPPED, "not-entailed", "contradiction"), (BLOCKS[2], SWAPPED, "not-entailed", "neutral")]
     assert notes == {"negatives": 1}
 
 
@@ -54,26 +56,26 @@ def test_the_contradicted_view_also_pairs_the_block_an_entity_swaps_changed_span
     document = [BLOCKS[0], "The Leeds factory will employ 200 people.", "Rain is expected this weekend."]
     notes = Counter()
     assert claim_pairs(claim(blocks=document), "contradicted", Last(), notes) == [
-        (BLOCKS[0], SWAPPED, "not-entailed"), (document[1], SWAPPED, "not-entailed"),
-        (document[2], SWAPPED, "not-entailed")]
+        (BLOCKS[0], SWAPPED, "not-entailed", "contradiction"), (document[1], SWAPPED, "not-entailed", "contradiction"),
+        (document[2], SWAPPED, "not-entailed", "neutral")]
     assert notes == {"contradicted": 1, "negatives": 1}
     # a block naming both cities, or Leeds with none of the claim's other content words, contradicts nothing; the
     # second shares no content word with the claim (leeds is the replaced word, not the claim's), so it is the negative
     document = [BLOCKS[0], "Acme moved the factory from Leeds to York.", "Leeds won the match."]
     notes = Counter()
     assert claim_pairs(claim(blocks=document), "contradicted", Last(), notes) == [
-        (BLOCKS[0], SWAPPED, "not-entailed"), (document[2], SWAPPED, "not-entailed")]
+        (BLOCKS[0], SWAPPED, "not-entailed", "contradiction"), (document[2], SWAPPED, "not-entailed", "neutral")]
     assert notes == {"negatives": 1}
     # the source view leaves the contradicted block out: it is no negative either, as it shares "factory"
     document = [BLOCKS[0], "The Leeds factory will employ 200 people.", "Rain is expected this weekend."]
     assert claim_pairs(claim(blocks=document), "source", Last(), Counter()) == [
-        (BLOCKS[0], SWAPPED, "not-entailed"), (document[2], SWAPPED, "not-entailed")]
+        (BLOCKS[0], SWAPPED, "not-entailed", "contradiction"), (document[2], SWAPPED, "not-entailed", "neutral")]
     # a CORRECT claim has no changed span to contradict: the Leeds block shares "factory", so only Rain is sampled
     document = [BLOCKS[0], "The Leeds factory will employ 200 people.", "Rain is expected this weekend."]
     notes = Counter()
     assert claim_pairs(claim(BLOCKS[0], "CORRECT", transformation="sentence_sampling", blocks=document),
                        "contradicted", Last(), notes) == [
-        (BLOCKS[0], BLOCKS[0], "entailed"), (document[2], BLOCKS[0], "not-entailed")]
+        (BLOCKS[0], BLOCKS[0], "entailed", "entailment"), (document[2], BLOCKS[0], "not-entailed", "neutral")]
     assert notes == {"negatives": 1}
 
 
@@ -82,15 +84,16 @@ def test_a_claim_without_source_sentence_takes_its_best_matching_block():
     notes = Counter()
     # overlap with the blocks: {acme, opened, factory, leeds} = 4, then 0 and 0; both other blocks are unrelated
     assert claim_pairs(summary, "source", Last(), notes) == [
-        (BLOCKS[0], "A factory in Leeds was opened by Acme.", "entailed"),
-        (BLOCKS[2], "A factory in Leeds was opened by Acme.", "not-entailed")]
+        (BLOCKS[0], "A factory in Leeds was opened by Acme.", "entailed", "entailment"),
+        (BLOCKS[2], "A factory in Leeds was opened by Acme.", "not-entailed", "neutral")]
     assert notes == {"negatives": 1}
 
 
 def test_no_negative_when_every_other_block_shares_a_content_word():
     notes = Counter()
     related = ["Acme opened a factory in Leeds on Monday.", "Acme is based in York.", "The factory cost millions."]
-    assert claim_pairs(claim(blocks=related), "source", Last(), notes) == [(related[0], SWAPPED, "not-entailed")]
+    assert claim_pairs(claim(blocks=related), "source", Last(), notes) == [
+        (related[0], SWAPPED, "not-entailed", "contradiction")]
     assert notes == {"no_negative_block": 1}
 
 
@@ -115,10 +118,10 @@ def test_dae_rows_become_sentence_pairs_by_the_rule_evaluation_uses():
     counts = Counter()
     made = [pair_examples(arc_row(labels, label), "source", 0, counts, Counter())
             for labels, label in [([1, None], None), ([1, None, 0], None), ([None, None], None), ([0, 0], 1)]]
-    assert made == [[Pair("the dog sees the cat", "the dog sees a cat", "entailed")],
-                    [Pair("the dog sees the cat", "the dog sees a cat", "not-entailed")],
+    assert made == [[Pair("the dog sees the cat", "the dog sees a cat", "entailed", "entailment")],
+                    [Pair("the dog sees the cat", "the dog sees a cat", "not-entailed")],  # bottom: no 3-way label
                     [],  # no labelled arc: left out, counted
-                    [Pair("the dog sees the cat", "the dog sees a cat", "entailed")]]  # its own sentence label
+                    [Pair("the dog sees the cat", "the dog sees a cat", "entailed", "entailment")]]  # its own label
     assert counts == {"no_labelled_arcs": 1}
     rte = RtePair("p", "a man", "a woman", "not-entailed", "toy", "t", "toy", "toy:1")
     assert pair_examples(rte, "source", 0, Counter(), Counter()) == [rte]

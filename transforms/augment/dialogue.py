@@ -3,7 +3,10 @@
 A dialogue turn often wraps its claim in words that need no grounding ("I think", "Here is what I know:", "I love
 that!"); an NLI model should judge the claim, not the wrapper. Each NLI pair is kept (kind "original") and gets a copy
 whose hypothesis starts with one seeded phrase from the introductory, hedging and sentiment lists (kind "dialogue",
-phrase recorded), label unchanged. PHRASES are the ten phrases of the authors' released augmentation code
+phrase recorded), label unchanged. A finished entailgen dataset given as input gives its rows as pairs first
+(dataset_pairs: claims in the source view, dae at sentence level, recast as they are), each keeping the 3-way label
+its making says, so a 3-way model (and With a Little Push's e-c score) can be trained on entailgen data alone.
+PHRASES are the ten phrases of the authors' released augmentation code
 (github.com/julmaxi/with_a_little_push, nlifactspush/augment_dataset.py), which is what Table 6 lists; their categories
 "introduction" and "opinion" are named "introductory" and "sentiment" here as in the paper's text. The table in the
 paper itself could not be read here, so the list is verified against the code, not the PDF.
@@ -11,6 +14,8 @@ paper itself could not be read here, so the list is verified against the code, n
 from __future__ import annotations
 
 import dataclasses
+import json
+from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Optional, Union
 
@@ -18,14 +23,17 @@ import apache_beam as beam
 from apache_beam import pvalue
 
 from entailgen.schemas.ids import content_id, seeded_rng
-from entailgen.schemas.records import ENTAILED, NOT_ENTAILED, DeadLetter, ParsedSentence, RtePair, dead_letter
-from entailgen.schemas.sources import NliPair
+from entailgen.schemas.records import (ENTAILED, NOT_ENTAILED, ArcExample, ClaimExample, DeadLetter, ParsedSentence,
+                                       RtePair, Skipped, dead_letter)
+from entailgen.schemas.sources import DatasetRow, NliPair
 from entailgen.transforms.augment.common import DEAD
 from entailgen.transforms.io.option_files import option_file_lines
 from entailgen.transforms.io.paths import path_option
+from entailgen.transforms.views import SOURCE, pair_examples
 
 KIND = "dialogue"
 PHENOMENON = "nli"
+SKIPPED = "skipped"
 
 
 @dataclass(frozen=True)
@@ -192,6 +200,40 @@ def with_phrase(pair: RtePair, phrase: DialoguePhrase, proper_noun: Optional[boo
                                kind=KIND, phrase=phrase.text, template=f"{KIND}:{phrase.category}")
 
 
+def dataset_pairs(row: DatasetRow, seed: int) -> Union[list[RtePair], Skipped]:
+    """A finished dataset's row as the pairs it gives (transforms.views: claims in the source view, dae rows at sentence
+    level, recast and nli pairs as they are), under the row's dataset and id, each with the 3-way label its making
+    says (label3; None where it does not say); provenance names the row, what made it and its split context (a
+    claims row's document: one document's pairs share a split). Skipped, with the reason, for a row that gives none."""
+    record = row.record
+    if isinstance(record, RtePair):
+        if record.kind == KIND:  # already a dialogue copy: another phrase would stack on its phrase
+            return Skipped(row.source, row.source_id, KIND, "AlreadyDialogue")
+        return [dataclasses.replace(record, source=row.source, source_id=row.source_id)]
+    if not isinstance(record, (ClaimExample, ArcExample)):
+        return Skipped(row.source, row.source_id, KIND, f"NoPairs:{type(record).__name__}")
+    reasons = Counter()
+    pairs = pair_examples(record, SOURCE, seed, reasons, Counter())
+    if not pairs:
+        return Skipped(row.source, row.source_id, KIND, next(iter(reasons)))  # block_row, no_labelled_arcs
+    claims = isinstance(record, ClaimExample)
+    made_by = f"claims:{record.transformation}" if claims else f"dae:{record.kind}"
+    provenance = json.dumps({"dataset": row.source, "record_type": type(record).__name__, "id": record.id,
+                             "made_by": made_by, "context": record.document_id if claims else record.premise},
+                            sort_keys=True, ensure_ascii=False)
+    return [RtePair(id=content_id(made_by, row.source, row.source_id, p.premise, p.hypothesis), premise=p.premise,
+                    hypothesis=p.hypothesis, label=p.label, phenomenon=made_by, template="original",
+                    source=row.source, source_id=row.source_id, label3=p.label3, provenance=provenance)
+            for p in pairs]
+
+
+def split_context(pair: RtePair) -> str:
+    """The split context of a pair: its premise, or the context its provenance names (a claims row's document)."""
+    if pair.provenance and '"context"' in pair.provenance:
+        return json.loads(pair.provenance).get("context") or pair.premise
+    return pair.premise
+
+
 def dialogue_pairs(pair: Union[NliPair, RtePair], phrases: tuple[DialoguePhrase, ...], seed: int) -> list[RtePair]:
     """The original pair (kind "original") and its copy with one seeded phrase prepended (kind "dialogue")."""
     if isinstance(pair, NliPair):
@@ -203,7 +245,8 @@ def dialogue_pairs(pair: Union[NliPair, RtePair], phrases: tuple[DialoguePhrase,
 
 
 class _PrependPhrase(beam.DoFn):
-    """dialogue_pairs per element; a pair whose label cannot be read leaves as a dead letter."""
+    """dialogue_pairs per element (a dataset row: per pair it gives); a pair whose label cannot be read leaves as a
+    dead letter, a dataset row that gives no pair as a Skipped."""
 
     def __init__(self, phrases: tuple[DialoguePhrase, ...], seed: int):
         self.phrases = phrases
@@ -212,20 +255,24 @@ class _PrependPhrase(beam.DoFn):
         self.dead = beam.metrics.Metrics.counter("entailgen", "dialogue_dead")
 
     def process(self, pair):
+        pairs = dataset_pairs(pair, self.seed) if isinstance(pair, DatasetRow) else [pair]
+        if isinstance(pairs, Skipped):
+            yield pvalue.TaggedOutput(SKIPPED, pairs)
+            return
         try:
-            original, augmented = dialogue_pairs(pair, self.phrases, self.seed)
+            made = [p for one in pairs for p in dialogue_pairs(one, self.phrases, self.seed)]
         except ValueError as exc:
             self.dead.inc()
             yield pvalue.TaggedOutput(DEAD, dead_letter(pair.source, pair.source_id, KIND, type(exc).__name__,
                                                         str(exc), pair))
             return
-        self.made.inc()
-        yield original
-        yield augmented
+        self.made.inc(len(made) // 2)
+        yield from made
 
 
 class AddDialoguePhrases(beam.PTransform):
-    """NliPair or RtePair -> RtePair originals and dialogue copies (main) and DeadLetter (output 'dead')."""
+    """NliPair, RtePair or DatasetRow -> RtePair originals and dialogue copies (main), DeadLetter (output 'dead') and
+    Skipped (output 'skipped': dataset rows that give no pair)."""
 
     def __init__(self, options: DialogueOptions = DialogueOptions()):
         super().__init__()
@@ -233,4 +280,4 @@ class AddDialoguePhrases(beam.PTransform):
 
     def expand(self, pairs):
         do = _PrependPhrase(resolve_phrases(self.options), self.options.seed)
-        return pairs | "AddDialoguePhrases" >> beam.ParDo(do).with_outputs(DEAD, main="pairs")
+        return pairs | "AddDialoguePhrases" >> beam.ParDo(do).with_outputs(DEAD, SKIPPED, main="pairs")

@@ -9,9 +9,11 @@ from typing import Callable, Iterable, Iterator, Optional
 
 from apache_beam.io.filesystems import FileSystems
 
-from entailgen.schemas.sources import (DncPair, Document, FactualityAnnotation, NerSentence, NliPair, ParaphrasePair,
-                                       Review, SourceText)
+from entailgen.dataset.manifest import is_dataset
+from entailgen.schemas.sources import (DatasetRow, DncPair, Document, FactualityAnnotation, NerSentence, NliPair,
+                                       ParaphrasePair, Review, SourceText)
 from entailgen.transforms.io.base import ReaderConfig
+from entailgen.transforms.io.dataset import DATASET, read_dataset_rows
 from entailgen.transforms.io.dnc import read_dnc_json
 from entailgen.transforms.io.documents import read_documents, read_documents_jsonl, read_documents_text
 from entailgen.transforms.io.encoding import first_line, utf8_chunks
@@ -40,6 +42,7 @@ FORMATS: dict[str, Reader] = {
     "documents": read_documents,
     "documents-jsonl": read_documents_jsonl,
     "documents-text": read_documents_text,
+    DATASET: read_dataset_rows,
 }
 # The source record each format's reader makes: a family that cannot use that type cannot use the file.
 FORMAT_RECORDS: dict[str, type] = {
@@ -47,7 +50,9 @@ FORMAT_RECORDS: dict[str, type] = {
     "conll2003": NerSentence, "gmb": NerSentence, "uds-json": FactualityAnnotation,
     "factuality-jsonl": FactualityAnnotation, "sentiment-uci": Review, "sentiment-csv": Review, "nli-jsonl": NliPair,
     "dnc-json": DncPair, "documents": Document, "documents-jsonl": Document, "documents-text": Document,
+    DATASET: DatasetRow,
 }
+FOLDERS = frozenset({DATASET})  # read from the folder's path (its manifest and shards), not fed its bytes
 CHUNKED = frozenset({"uds-json", "dnc-json"})  # fed fixed-size byte chunks, not lines (the UDS file is a single 200 MB line)
 COMPRESSED = (".gz", ".bz2", ".deflate", ".zst", ".lzma")  # Beam's FileSystems.open decompresses these
 PEEK_BYTES = 1 << 16
@@ -132,7 +137,10 @@ def head_line(path: str) -> Optional[bytes]:
 
 
 def detect_format(path: str) -> str:
-    """The format of a file (local or gs://), from its name and first line; an empty file is a ValueError."""
+    """The format of a file (local or gs://), from its name and first line, or of a finished dataset's folder; an empty
+    file is a ValueError."""
+    if is_dataset(path):
+        return DATASET
     head = head_line(path)
     if head is None:
         raise ValueError(f"input {path} is empty")

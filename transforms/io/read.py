@@ -11,7 +11,7 @@ from apache_beam.io.filesystems import FileSystems
 from entailgen.schemas.records import DeadLetter
 from entailgen.transforms.io.base import DEAD, ReaderConfig
 from entailgen.transforms.io.encoding import lines_of, utf8_chunks
-from entailgen.transforms.io.formats import CHUNKED, detect_format, reader_for
+from entailgen.transforms.io.formats import CHUNKED, FOLDERS, detect_format, reader_for
 
 
 def read_file(path: str, fmt: Optional[str] = None, config: ReaderConfig = ReaderConfig()) -> Iterator:
@@ -20,6 +20,9 @@ def read_file(path: str, fmt: Optional[str] = None, config: ReaderConfig = Reade
     A byte-order mark decides the encoding (UTF-8, UTF-16, UTF-32) over config.encoding; readers get UTF-8 then."""
     fmt = fmt or detect_format(path)
     reader = reader_for(fmt)
+    if fmt in FOLDERS:  # a finished dataset: its rows through its manifest
+        yield from reader(path, config)
+        return
     source = FileSystems.split(path)[1]
     with FileSystems.open(path) as handle:
         chunks, bom = utf8_chunks(iter(lambda: handle.read(config.chunk_bytes), b""))

@@ -1,8 +1,8 @@
 """The texts of a source record that the parse stage must parse, each tagged with its role."""
 from __future__ import annotations
 
-from entailgen.schemas.sources import (DncPair, Document, FactualityAnnotation, LabelledClaim, NerSentence, NliPair,
-                                       ParaphrasePair, Review, SourceText)
+from entailgen.schemas.sources import (DatasetRow, DncPair, Document, FactualityAnnotation, LabelledClaim, NerSentence,
+                                       NliPair, ParaphrasePair, Review, SourceText)
 from entailgen.transforms.io.base import detokenize
 
 
@@ -29,4 +29,7 @@ def texts_of(record) -> list[SourceText]:
         return [text(detokenize(record.tokens))]
     if isinstance(record, FactualityAnnotation):
         return [text(record.sentence or detokenize(record.tokens))]
+    if isinstance(record, DatasetRow):  # a finished dataset's row: its pair's texts, or its text
+        fields = ("premise", "hypothesis", "claim", "text", "gold")
+        return [text(v, f) for f in fields if isinstance(v := getattr(record.record, f, None), str) and v.strip()]
     raise TypeError(f"no texts to parse in a {type(record).__name__}")

@@ -16,6 +16,13 @@ Claims views (`--claims-view`):
 - `document`: (whole document, claim) with the claim's label, as FactCC trains; the premise is cut to the model's
   max length (only the premise side), so a claim taken from late in a long document loses its evidence.
 Block rows (`--pairs blocks`, block_index set) are left out and counted: their per-block document label is noisy.
+
+Each pair also keeps the 3-way label its making says (label3; With a Little Push's e-c needs a contradiction class):
+an entailed pair is entailment; a swap or a negation contradicts its source, as does a block a swap contradicts; a
+claim that adds what its source lacks (claims' extrinsic, dae's hallucination) is neutral, as is an unrelated block
+(a sampled negative, dae's nearest overlap); where the making does not say (a human-annotated INCORRECT claim, a
+bottom-of-beam dae hypothesis), label3 is None. The trainer still reads these pairs 2-way (a 3-way model needs rows
+that all keep one: nli-dialogue over a claims dataset writes them as RtePairs).
 """
 from __future__ import annotations
 
@@ -25,7 +32,7 @@ from collections import Counter
 from typing import NamedTuple, Optional, Sequence
 
 from entailgen.schemas.ids import seeded_rng
-from entailgen.schemas.records import ENTAILED, INCORRECT, NOT_ENTAILED, ArcExample, ClaimExample
+from entailgen.schemas.records import ENTAILED, INCORRECT, NOT_ENTAILED, THREE_WAY, ArcExample, ClaimExample
 from entailgen.transforms.claims.transformations import words_of
 
 SOURCE, CONTRADICTED_VIEW, DOCUMENT = "source", "contradicted", "document"
@@ -35,10 +42,14 @@ BLOCK_ROW = "block_row"
 NO_SENTENCE_LABEL = "no_labelled_arcs"  # as features.NO_LABEL: the same reason at arc and sentence level
 NEGATIVES, NO_NEGATIVE_BLOCK, CONTRADICTED = "negatives", "no_negative_block", "contradicted"
 SWAPS = ("entity_swap", "number_swap", "date_swap")  # the transformations whose changed span states a fact
+ENTAILMENT, NEUTRAL, CONTRADICTION = THREE_WAY
+CONTRADICTING = ("pronoun_swap", *SWAPS, "negation", "word_swap")  # claims' swaps and negation; dae's word swap
+ADDING = ("extrinsic", "hallucination", "overlap")  # says what its premise lacks: claims' extrinsic; dae's two
 
 
 class Pair(NamedTuple):
-    """A (premise, hypothesis, label) pair; label3 only where the source keeps a 3-way label (as RtePair)."""
+    """A (premise, hypothesis, label) pair; label3 where the source keeps a 3-way label (as RtePair) or the pair's
+    making says one (label3_of)."""
 
     premise: str
     hypothesis: str
@@ -51,6 +62,14 @@ def pairs_per_row(record_type: str, view: str) -> int:
     if record_type != "ClaimExample" or view == DOCUMENT:
         return 1
     return 3 if view == CONTRADICTED_VIEW else 2
+
+
+def label3_of(entailed: bool, made_by: str) -> Optional[str]:
+    """The 3-way label a pair's making says (module docstring): entailment, or for a pair that is not entailed,
+    contradiction for a swap or negation, neutral for an addition; None where the making does not say."""
+    if entailed:
+        return ENTAILMENT
+    return CONTRADICTION if made_by in CONTRADICTING else NEUTRAL if made_by in ADDING else None
 
 
 def sentence_label(record: ArcExample, arcs: Optional[Sequence] = None) -> Optional[int]:
@@ -97,27 +116,28 @@ def contradicted_blocks(example: ClaimExample, blocks: Sequence[str], source: st
             and rest & content_words(b)]
 
 
-def claim_pairs(example: ClaimExample, view: str, rng, counts: Optional[Counter] = None) -> list[tuple[str, str, str]]:
-    """The (premise, hypothesis, label) pairs of a claims document row in a view (module docstring); counts gets
-    NEGATIVES / NO_NEGATIVE_BLOCK for the sampled negatives of the source views and CONTRADICTED for the blocks a swap
-    contradicts (contradicted view)."""
+def claim_pairs(example: ClaimExample, view: str, rng, counts: Optional[Counter] = None) -> list[Pair]:
+    """The (premise, hypothesis, label, label3) pairs of a claims document row in a view (module docstring); counts
+    gets NEGATIVES / NO_NEGATIVE_BLOCK for the sampled negatives of the source views and CONTRADICTED for the blocks a
+    swap contradicts (contradicted view)."""
     counts = Counter() if counts is None else counts
     label = example.entailment
+    label3 = label3_of(label == ENTAILED, example.transformation)
     if view == DOCUMENT:
-        return [(example.premise, example.claim, label)]
+        return [Pair(example.premise, example.claim, label, label3)]
     if view not in (SOURCE, CONTRADICTED_VIEW):
         raise ValueError(f"--claims-view takes {', '.join(CLAIM_VIEWS)}, got {view!r}")
     blocks = list(example.blocks) or [example.premise]
     source = example.source_sentence or blocks[best_block(blocks, example.claim)]
-    pairs = [(source, example.claim, label)]
+    pairs = [Pair(source, example.claim, label, label3)]
     contradicted = contradicted_blocks(example, blocks, source) if view == CONTRADICTED_VIEW else []
     if contradicted:
-        pairs.append((rng.choice(contradicted), example.claim, NOT_ENTAILED))
+        pairs.append(Pair(rng.choice(contradicted), example.claim, NOT_ENTAILED, CONTRADICTION))
         counts[CONTRADICTED] += 1
     words = content_words(example.claim)
     others = [b for b in blocks if b != source and source not in b and not words & content_words(b)]
     if others:
-        pairs.append((rng.choice(others), example.claim, NOT_ENTAILED))
+        pairs.append(Pair(rng.choice(others), example.claim, NOT_ENTAILED, NEUTRAL))
         counts[NEGATIVES] += 1
     else:
         counts[NO_NEGATIVE_BLOCK] += 1
@@ -131,11 +151,12 @@ def pair_examples(record, view: str, seed: int, counts: Counter, notes: Counter)
         if record.block_index is not None:
             counts[BLOCK_ROW] += 1
             return []
-        return [Pair(*p) for p in claim_pairs(record, view, seeded_rng(seed, record.id, "claim-negative"), notes)]
+        return claim_pairs(record, view, seeded_rng(seed, record.id, "claim-negative"), notes)
     if isinstance(record, ArcExample):
         label = sentence_label(record)
         if label is None:
             counts[NO_SENTENCE_LABEL] += 1
             return []
-        return [Pair(record.premise, record.hypothesis, ENTAILED if label else NOT_ENTAILED)]
+        return [Pair(record.premise, record.hypothesis, ENTAILED if label else NOT_ENTAILED,
+                     label3_of(bool(label), record.kind))]
     return [record]

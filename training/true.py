@@ -1,0 +1,172 @@
+"""TRUE (Honovich et al. 2022) as an evaluator: its CSV files (grounding, generated_text, label 1 = consistent), ROC AUC
+per file with a seeded 95% bootstrap interval, beside unigram overlap on the same rows and With a Little Push's Table 1
+(Steen et al. 2023), whose base NLI model reaches 79.8 on Q2 and 89.4 with its three methods.
+
+A grounding of one sentence is scored with the response as one pair; a longer one as a document (SummaC blocks x the
+response's sentences, as `score --documents` does), so a long grounding is not cut to the model's max length.
+"""
+from __future__ import annotations
+
+import csv
+import os
+import random
+import sys
+from typing import Callable, NamedTuple, Sequence
+
+from entailgen.training.benchmark_eval import BenchmarkError, central_95, roc_auc, unigram_overlap_scores
+from entailgen.training.unscorable import Unscorable
+from entailgen.transforms.claims.blocks import paragraphs, sentences_of
+
+BENCHMARK = "true"
+UNIGRAM = "unigram overlap"
+COLUMNS = ("grounding", "generated_text", "label")  # TRUE's CSV layout (google-research/true), label 1 = consistent
+SETS = {"q2": "Q2", "begin": "BEGIN", "dialfact": "DialFact"}  # a file's set, told by its name
+# Steen et al. 2023, Table 1: ROC AUC on TRUE's dialogue sets.
+PAPER_TABLE_1 = {method: dict(zip(SETS.values(), figures)) for method, figures in (
+    ("Q2 metric", (80.9, 79.7, 86.1)), ("SummaC-ZS", (77.4, 82.0, 84.1)), ("T5-11B ANLI", (72.7, 82.6, 77.7)),
+    ("base NLI (DeBERTa)", (79.8, 80.4, 81.8)), ("all three methods", (89.4, 79.3, 92.5)))}
+
+Scorer = Callable[[list["TrueRow"]], list]  # rows -> a score (or Unscorable) each
+
+
+class TrueRow(NamedTuple):
+    """One labelled response: the grounding it should be faithful to, the response, label 1 consistent / 0 not."""
+
+    grounding: str
+    response: str
+    label: int
+    where: str  # the file and row, to name it in an error
+
+
+def csv_rows(path: str, columns: Sequence[str], what: str, layout: str = "", delimiter: str = ",") -> list[dict]:
+    """The rows of a CSV (TSV) file with the given columns, each with its '_line' (the header is line 1);
+    BenchmarkError (one line) for a file that cannot be read (naming it `what`) or a missing column (naming the
+    header it has, after the layout it should have)."""
+    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # groundings of TRUE's summarisation sets are long
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            reader = csv.DictReader(f, delimiter=delimiter, quoting=csv.QUOTE_MINIMAL if delimiter == "," else
+                                    csv.QUOTE_NONE)
+            missing = [c for c in columns if c not in (reader.fieldnames or [])]
+            if missing:
+                raise BenchmarkError(f"{path}: no column {', '.join(missing)} ({layout + '; ' if layout else ''}its "
+                                     f"header: {', '.join(reader.fieldnames or []) or 'none'})")
+            return [{**row, "_line": n} for n, row in enumerate(reader, 2)]
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise BenchmarkError(f"cannot read {what} {path}: {getattr(e, 'strerror', None) or e}")
+
+
+def read_true(path: str) -> list[TrueRow]:
+    """The rows of one TRUE CSV; BenchmarkError (one line) for a file that cannot be read, a missing column, a row
+    without text or with a label other than 0 / 1, and a file without rows of both labels (no ROC AUC)."""
+    rows = [_row(path, raw["_line"], raw) for raw in csv_rows(path, COLUMNS, "TRUE file",
+                                                                f"TRUE's layout: {', '.join(COLUMNS)}")]
+    if len({r.label for r in rows}) < 2:
+        raise BenchmarkError(f"{path}: {len(rows)} rows, not rows of both labels (ROC AUC needs consistent and "
+                             "inconsistent responses)")
+    return rows
+
+
+def _row(path: str, line: int, raw: dict) -> TrueRow:
+    """A checked row of a TRUE CSV (line: its line in the file, the header being line 1)."""
+    empty = [c for c in COLUMNS[:2] if not (raw.get(c) or "").strip()]
+    if empty:
+        raise BenchmarkError(f"{path} line {line}: no text in {', '.join(empty)}")
+    label = (raw.get("label") or "").strip()
+    if label not in ("0", "1", "0.0", "1.0"):
+        raise BenchmarkError(f"{path} line {line}: label must be 1 (consistent) or 0 (inconsistent), got {label!r}")
+    return TrueRow(raw["grounding"], raw["generated_text"], int(float(label)), f"{path} line {line}")
+
+
+def set_of(path: str):
+    """The paper's name of a file's set (q2.csv, begin_dev.csv -> Q2, BEGIN), or None."""
+    stem = os.path.basename(path).lower()
+    return next((name for key, name in SETS.items() if key in stem), None)
+
+
+def auc_interval(labels: Sequence[int], scores: Sequence[float], resamples: int = 1000,
+                 seed: int = 0) -> tuple[float, float, float]:
+    """(ROC AUC, low, high) in percent: the AUC (a tie counts half) and its 95% bootstrap interval, the rows drawn again
+    with replacement from random.Random(seed) (a draw of one label only is drawn again)."""
+    rng, n = random.Random(seed), len(labels)
+    draws = []
+    while len(draws) < resamples:
+        k = [rng.randrange(n) for _ in range(n)]
+        if 0 < sum(labels[i] for i in k) < n:
+            draws.append(roc_auc([labels[i] for i in k], [scores[i] for i in k]))
+    low, high = central_95(draws)
+    return round(100 * roc_auc(labels, scores), 1), round(100 * low, 1), round(100 * high, 1)
+
+
+def sentence_counts(texts: Sequence[str], parser) -> list[int]:
+    """How many sentences the parser finds in each text (each distinct paragraph parsed once)."""
+    paras = [paragraphs(t) for t in texts]
+    distinct = list(dict.fromkeys(p for ps in paras for p in ps))
+    tokens = dict(zip(distinct, parser.tokens(distinct)))
+    return [sum(len(sentences_of(tokens[p], p, 0)) for p in ps) for ps in paras]
+
+
+def model_scores(rows: Sequence[TrueRow], scorer) -> tuple[list, list[bool]]:
+    """(a score or Unscorable per row, whether it was scored as a document): a DocumentScorer's cell score of
+    (grounding, response) where the grounding is one sentence, its row score (blocks x response sentences) where
+    it is longer."""
+    from entailgen.training.document_scorer import score_of  # torch: the report and the card read this module
+
+    long = [n > 1 for n in sentence_counts([r.grounding for r in rows], scorer.parser)]
+    pairs = scorer.pair_scores([(r.grounding, r.response) for r, d in zip(rows, long) if not d])
+    documents = iter(score_of(x) for x in scorer.scored([(r.grounding, r.response) for r, d in zip(rows, long) if d]))
+    pairs = iter(pairs)
+    return [next(documents) if d else next(pairs) for d in long], long
+
+
+def evaluate_true(files: dict[str, list[TrueRow]], scorers: dict[str, Scorer], resamples: int = 1000) -> dict:
+    """Each scorer's ROC AUC per file with its bootstrap interval (seed 0) and the rows it could not score (each
+    scored 0.0, the lowest score), beside the paper's Table 1 column of the file's set."""
+    report = {"benchmark": BENCHMARK, "files": {}, "paper": PAPER_TABLE_1,
+              "protocol": f"ROC AUC (percent; a tie counts half) per file with its 95% bootstrap interval ({resamples} "
+                          "draws of the rows, seed 0); a row a scorer cannot score is 0.0, the lowest score, and "
+                          "counted; a grounding of one sentence is scored with the response as one pair, a longer "
+                          "one as a document (blocks x response sentences, SummaC-ZS)"}
+    for name, rows in files.items():
+        labels = [r.label for r in rows]
+        entry = {"set": set_of(name), "rows": len(rows), "consistent": sum(labels),
+                 "inconsistent": len(rows) - sum(labels), "scorers": {}}
+        for scorer, fn in scorers.items():
+            results = list(fn(rows))
+            scores = [0.0 if isinstance(s, Unscorable) else float(s) for s in results]
+            auc, low, high = auc_interval(labels, scores, resamples)
+            entry["scorers"][scorer] = {"roc_auc": auc, "interval": [low, high],
+                                        "unscorable": sum(isinstance(s, Unscorable) for s in results)}
+        report["files"][name] = entry
+    return report
+
+
+def true_table(report: dict) -> list[str]:
+    """The report as a markdown table: a column per file, each scorer's ROC AUC [interval], then the paper's rows in
+    the columns of the sets they name."""
+    files = report["files"]
+    heads = [f"{f['set'] or '-'} ({os.path.basename(name)}, {f['rows']} rows)" for name, f in files.items()]
+    rows = ["| scorer | " + " | ".join(heads) + " |", "|---|" + "---|" * len(files)]
+    for scorer in next(iter(files.values()))["scorers"]:
+        rows.append(f"| {scorer} | " + " | ".join(
+            "{roc_auc} [{interval[0]}, {interval[1]}]".format(**f["scorers"][scorer]) for f in files.values()) + " |")
+    rows += [f"| {method} (paper) | " + " | ".join(str(figures.get(f["set"], "-")) for f in files.values()) + " |"
+             for method, figures in report["paper"].items()]
+    return rows
+
+
+def true_notes(report: dict) -> list[str]:
+    """What the figures cover: rows per file, rows scored as documents, rows a scorer could not score."""
+    notes = []
+    for name, f in report["files"].items():
+        bad = ", ".join(f"{s} {r['unscorable']}" for s, r in f["scorers"].items() if r["unscorable"])
+        notes.append(f"{os.path.basename(name)}: {f['consistent']} consistent + {f['inconsistent']} inconsistent rows"
+                     + (f", {f['documents']} with a grounding longer than a sentence (scored as documents)"
+                        if f.get("documents") else "") + (f"; could not score (0.0): {bad}" if bad else ""))
+    return notes
+
+
+def format_true(report: dict) -> str:
+    """The report as printed."""
+    return "\n".join(["TRUE (ROC AUC, %): each file's rows, the paper's rows (With a Little Push, Table 1) beside",
+                      *true_table(report), *true_notes(report), report["protocol"]])
