@@ -21,6 +21,8 @@ from entailgen.dataset.manifest import fingerprint
 from entailgen.dataset.output import DETECTOR, OutputError, check_output
 from entailgen.dataset.publish import publish
 from entailgen.runners.cli import UsageError, expand_inputs, main
+from entailgen.schemas.sources import Document, LabelledClaim
+from entailgen.transforms.io.documents import read_documents
 
 DAE_AUGMENT = "word_swap,synonym,hallucination,overlap"  # the dae stage's augmentations (bench, Makefile's sample)
 CLAIMS_MEMBER, DAE_MEMBER, CONV = "members/claims-source", "members/dae-arcs", "members/claims-source.conv"
@@ -53,37 +55,42 @@ def kept_documents(inputs: Sequence[str], exclude: Sequence[str], path: str) -> 
     """The input documents as claims-family JSON Lines at path, less each that is the same article as a test-cut
     document of an --exclude-documents file (training.held_out); returns the counts. A unit the reader refuses is
     kept as its raw line, so the claims stage's dead letters still say why."""
-    from entailgen.schemas.sources import Document, LabelledClaim
-    from entailgen.training.held_out import held_out
-    from entailgen.transforms.io.documents import read_documents
+    from entailgen.training.held_out import held_out  # the benchmark reader: only when files are given
 
     held = held_out(exclude) if exclude else None
     counts = {"read": 0, "excluded": 0, "kept": 0}
     excluded_ids: list[str] = []
-    with open(path + ".partial", "w", encoding="utf-8") as out:
-        for name in inputs:
-            with open(name, "rb") as f:
-                for unit in read_documents(f, name):
-                    counts["read"] += 1
-                    if isinstance(unit, Document) and held is not None and unit.text in held:
-                        counts["excluded"] += 1
-                        excluded_ids.append(unit.dataset_id or unit.source_id)
-                        continue
-                    counts["kept"] += 1
-                    out.write(unit_line(unit, Document, LabelledClaim) + "\n")
-    os.replace(path + ".partial", path)
+    lines = []
+    for name in inputs:
+        with open(name, "rb") as f:
+            for unit in read_documents(f, name):
+                counts["read"] += 1
+                if isinstance(unit, Document) and held is not None and unit.text in held:
+                    counts["excluded"] += 1
+                    excluded_ids.append(unit.dataset_id or unit.source_id)
+                    continue
+                counts["kept"] += 1
+                lines.append(unit_line(unit) + "\n")
+    written(path, "".join(lines))
     return {**counts, "excluded_ids": excluded_ids}
 
 
-def unit_line(unit, document_type, claim_type) -> str:
+def written(path: str, text: str) -> None:
+    """text at path, whole or not at all (a killed build must not resume from half a file)."""
+    with open(path + ".partial", "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(path + ".partial", path)
+
+
+def unit_line(unit) -> str:
     """One read unit as a claims-family JSON line: a document (with its summary), a labelled claim, or a dead
     letter's raw text (which the claims stage refuses again, and counts)."""
-    if isinstance(unit, document_type):
+    if isinstance(unit, Document):
         return json.dumps({"id": unit.dataset_id or unit.source_id, "text": unit.text,
                            **({"summary": unit.summary} if unit.summary is not None else {})}, ensure_ascii=False)
-    if isinstance(unit, claim_type):
-        return json.dumps({"id": unit.dataset_id or unit.source_id, "text": unit.document, "claim": unit.claim, "label": unit.label},
-                          ensure_ascii=False)
+    if isinstance(unit, LabelledClaim):
+        return json.dumps({"id": unit.dataset_id or unit.source_id, "text": unit.document, "claim": unit.claim,
+                           "label": unit.label}, ensure_ascii=False)
     return " ".join(unit.raw.split()) or "{}"
 
 
@@ -101,9 +108,7 @@ def document_sentences(documents: str, n: int, path: str, seed: int = 0) -> int:
                     sentences.add(" ".join(s.split()))
     picked = sorted(sentences)
     random.Random(seed).shuffle(picked)
-    with open(path + ".partial", "w", encoding="utf-8") as out:
-        out.write("".join(s + "\n" for s in picked[:n]))
-    os.replace(path + ".partial", path)
+    written(path, "".join(s + "\n" for s in picked[:n]))
     return min(n, len(picked))
 
 
@@ -166,9 +171,7 @@ def build_detector(inputs: Sequence[str], output: str, options: DetectorOptions 
         documents, sentences = os.path.join(folder, "documents.jsonl"), os.path.join(folder, "sentences.txt")
         counts_path = os.path.join(folder, "documents.json")
         if not os.path.isfile(counts_path):
-            counts = kept_documents(inputs, options.exclude_documents, documents)
-            with open(counts_path, "w", encoding="utf-8") as f:
-                json.dump(counts, f)
+            written(counts_path, json.dumps(kept_documents(inputs, options.exclude_documents, documents)))
         with open(counts_path, encoding="utf-8") as f:
             counts = json.load(f)
         say(f"detector: {counts['read']} documents read, {counts['excluded']} left out (a test-cut article of "
@@ -193,17 +196,16 @@ def build_detector(inputs: Sequence[str], output: str, options: DetectorOptions 
             with open(os.path.join(folder, m["dir"], "train.json"), encoding="utf-8") as f:
                 m["rows"] = json.load(f)["counts"]
             m["checksums"] = model_checksums(os.path.join(folder, m["dir"]))
-        meta = {"recipe": {**asdict(options), "join": JOIN,
-                           "stages": [{"name": name, "command": ["entailgen", *[a.replace(folder, "DIR") for a in argv]]}
-                                      for name, _, argv in plan]},
+        commands = [{"name": name, "command": ["entailgen", *(a.replace(folder, "DIR") for a in argv)]}
+                    for name, _, argv in plan]
+        meta = {"recipe": {**asdict(options), "join": JOIN, "stages": commands},
                 "members": members, **({"conv": CONV} if options.conv else {}),
                 "inputs": [fingerprint(p) for p in inputs],
                 "documents": {k: counts[k] for k in ("read", "excluded", "kept")},
                 "excluded_documents": {"count": counts["excluded"], "ids": counts["excluded_ids"],
                                        "files": [fingerprint(p) for p in options.exclude_documents]}}
         write_card(folder, meta)
-        with open(os.path.join(folder, DETECTOR_JSON), "w", encoding="utf-8") as f:  # last: a detector from now on
-            f.write(json.dumps(meta, indent=1, ensure_ascii=False) + "\n")
+        written(os.path.join(folder, DETECTOR_JSON), json.dumps(meta, indent=1, ensure_ascii=False) + "\n")  # last
     return meta
 
 
@@ -224,8 +226,7 @@ def write_card(folder: str, meta: dict) -> None:
               "python -c 'from entailgen.training import Detector; "
               "print(Detector(\"DIR\").score_documents([(document, summary)]))'", "```", "", "## Stages", ""]
     lines += [f"{i}. {s['name']}: `{' '.join(s['command'])}`" for i, s in enumerate(r["stages"], 1)]
-    with open(os.path.join(folder, "README.md"), "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
+    written(os.path.join(folder, "README.md"), "\n".join(lines) + "\n")
 
 
 def _detector(args) -> int:
