@@ -147,6 +147,7 @@ def _evaluate_rank19(args, files: list[str]) -> int:
     from entailgen.training.checkpoint import verify_model_dir
     from entailgen.training.encoder import EncoderError
     from entailgen.training.model_card import save_evaluation
+    from entailgen.training.detector import Detector, is_detector
     from entailgen.training.rank19 import DEPENDENCY, baselines, evaluate_rank19, format_rank19, read_triples
     from entailgen.training.scorers import model_pair_scores
     from entailgen.training.unscorable import Unscorable, every_scored
@@ -165,8 +166,11 @@ def _evaluate_rank19(args, files: list[str]) -> int:
 
     try:
         triples = read_triples(files[0])
-        verify_model_dir(args.model)  # a missing or damaged model: one line before anything loads
-        score = model_pair_scores(args.model, args.device, mode=mode)
+        if is_detector(args.model):  # its members' pair scores joined
+            score = Detector(args.model, device=args.device, score=mode.score, mc_dropout=mode.mc_dropout).pair_scores
+        else:
+            verify_model_dir(args.model)  # a missing or damaged model: one line before anything loads
+            score = model_pair_scores(args.model, args.device, mode=mode)
         report = evaluate_rank19(triples, {"entailgen model": model, **baselines()}, ties={DEPENDENCY: "random"})
     except (EncoderError, ValueError, OSError, RuntimeError) as e:  # RuntimeError: torch's word on --device
         raise UsageError(message(e))
@@ -186,6 +190,7 @@ def _evaluate_true(args, files: list[str]) -> int:
     from entailgen.training.document_scorer import DocumentScorer
     from entailgen.training.encoder import EncoderError
     from entailgen.training.model_card import save_evaluation
+    from entailgen.training.detector import Detector, is_detector
     from entailgen.training.true import UNIGRAM, evaluate_true, format_true, model_scores, read_true
 
     if not files:
@@ -202,9 +207,13 @@ def _evaluate_true(args, files: list[str]) -> int:
 
     try:
         rows = {path: read_true(path) for path in files}  # every file checked before the model loads
-        verify_model_dir(args.model)  # a missing or damaged model: one line before anything loads
-        scorer = DocumentScorer(args.model, args.granularity or "sentence", device=args.device, score=mode.score,
-                                mc_dropout=mode.mc_dropout)
+        if is_detector(args.model):
+            scorer = Detector(args.model, args.granularity or "sentence", device=args.device, score=mode.score,
+                              mc_dropout=mode.mc_dropout)
+        else:
+            verify_model_dir(args.model)  # a missing or damaged model: one line before anything loads
+            scorer = DocumentScorer(args.model, args.granularity or "sentence", device=args.device, score=mode.score,
+                                    mc_dropout=mode.mc_dropout)
         report = evaluate_true(rows, {"entailgen model": model, UNIGRAM: lambda rs: unigram_overlap_scores(
             [(r.grounding, r.response) for r in rs])})
     except (EncoderError, ValueError, OSError, RuntimeError) as e:  # RuntimeError: torch's word on --device

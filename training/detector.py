@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Sequence
 from entailgen.training.checkpoint import verify_model_dir
 from entailgen.training.document_scorer import DocumentScorer, EnsembleScorer
 from entailgen.training.encoder import EncoderError
-from entailgen.training.summac import model_checksums
+from entailgen.training.summac import ensemble_score, model_checksums
+from entailgen.training.unscorable import Unscorable
 from entailgen.transforms.parser import ParserConfig
 
 DETECTOR_JSON = "detector.json"  # dataset.output.DETECTOR_JSON: written last, so a dir without it is no detector
@@ -53,10 +55,19 @@ def detector_members(directory: str) -> list[str]:
 
 
 class Detector(EnsembleScorer):
-    """A detector dir as a document scorer: `Detector(dir).score_documents([(document, summary)])`."""
+    """A detector dir as a document scorer: `Detector(dir).score_documents([(document, summary)])`; also a pair
+    scorer (pair_scores), for the benchmarks that score sentence pairs (rank19, TRUE's one-sentence groundings)."""
 
     def __init__(self, directory: str, granularity: str = "sentence", device: str = "cpu",
-                 parser: ParserConfig = ParserConfig()):
-        super().__init__([DocumentScorer(m, granularity, device=device, parser=parser)
+                 parser: ParserConfig = ParserConfig(), **mode):
+        super().__init__([DocumentScorer(m, granularity, device=device, parser=parser, **mode)
                           for m in detector_members(directory)])
         self.directory = directory
+        self.parser = self.members[0].parser
+
+    def pair_scores(self, pairs: Sequence[tuple[str, str]]) -> list:
+        """Each (premise, hypothesis)'s members' scores joined as a row's are (mean log-odds), or the first member's
+        Unscorable where none could score it."""
+        by_member = [m.pair_scores(pairs) for m in self.members]
+        return [ensemble_score(good) if (good := [s for s in scores if not isinstance(s, Unscorable)]) else scores[0]
+                for scores in zip(*by_member)]

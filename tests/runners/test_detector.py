@@ -171,3 +171,25 @@ def test_a_detector_is_never_built_over_another_kind_or_inside_one(tmp_path, cle
         assert main(["detector", "--input", str(SAMPLES / "documents.jsonl"), "--output", str(output),
                      "--overwrite"]) == 2
         assert "detector dir" in capsys.readouterr().err
+
+
+def test_rank19_and_true_take_a_detector_and_join_its_members_pair_scores(tmp_path, clean, capsys):
+    from entailgen.training import Detector
+    from entailgen.training.scorers import model_pair_scores
+    from entailgen.training.summac import ensemble_score
+
+    pair = [("The dog chases the cat in the park.", "The dog chases the cat.")]
+    members = [model_pair_scores(str(clean / "members" / m))(pair)[0] for m in ("claims-source", "dae-arcs")]
+    assert Detector(str(clean)).pair_scores(pair) == [ensemble_score(members)]  # the mean of the two log-odds
+    triples = tmp_path / "pairs.json"
+    triples.write_text(json.dumps([{"article_id": "a", "article_sent": "The dog chases the cat in the park.",
+                                    "correct_sent": "The dog chases the cat.",
+                                    "incorrect_sent": "The cat chases the dog."}]))
+    assert main(["evaluate", str(clean), "--benchmark", "rank19", str(triples)]) == 0
+    assert (clean / "eval" / "benchmark-rank19.json").is_file()
+    true = tmp_path / "q2.csv"
+    true.write_text("grounding,generated_text,label\n"
+                    "The dog chases the cat in the park.,The dog chases the cat.,1\n"
+                    "The dog chases the cat in the park.,The cat chases the dog.,0\n")
+    assert main(["evaluate", str(clean), "--benchmark", "true", str(true)]) == 0
+    assert "entailgen model" in capsys.readouterr().out
