@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from entailgen.schemas.arrow import json_line
-from entailgen.schemas.records import ArcExample, LabelledArc
+from entailgen.schemas.records import ArcExample, LabelledArc, RtePair
 
 WORDS = ("can you people guarantee the liquidation of blue ##sta ##r ? dis ##posal ' s death dog cat sees "
          "chases likes man woman a park in").split()
@@ -80,4 +80,16 @@ def train_tiny_dae(root: Path, encoder: Path) -> Path:
 
     data = write_dataset(root / "data", "ArcExample", {"train": [toy_example(i) for i in range(8)]})
     train(str(data), str(root / "model"), TrainOptions(encoder=str(encoder), epochs=1, max_length=24, progress=False))
+    return root / "model"
+
+
+def train_pair_model(root: Path, encoder: Path, seed: int = 0) -> Path:
+    """A pair model dir trained for one epoch on 8 toy recast rows: what the document and speed tests score with."""
+    from entailgen.training.trainer import TrainOptions, train
+
+    rows = [RtePair(f"p{i}", "the man likes a park", "a man likes" if i % 2 else "a dog chases",
+                    "entailed" if i % 2 else "not-entailed", "toy", "t", "toy", f"toy:{i}") for i in range(8)]
+    data = write_dataset(root / "data", "RtePair", {"train": rows}, pipeline="recast")
+    train(str(data), str(root / "model"), TrainOptions(encoder=str(encoder), epochs=1, batch_size=4,
+                                                        progress=False, device="cpu", seed=seed))
     return root / "model"

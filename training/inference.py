@@ -19,6 +19,8 @@ from entailgen.dataset.shard import ShardConfig, WriteDeadLetters, WriteShards
 from entailgen.schemas.ids import content_id
 from entailgen.schemas.records import ArcScore, DeadLetter, ScoredDocument, ScoredPair, dead_letter
 from entailgen.training.document_scorer import DocumentOptions, DocumentScorer, EnsembleScorer, RowScorer
+from entailgen.training.models import pick_device
+from entailgen.training.precision import AUTO, resolved_precision
 from entailgen.training.scorers import DaeScorer, Unscorable
 from entailgen.transforms.io.option_files import check_option_file
 from entailgen.transforms.parser import ParserConfig
@@ -97,12 +99,13 @@ def scored_record(pair: PairInput, result) -> ScoredPair | DeadLetter:
 class DaeScoreHandler(ModelHandler[PairInput, object, DaeScorer]):
     """RunInference handler: the scorer is loaded once per worker; a batch of pairs in, their results out."""
 
-    def __init__(self, model_dir: str, parser: ParserConfig = ParserConfig(), device: str = "cpu"):
+    def __init__(self, model_dir: str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
+                 precision: str = AUTO):
         super().__init__()
-        self.model_dir, self.parser, self.device = model_dir, parser, device
+        self.model_dir, self.parser, self.device, self.precision = model_dir, parser, device, precision
 
     def load_model(self) -> DaeScorer:
-        return DaeScorer(self.model_dir, self.parser, self.device)
+        return DaeScorer(self.model_dir, self.parser, self.device, precision=self.precision)
 
     def run_inference(self, batch: Sequence[PairInput], model: DaeScorer, inference_args: Optional[dict] = None
                       ) -> Iterable:
@@ -122,10 +125,10 @@ class ScorePairs(beam.PTransform):
     through a dae model by default; another handler and line parser score other rows (documents)."""
 
     def __init__(self, model_dir: str, source: str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
-                 handler: Optional[ModelHandler] = None, parse=parse_line):
+                 handler: Optional[ModelHandler] = None, parse=parse_line, precision: str = AUTO):
         super().__init__()
         self.source, self.parse = source, parse
-        self.handler = handler or DaeScoreHandler(model_dir, parser, device)
+        self.handler = handler or DaeScoreHandler(model_dir, parser, device, precision)
 
     def expand(self, lines):
         source, parse = self.source, self.parse
@@ -188,14 +191,15 @@ class DocumentScoreHandler(ModelHandler[DocumentInput, object, RowScorer]):
     in, records out."""
 
     def __init__(self, model_dir: str, options: DocumentOptions, parser: ParserConfig = ParserConfig(),
-                 device: str = "cpu"):
+                 device: str = "cpu", precision: str = AUTO):
         super().__init__()
         self.model_dir, self.options, self.parser, self.device = model_dir, options, parser, device
+        self.precision = precision
 
     def load_model(self) -> RowScorer:
         o = self.options
-        members = [DocumentScorer(m, o.granularity, o.aggregation, o.conv_dir, device=self.device, parser=self.parser)
-                   for m in (self.model_dir, *o.ensemble)]
+        members = [DocumentScorer(m, o.granularity, o.aggregation, o.conv_dir, device=self.device, parser=self.parser,
+                                  precision=self.precision) for m in (self.model_dir, *o.ensemble)]
         return members[0] if len(members) == 1 else EnsembleScorer(members)
 
     def run_inference(self, batch: Sequence[DocumentInput], model: RowScorer,
@@ -222,20 +226,21 @@ def _count(element, counter) -> tuple:
 
 def score_graph(p: beam.Pipeline, model_dir: str, input_path: str, output: str, fmt: str = "parquet",
                 num_shards: int = 1, parser: ParserConfig = ParserConfig(), device: str = "cpu",
-                documents: Optional[DocumentOptions] = None) -> tuple[type, dict]:
+                documents: Optional[DocumentOptions] = None, precision: str = AUTO) -> tuple[type, dict]:
     """Wire a score job into p: a JSON Lines file of pairs (or with documents, of (document, summary) rows) -> shards of
     ScoredPair (ScoredDocument) and dead letters in OUTPUT, with the staged summary; returns the record type and the
-    manifest's config."""
+    manifest's config (precision as resolved for the device: what the scores were computed in)."""
     name = FileSystems.split(input_path)[1]
     shards = ShardConfig(output, fmt, num_shards)
     lines = (p | "Read" >> beam.io.ReadFromText(input_path, coder=BytesCoder())  # bytes: a bad line is a dead letter
              | "NotBlank" >> beam.Filter(lambda line: line.strip()))
     if documents is None:
-        record_type, config, out = ScoredPair, {}, lines | "ScorePairs" >> ScorePairs(model_dir, name, parser, device)
+        record_type, config = ScoredPair, {}
+        out = lines | "ScorePairs" >> ScorePairs(model_dir, name, parser, device, precision=precision)
     else:
         record_type, config = ScoredDocument, {"documents": documents.config()}
         out = lines | "ScoreDocuments" >> ScorePairs(model_dir, name, handler=DocumentScoreHandler(
-            model_dir, documents, parser, device), parse=parse_document_line)
+            model_dir, documents, parser, device, precision), parse=parse_document_line)
     for label, pcoll, counter in (("ReadCounter", lines, "read"), ("ScoredCounter", out["scored"], "scored"),
                                   ("DeadCounter", out["dead"], "score_dead")):
         pcoll | label >> beam.FlatMap(_count, beam.metrics.Metrics.counter("entailgen", counter))
@@ -250,4 +255,5 @@ def score_graph(p: beam.Pipeline, model_dir: str, input_path: str, output: str, 
      "dead_letters": out["dead"] | "DeadLetters" >> WriteDeadLetters(shards),
      "counts": counts, "stats": p | "NoStats" >> beam.Create([]),
      "exports": p | "NoExports" >> beam.Create([])} | "Stage" >> StageSummary(output)
-    return record_type, {"model": model_dir, "format": fmt, "num_shards": num_shards, "device": device, **config}
+    return record_type, {"model": model_dir, "format": fmt, "num_shards": num_shards, "device": device,
+                         "precision": resolved_precision(precision, pick_device(device)), **config}

@@ -55,7 +55,8 @@ def benchmark_section(report: dict) -> list[str]:
                 *rank19_table(report), ""]
     table, notes = benchmark_table(report)
     model = report.get("model", {})
-    options = ", ".join([f"{k} {model[k]}" for k in ("granularity", "aggregation", "conv_dir") if model.get(k)]
+    options = ", ".join([f"{k} {model[k]}" for k in ("granularity", "aggregation", "conv_dir", "precision")
+                         if model.get(k)]
                         + ([f"ensemble of {', '.join(model['ensemble'])}"] if model.get("ensemble") else []))
     lines = [f"## The {report['benchmark']} benchmark" + (f" ({options})" if options else ""), "",
              "Test balanced accuracy (%), the threshold chosen on each dataset's val cut.", "", *table, ""]
@@ -91,6 +92,8 @@ def write_card(model_dir: str) -> str:
             lines += benchmark_section(result)
             continue
         lines += [f"## Evaluation on {result['dataset_name']} ({result['split']} split)", "", metrics_table(result), ""]
+        if result.get("precision"):  # evaluations before issue 41 name none (they were fp32)
+            lines += [f"Scored in {result['precision']} (`--precision`).", ""]
         if "sentence" in result:
             s = result["sentence"]
             lines += [f"Sentence level ({s['definition']}): accuracy {cell(s['accuracy'])} on {s['n']} hypotheses, "

@@ -270,7 +270,8 @@ class StubDocumentScorer:
     scored_rows: list = []
     stop_at = None
 
-    def __init__(self, model_dir, granularity="sentence", aggregation="zs", conv_dir=None, device="cpu"):
+    def __init__(self, model_dir, granularity="sentence", aggregation="zs", conv_dir=None, device="cpu",
+                 precision="auto"):
         self.granularity, self.aggregation, self.conv_dir = granularity, aggregation, conv_dir
         self.calls = 0
 
