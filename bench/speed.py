@@ -251,7 +251,7 @@ def main(argv: list[str]) -> int:
         args.error("give --model (scoring) and/or --train DATASET (training)")
     opts.model, opts.train = (os.path.abspath(p) if p else p for p in (opts.model, opts.train))  # children: other cwd
     paths = [p for p in opts.paths.split(",") if not (opts.device.startswith("cuda") and p == "int8")]
-    work = Path(opts.work)
+    work = Path(opts.work).resolve()  # children run elsewhere
     tree = base_tree(opts.base_tree, work)
     rows = benchmark_rows(opts.rows, opts.n_rows, opts.seed) if opts.rows else sample_rows()
     work.mkdir(parents=True, exist_ok=True)
