@@ -116,7 +116,8 @@ def ceiling_worker(args) -> dict:
                     fn()
                 rates.setdefault(label, {})[name] = 2 * a.shape[0] * k * n * reps / (time.perf_counter() - start)
     weights = {"attention": 4 * hidden * hidden, "up": hidden * inner, "down": inner * hidden}  # FLOP shares
-    mixed = {label: sum(weights.values()) / sum(weights[s] / r[s] for s in weights) for label, r in rates.items()}
+    kept = {"fp32": rates["fp32"], "int8": {**rates["int8"], "down": rates["fp32"]["down"]}}  # int8_layers: down fp32
+    mixed = {label: sum(weights.values()) / sum(weights[s] / r[s] for s in weights) for label, r in kept.items()}
     return {"cells": len(lengths), "tokens": sum(lengths), "flops": flops, "matmul_rates": rates,
             "model_rate": mixed, "load": os.getloadavg()}
 
