@@ -185,7 +185,8 @@ def run(opts) -> None:
             f"{summary['counts']['train']}")
         start, keys = time.perf_counter(), sorted(split)[:opts.limit]
         scorer = DocumentScorer(str(out), "sentence",
-                                pair_scores=model_pair_scores(str(out), opts.device, opts.batch_size))
+                                pair_scores=model_pair_scores(str(out), opts.device, opts.batch_size,
+                                                              precision="fp32"))  # what cache_name(out) names
         results = scorer.scored([("", "")] * len(keys), split=[split[k] for k in keys])
         cache = {k: cached(r) for k, r in zip(keys, results)}
         log(f"{name}: {len(keys)} rows scored in {time.perf_counter() - start:.0f} s")

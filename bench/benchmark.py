@@ -155,7 +155,7 @@ class Bench:
 
         def make():
             built.append(model)
-            return DocumentScorer(str(model), blocks, device=self.opts.device)
+            return DocumentScorer(str(model), blocks, device=self.opts.device, precision="fp32")  # the cache's fp32
 
         start = time.perf_counter()
         (results,) = cached_results([make], pairs, [str(cache)], model.name)

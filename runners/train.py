@@ -58,7 +58,7 @@ def _train(args) -> int:
         options = TrainOptions(encoder=args.encoder, epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
                                max_length=args.max_length, max_arcs=args.max_arcs, seed=args.seed, device=args.device,
                                max_examples=args.max_examples, progress=not args.quiet, task=args.task, mix=mix,
-                               claims_view=args.claims_view)
+                               claims_view=args.claims_view, bucket_batches=args.bucket_batches)
         summary = train(args.dataset[0] if len(args.dataset) == 1 else args.dataset, args.output, options,
                         overwrite=args.overwrite)
     except (DatasetError, EncoderError, ValueError) as e:
@@ -85,6 +85,7 @@ def _evaluate_benchmark(args) -> int:
     from entailgen.training.encoder import EncoderError
     from entailgen.training.model_card import save_evaluation
     from entailgen.training.models import pick_device
+    from entailgen.training.precision import resolved_precision
 
     name, files = args.benchmark[0], args.benchmark[1:]
     if name == "rank19":
@@ -112,11 +113,14 @@ def _evaluate_benchmark(args) -> int:
         options.check(args.model)  # its models, Conv with them, e-c on a 2-way model: one line
         model_dirs = [args.model, *ensemble]
         device = pick_device(args.device).type  # cuda scores in bf16: cached apart from the cpu's fp32 scores
+        precision = resolved_precision(args.precision, device)  # int8 scores cached apart from fp32 ones
         caches = [os.path.join(score_cache_dir(), cache_name(m, options.granularity, options.aggregation,
-                                                             options.conv_dir, device, mode)) for m in model_dirs]
+                                                             options.conv_dir, device, mode, precision))
+                  for m in model_dirs]
         # each row's results, one list per model: scored once (or read from the caches), read by the model's row and
         # the ensemble's; a model loads only when it has rows to score
-        results = cached_results([lambda m=m: DocumentScorer(m, **given, device=device) for m in model_dirs],
+        results = cached_results([lambda m=m: DocumentScorer(m, **given, device=device, precision=precision)
+                                  for m in model_dirs],
                                  [(r.document, r.claim) for r in rows], caches,
                                  "entailgen model" + (f" and {len(ensemble)} more" if ensemble else ""))
         alone = lambda i: lambda pairs: [score_of(r) for r in results[i]]  # noqa: E731 (one model's scores)
@@ -131,7 +135,8 @@ def _evaluate_benchmark(args) -> int:
         report = evaluate_benchmark(rows, scorers, duplicates=duplicates)
     except (EncoderError, ValueError, KeyError, OSError, RuntimeError) as e:  # BenchmarkError is a ValueError;
         raise UsageError(message(e))  # OSError: no spaCy model; RuntimeError: torch's word on an unknown --device
-    report["model"] = {"dir": detector or args.model, "device": device, "granularity": options.granularity,
+    report["model"] = {"dir": detector or args.model, "device": device, "precision": precision,
+                       "granularity": options.granularity,
                        "aggregation": options.aggregation,
                        "conv_dir": options.conv_dir, "score_mode": mode.config(), "files": files,
                        **({"ensemble": model_dirs} if ensemble else {}), "score_caches": caches}
@@ -148,6 +153,8 @@ def _evaluate_rank19(args, files: list[str]) -> int:
     from entailgen.training.encoder import EncoderError
     from entailgen.training.model_card import save_evaluation
     from entailgen.training.detector import Detector, is_detector
+    from entailgen.training.models import pick_device
+    from entailgen.training.precision import resolved_precision
     from entailgen.training.rank19 import DEPENDENCY, baselines, evaluate_rank19, format_rank19, read_triples
     from entailgen.training.scorers import model_pair_scores
     from entailgen.training.unscorable import Unscorable, every_scored
@@ -166,16 +173,18 @@ def _evaluate_rank19(args, files: list[str]) -> int:
 
     try:
         triples = read_triples(files[0])
+        precision = resolved_precision(args.precision, pick_device(args.device))
         if is_detector(args.model):  # its members' pair scores joined
-            score = Detector(args.model, device=args.device, score=mode.score, mc_dropout=mode.mc_dropout).pair_scores
+            score = Detector(args.model, device=args.device, score=mode.score, mc_dropout=mode.mc_dropout,
+                             precision=precision).pair_scores
         else:
             verify_model_dir(args.model)  # a missing or damaged model: one line before anything loads
-            score = model_pair_scores(args.model, args.device, mode=mode)
+            score = model_pair_scores(args.model, args.device, mode=mode, precision=precision)
         report = evaluate_rank19(triples, {"entailgen model": model, **baselines()}, ties={DEPENDENCY: "random"})
     except (EncoderError, ValueError, OSError, RuntimeError) as e:  # RuntimeError: torch's word on --device
         raise UsageError(message(e))
     report["scorers"]["entailgen model"]["unscorable"] = len(unscorable)
-    report["model"] = {"dir": args.model, "files": files, "score_mode": mode.config()}
+    report["model"] = {"dir": args.model, "files": files, "score_mode": mode.config(), "precision": precision}
     print(format_rank19(report), flush=True)
     save_evaluation(args.model, f"benchmark-{report['benchmark']}{mode.suffix()}.json", report)
     return 0
@@ -191,6 +200,8 @@ def _evaluate_true(args, files: list[str]) -> int:
     from entailgen.training.encoder import EncoderError
     from entailgen.training.model_card import save_evaluation
     from entailgen.training.detector import Detector, is_detector
+    from entailgen.training.models import pick_device
+    from entailgen.training.precision import resolved_precision
     from entailgen.training.true import UNIGRAM, evaluate_true, format_true, model_scores, read_true
 
     if not files:
@@ -207,13 +218,13 @@ def _evaluate_true(args, files: list[str]) -> int:
 
     try:
         rows = {path: read_true(path) for path in files}  # every file checked before the model loads
+        precision = resolved_precision(args.precision, pick_device(args.device))
+        how = dict(device=args.device, score=mode.score, mc_dropout=mode.mc_dropout, precision=precision)
         if is_detector(args.model):
-            scorer = Detector(args.model, args.granularity or "sentence", device=args.device, score=mode.score,
-                              mc_dropout=mode.mc_dropout)
+            scorer = Detector(args.model, args.granularity or "sentence", **how)
         else:
             verify_model_dir(args.model)  # a missing or damaged model: one line before anything loads
-            scorer = DocumentScorer(args.model, args.granularity or "sentence", device=args.device, score=mode.score,
-                                    mc_dropout=mode.mc_dropout)
+            scorer = DocumentScorer(args.model, args.granularity or "sentence", **how)
         report = evaluate_true(rows, {"entailgen model": model, UNIGRAM: lambda rs: unigram_overlap_scores(
             [(r.grounding, r.response) for r in rs])})
     except (EncoderError, ValueError, OSError, RuntimeError) as e:  # RuntimeError: torch's word on --device
@@ -221,7 +232,7 @@ def _evaluate_true(args, files: list[str]) -> int:
     for entry, n in zip(report["files"].values(), documents):
         entry["documents"] = n
     report["model"] = {"dir": args.model, "files": files, "granularity": args.granularity or "sentence",
-                       "score_mode": mode.config()}
+                       "score_mode": mode.config(), "precision": precision}
     print(format_true(report), flush=True)
     save_evaluation(args.model, f"benchmark-{report['benchmark']}{mode.suffix()}.json", report)
     return 0
@@ -247,7 +258,8 @@ def _evaluate(args) -> int:
     if is_detector(args.model):
         return _evaluate_members(args)
     try:
-        result = evaluate(args.model, args.dataset, args.split, device=args.device, write=False)
+        result = evaluate(args.model, args.dataset, args.split, device=args.device, write=False,
+                          precision=args.precision)
     except (DatasetError, EncoderError, ValueError, KeyError) as e:
         raise UsageError(message(e))
     print(result_table(result), flush=True)  # shown even when the model dir cannot take the eval file
@@ -272,7 +284,8 @@ def _evaluate_members(args) -> int:
     for member in members:
         name = os.path.basename(member)
         try:
-            result = evaluate(member, args.dataset, args.split, device=args.device, write=False)
+            result = evaluate(member, args.dataset, args.split, device=args.device, write=False,
+                              precision=args.precision)
         except (DatasetError, EncoderError, ValueError, KeyError) as e:
             refused.append(f"{name}: {message(e)}")
             continue
@@ -295,6 +308,7 @@ def _score(args) -> int:
     from entailgen.training.encoder import EncoderError
     from entailgen.training.inference import check_scoring
     from entailgen.training.models import pick_device
+    from entailgen.training.precision import resolved_precision
     from entailgen.transforms.parser import ParserConfig, check_parser
 
     parser = ParserConfig(model=args.parser_model)
@@ -314,7 +328,7 @@ def _score(args) -> int:
             raise UsageError("--granularity, --aggregation, --conv and --ensemble are for --documents")
         else:
             mode.check_model(task, None, args.model)  # pairs are scored by a dae model's arcs: e only
-        pick_device(args.device)
+        resolved_precision(args.precision, pick_device(args.device))  # int8 on cuda: one line
         check_parser(parser)
         check_scoring(args.input, args.format, args.num_shards)  # empty, a directory, --num-shards 0
     except (EncoderError, ValueError, RuntimeError) as e:  # RuntimeError: torch's word on an unknown --device
@@ -326,7 +340,7 @@ def _score(args) -> int:
     try:
         manifest = score_job(args.model, args.input, args.output, args.format, args.num_shards, parser, args.device,
                              args.beam_args, progress_every=line_every(sys.stderr), documents=documents,
-                             overwrite=args.overwrite, mode=mode)
+                             overwrite=args.overwrite, mode=mode, precision=args.precision)
     except OutputError as e:  # another writer holds --output, or finished into it since the check above
         raise UsageError(str(e))
     total, repeated = manifest["counts"]["total"], manifest["counts"].get("repeated_ids", {})
@@ -377,6 +391,10 @@ def register(commands) -> None:
     from entailgen.transforms.claims.blocks import GRANULARITIES
 
     AGGREGATIONS = ("zs", "conv")  # training.summac.AGGREGATIONS, unimported: `entailgen --help` stays fast
+    PRECISIONS = ("auto", "fp32", "int8")  # training.precision.PRECISIONS (tests check they agree)
+    PRECISION_HELP = ("the model's numbers: int8 (dynamic int8 linear layers, cpu only: forward passes in 0.7x "
+                      "fp32's time, probabilities 0.004 off on average), fp32, or auto (default: int8 on cpu, fp32 on "
+                      "cuda)")
 
     train = commands.add_parser("train", help="train the DAE arc model (one dae dataset) or a pair classifier "
                                               "(recast, dialogue, claims, dae at sentence level; several mixed)")
@@ -404,6 +422,9 @@ def register(commands) -> None:
                        help="claims rows as pairs: source (source sentence or best block, claim; plus a sampled "
                             "unrelated block as not-entailed), contradicted (source, plus a block a swap contradicts as "
                             "not-entailed) or document (whole document cut to --max-length, claim)")
+    train.add_argument("--bucket-batches", type=int, default=50, metavar="N",
+                       help="length bucketing: N batches' examples pooled, sorted by length, cut into batches, the "
+                            "batches shuffled (less padding per step); 1: batches in the shuffled stream's order")
     train.add_argument("--seed", type=int, default=0, help="seed of initialisation, dropout and shuffling")
     train.add_argument("--device", default="auto", help="auto (cuda with bf16 when present, else cpu), cpu or cuda")
     train.add_argument("--overwrite", action="store_true", help="replace a model dir written by an earlier train")
@@ -414,6 +435,7 @@ def register(commands) -> None:
     evaluate.add_argument("dataset", metavar="DATASET", nargs="?", help="a finished entailgen dataset")
     evaluate.add_argument("--split", default="test", help="split to evaluate, or 'all'")
     evaluate.add_argument("--device", default="auto", help="auto, cpu or cuda")
+    evaluate.add_argument("--precision", default="auto", choices=PRECISIONS, help=PRECISION_HELP)
     evaluate.add_argument("--benchmark", nargs="+", metavar=("NAME", "FILE"),
                           help="instead of a DATASET: 'summac' and its files (the SummaC repository's data/<set>.json "
                                "or JSON Lines of document, claim, label, cut; threshold chosen on val, test reported), "
@@ -450,6 +472,7 @@ def register(commands) -> None:
     score.add_argument("--num-shards", type=int, default=1, metavar="N", help="shards")
     score.add_argument("--parser-model", metavar="NAME_OR_DIR", help="spaCy model for the hypotheses")
     score.add_argument("--device", default="cpu", help="cpu or cuda")
+    score.add_argument("--precision", default="auto", choices=PRECISIONS, help=PRECISION_HELP)
     score.add_argument("--overwrite", action="store_true", help="replace an earlier scores dataset at --output")
     _add_score_mode(score, "each pair or cell")
     score.set_defaults(handler=_score)

@@ -100,3 +100,15 @@ def tiny_pair_model(root: Path, encoder: Path, three_way: bool) -> Path:
     train(str(data), str(root / "model"), TrainOptions(encoder=str(encoder), epochs=1, batch_size=4, progress=False,
                                                        device="cpu"))
     return root / "model"
+
+
+def train_pair_model(root: Path, encoder: Path, seed: int = 0) -> Path:
+    """A pair model dir trained for one epoch on 8 toy recast rows: what the document and speed tests score with."""
+    from entailgen.training.trainer import TrainOptions, train
+
+    rows = [RtePair(f"p{i}", "the man likes a park", "a man likes" if i % 2 else "a dog chases",
+                    "entailed" if i % 2 else "not-entailed", "toy", "t", "toy", f"toy:{i}") for i in range(8)]
+    data = write_dataset(root / "data", "RtePair", {"train": rows}, pipeline="recast")
+    train(str(data), str(root / "model"), TrainOptions(encoder=str(encoder), epochs=1, batch_size=4,
+                                                        progress=False, device="cpu", seed=seed))
+    return root / "model"

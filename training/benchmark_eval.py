@@ -519,7 +519,7 @@ def with_progress(scorer: Scorer, name: str = "", chunk: int = 32, every_s: floa
 SCORING_CODE = ("training/document_scorer.py", "training/scorers.py", "training/score_modes.py", "training/summac.py",
                 "training/features.py",
                 "training/evaluation.py", "training/checkpoint.py", "training/encoder.py", "training/models.py",
-                "training/trainer.py",
+                "training/trainer.py", "training/precision.py",
                 "transforms/claims/blocks.py", "transforms/parser.py", "transforms/arcs.py")
 # what turns a model and a row into its score: the split, the parse, the features, the loaded model and its forward
 CACHE_FORMAT = b"score cache 2: lines of {row key: {score, matrix, blocks, summary_sentences, sentence_scores} or " \
@@ -552,10 +552,12 @@ def scoring_code_sha256() -> str:
 
 
 def cache_name(model_dir, granularity: str = "sentence", aggregation: str = "zs",
-               conv_dir: Optional[str] = None, device: str = "cpu", mode: ScoreMode = ScoreMode()) -> str:
+               conv_dir: Optional[str] = None, device: str = "cpu", mode: ScoreMode = ScoreMode(),
+               precision: str = "fp32") -> str:
     """A model's score cache file: named by its checksums (its weights where it has none), the scoring code's sha256
-    and the options that change a score (blocks, a Conv head's files, the score mode: e-c, MC dropout), so neither a
-    model trained again into the same folder, nor other code, blocks, head or mode, reads the scores of before."""
+    and the options that change a score (blocks, a Conv head's files, the score mode: e-c, MC dropout; the device and
+    the resolved precision), so neither a model trained again into the same folder, nor other code, blocks, head, mode
+    or precision, reads the scores of before: int8 scores are never served for an fp32 request."""
     model_dir = os.path.normpath(os.fspath(model_dir))
     model = model_checksums(model_dir) or _sha256_of([os.path.join(model_dir, WEIGHTS)])
     options = "" if granularity == "sentence" else f"-{granularity}"
@@ -564,6 +566,7 @@ def cache_name(model_dir, granularity: str = "sentence", aggregation: str = "zs"
         options += f"-conv-{head[:8]}"
     options += "" if device == "cpu" else f"-{device}"  # cuda scores in bf16: not the cpu's fp32 scores
     options += mode.suffix()  # nothing for plain e
+    options += "" if precision == "fp32" else f"-{precision}"  # int8 linear layers: not fp32's scores
     return f"{os.path.basename(model_dir)}-{model[:12]}-{scoring_code_sha256()[:8]}{options}.json"
 
 

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import Optional, Sequence
 
 from entailgen.training.checkpoint import load_meta, verify_model_dir
+from entailgen.training.precision import AUTO
 from entailgen.training.score_modes import E, ScoreMode
 from entailgen.training.scorers import PairScores, model_pair_scores
 from entailgen.training.summac import (AGGREGATIONS, CONV, ZS, conv_scores, ensemble_score, load_conv,
@@ -32,6 +33,20 @@ def scorable_cells(blocks: Sequence[str], summary: Sequence[str], scored: dict):
     if not blocks_:
         return next(c for b in blocks for s in summary if isinstance(c := scored[b, s], Unscorable))
     return blocks_, summary_
+
+
+PARSED_KEPT = 4096  # paragraphs whose parse a DocumentScorer keeps: a benchmark's documents recur across chunks
+
+
+def remembered(memo: dict, keys: Sequence, compute, kept: int) -> dict:
+    """The memo with every key's value, those it lacked computed in one batched call (compute(keys) -> values in
+    order); the oldest dropped past `kept` entries, never one of these keys."""
+    new = [k for k in dict.fromkeys(keys) if k not in memo]
+    memo.update(zip(new, compute(new)))
+    wanted = set(keys)
+    for old in [k for k in memo if k not in wanted][:max(0, len(memo) - max(kept, len(wanted)))]:
+        del memo[old]
+    return memo
 
 
 class RowScorer:
@@ -84,25 +99,27 @@ class DocumentScorer(RowScorer):
 
     def __init__(self, model_dir: Optional[str], granularity: str = "sentence", aggregation: str = ZS,
                  conv_dir: Optional[str] = None, *, device: str = "cpu", parser: ParserConfig = ParserConfig(),
-                 pair_scores: Optional[PairScores] = None, score: str = E, mc_dropout: int = 0, seed: int = 0):
+                 pair_scores: Optional[PairScores] = None, score: str = E, mc_dropout: int = 0, seed: int = 0,
+                 precision: str = AUTO):
         options = DocumentOptions(granularity, aggregation, conv_dir, score=score, mc_dropout=mc_dropout, seed=seed)
         options.check(model_dir)
         self.granularity, self.aggregation = granularity, aggregation
-        self.pair_scores = pair_scores or model_pair_scores(model_dir, device, mode=options.mode)
+        self.pair_scores = pair_scores or model_pair_scores(model_dir, device, mode=options.mode, precision=precision)
         self.head = None
         if conv_dir is not None:
             self.head, conv_meta = load_conv(conv_dir, model_dir)
             self.bins = int(conv_meta["bins"])
         self.parser = Parser(parser)
+        self.parsed: dict = {}  # paragraph -> its tokens, the latest PARSED_KEPT kept across calls
 
     def split(self, documents: Sequence[str], summaries: Sequence[str]) -> list[tuple[list[str], list[str]]]:
-        """(blocks, summary sentences) per row, with one parser pass over every distinct paragraph of the call (a
-        document scored against several summaries is parsed once); a summary in lower case is truecased from its
-        document first."""
+        """(blocks, summary sentences) per row, with one parser pass over every distinct paragraph not parsed by an
+        earlier call (a document scored against several summaries, in one call or over several, is parsed once; only
+        the parse sentences need); a summary in lower case is truecased from its document first."""
         docs = [paragraphs(d) for d in documents]
         sums = [paragraphs(truecased(s, d)) for d, s in zip(documents, summaries)]
         texts = list(dict.fromkeys(p for ps in docs + sums for p in ps))
-        tokens = dict(zip(texts, self.parser.tokens(texts)))
+        tokens = remembered(self.parsed, texts, lambda new: self.parser.tokens(new, sentences_only=True), PARSED_KEPT)
         out = []
         for doc_paragraphs, sum_paragraphs in zip(docs, sums):
             sentences, offset = [], 0

@@ -8,11 +8,12 @@ from typing import Optional
 
 import torch
 
-from entailgen.training.checkpoint import load_meta, load_trained
+from entailgen.training.checkpoint import load_meta
 from entailgen.training.data import DatasetError, featurizer, label_index, open_dataset, records
 from entailgen.training.features import IGNORE, collate
 from entailgen.training.model_card import cell, metrics_table, save_evaluation
-from entailgen.training.models import DAE, forward, pick_device
+from entailgen.training.models import DAE, forward
+from entailgen.training.precision import AUTO, load_scoring_model
 from entailgen.transforms.views import sentence_label
 
 TABLE_2_KINDS = ("gold", "identity", "top1", "bottom")  # as transforms.label.TABLE_2_KINDS (no Beam import here)
@@ -54,8 +55,8 @@ class ArcTally:
 
 
 def probabilities(model, batch: list, pad_id: int, device):
-    """Softmax of the model's logits for a list of Features."""
-    with torch.no_grad():
+    """Softmax of the model's logits for a list of Features (inference_mode: no autograd records kept)."""
+    with torch.inference_mode():
         return forward(model, collate(batch, pad_id), device).softmax(-1).cpu()
 
 
@@ -142,8 +143,10 @@ def evaluate_pairs(scored, labels: list[str], audit: dict) -> dict:
             "unknown_label": unknown}
 
 
-def evaluate(model_dir: str, dataset: str, split: str = "test", device: str = "auto", write: bool = True) -> dict:
-    """Evaluate a model dir on a dataset split ('all' for every split); writes MODEL_DIR/eval/<dataset>.json."""
+def evaluate(model_dir: str, dataset: str, split: str = "test", device: str = "auto", write: bool = True,
+             precision: str = AUTO) -> dict:
+    """Evaluate a model dir on a dataset split ('all' for every split) at a precision (training.precision); writes
+    MODEL_DIR/eval/<dataset>.json."""
     meta = load_meta(model_dir)
     manifest, task = open_dataset(dataset)
     if manifest["record_type"] == "ClaimExample":  # its pairs are made by a view: no per-row accuracy to report here
@@ -154,8 +157,7 @@ def evaluate(model_dir: str, dataset: str, split: str = "test", device: str = "a
                            f"{dataset} holds {manifest['record_type']} records")
     if split != "all" and split not in manifest["splits"]:
         raise DatasetError(f"{dataset} has no {split!r} split (splits: {', '.join(sorted(manifest['splits']))}, all)")
-    device = pick_device(device)
-    model, tokenizer, meta = load_trained(model_dir, str(device))
+    device, model, tokenizer, meta, precision = load_scoring_model(model_dir, device, precision)
     counts: Counter = Counter()
     scored = _scored(model, task, tokenizer, meta, records(dataset, split), device, counts)
     if task == DAE:
@@ -163,7 +165,7 @@ def evaluate(model_dir: str, dataset: str, split: str = "test", device: str = "a
     else:
         result = evaluate_pairs(scored, meta["labels"], manifest.get("stats", {}).get("audit", {}))
     name = os.path.basename(dataset.rstrip("/"))
-    result = {"dataset": dataset, "dataset_name": name, "split": split, "task": task,
+    result = {"dataset": dataset, "dataset_name": name, "split": split, "task": task, "precision": precision,
               "counts": dict(sorted(counts.items())), **result}
     if write:
         write_evaluation(model_dir, result)

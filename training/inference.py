@@ -20,6 +20,8 @@ from entailgen.dataset.shard import ShardConfig, WriteDeadLetters, WriteShards
 from entailgen.schemas.ids import content_id
 from entailgen.schemas.records import ArcScore, DeadLetter, ScoredDocument, ScoredPair, dead_letter
 from entailgen.training.document_scorer import DocumentOptions, DocumentScorer, EnsembleScorer, RowScorer
+from entailgen.training.models import pick_device
+from entailgen.training.precision import AUTO, resolved_precision
 from entailgen.training.score_modes import ScoreMode
 from entailgen.training.scorers import DaeScorer, Unscorable
 from entailgen.transforms.io.option_files import check_option_file
@@ -100,12 +102,14 @@ class DaeScoreHandler(ModelHandler[PairInput, object, DaeScorer]):
     """RunInference handler: the scorer is loaded once per worker; a batch of pairs in, their results out."""
 
     def __init__(self, model_dir: str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
-                 mode: ScoreMode = ScoreMode()):
+                 mode: ScoreMode = ScoreMode(), precision: str = AUTO):
         super().__init__()
         self.model_dir, self.parser, self.device, self.mode = model_dir, parser, device, mode
+        self.precision = precision
 
     def load_model(self) -> DaeScorer:
-        return DaeScorer(self.model_dir, self.parser, self.device, mc_dropout=self.mode.mc_dropout, seed=self.mode.seed)
+        return DaeScorer(self.model_dir, self.parser, self.device, mc_dropout=self.mode.mc_dropout, seed=self.mode.seed,
+                         precision=self.precision)
 
     def run_inference(self, batch: Sequence[PairInput], model: DaeScorer, inference_args: Optional[dict] = None
                       ) -> Iterable:
@@ -125,10 +129,11 @@ class ScorePairs(beam.PTransform):
     through a dae model by default; another handler and line parser score other rows (documents)."""
 
     def __init__(self, model_dir: str, source: str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
-                 handler: Optional[ModelHandler] = None, parse=parse_line, mode: ScoreMode = ScoreMode()):
+                 handler: Optional[ModelHandler] = None, parse=parse_line, mode: ScoreMode = ScoreMode(),
+                 precision: str = AUTO):
         super().__init__()
         self.source, self.parse = source, parse
-        self.handler = handler or DaeScoreHandler(model_dir, parser, device, mode)
+        self.handler = handler or DaeScoreHandler(model_dir, parser, device, mode, precision)
 
     def expand(self, lines):
         source, parse = self.source, self.parse
@@ -193,14 +198,15 @@ class DocumentScoreHandler(ModelHandler[DocumentInput, object, RowScorer]):
     in, records out."""
 
     def __init__(self, model_dir: str, options: DocumentOptions, parser: ParserConfig = ParserConfig(),
-                 device: str = "cpu"):
+                 device: str = "cpu", precision: str = AUTO):
         super().__init__()
         self.model_dir, self.options, self.parser, self.device = model_dir, options, parser, device
+        self.precision = precision
 
     def load_model(self) -> RowScorer:
         o = self.options
         members = [DocumentScorer(m, o.granularity, o.aggregation, o.conv_dir, device=self.device, parser=self.parser,
-                                  score=o.score, mc_dropout=o.mc_dropout, seed=o.seed)
+                                  score=o.score, mc_dropout=o.mc_dropout, seed=o.seed, precision=self.precision)
                    for m in (self.model_dir, *o.ensemble)]
         return members[0] if len(members) == 1 else EnsembleScorer(members)
 
@@ -228,22 +234,24 @@ def _count(element, counter) -> tuple:
 
 def score_graph(p: beam.Pipeline, model_dir: str, input_path: str, output: str, fmt: str = "parquet",
                 num_shards: int = 1, parser: ParserConfig = ParserConfig(), device: str = "cpu",
-                documents: Optional[DocumentOptions] = None, mode: ScoreMode = ScoreMode()) -> tuple[type, dict]:
+                documents: Optional[DocumentOptions] = None, mode: ScoreMode = ScoreMode(),
+                precision: str = AUTO) -> tuple[type, dict]:
     """Wire a score job into p: a JSON Lines file of pairs (or with documents, of (document, summary) rows) -> shards of
     ScoredPair (ScoredDocument) and dead letters in OUTPUT, with the staged summary; returns the record type and the
-    manifest's config (the score mode in it: documents' own, else `mode`)."""
+    manifest's config (the score mode in it: documents' own, else `mode`; the precision as resolved for the device:
+    what the scores were computed in)."""
     name = FileSystems.split(input_path)[1]
     shards = ShardConfig(output, fmt, num_shards)
     lines = (p | "Read" >> beam.io.ReadFromText(input_path, coder=BytesCoder())  # bytes: a bad line is a dead letter
              | "NotBlank" >> beam.Filter(lambda line: line.strip()))
     if documents is None:
         record_type, config = ScoredPair, {"score_mode": mode.config()}
-        out = lines | "ScorePairs" >> ScorePairs(model_dir, name, parser, device, mode=mode)
+        out = lines | "ScorePairs" >> ScorePairs(model_dir, name, parser, device, mode=mode, precision=precision)
     else:
         record_type, config = ScoredDocument, {"documents": documents.config(), "score_mode": documents.mode.config()}
         fields = ("premise", "hypothesis") if documents.pairs else ("document", "summary")
         out = lines | "ScoreDocuments" >> ScorePairs(model_dir, name, handler=DocumentScoreHandler(
-            model_dir, documents, parser, device), parse=functools.partial(parse_document_line, fields=fields))
+            model_dir, documents, parser, device, precision), parse=functools.partial(parse_document_line, fields=fields))
     for label, pcoll, counter in (("ReadCounter", lines, "read"), ("ScoredCounter", out["scored"], "scored"),
                                   ("DeadCounter", out["dead"], "score_dead")):
         pcoll | label >> beam.FlatMap(_count, beam.metrics.Metrics.counter("entailgen", counter))
@@ -258,4 +266,5 @@ def score_graph(p: beam.Pipeline, model_dir: str, input_path: str, output: str, 
      "dead_letters": out["dead"] | "DeadLetters" >> WriteDeadLetters(shards),
      "counts": counts, "stats": p | "NoStats" >> beam.Create([]),
      "exports": p | "NoExports" >> beam.Create([])} | "Stage" >> StageSummary(output)
-    return record_type, {"model": model_dir, "format": fmt, "num_shards": num_shards, "device": device, **config}
+    return record_type, {"model": model_dir, "format": fmt, "num_shards": num_shards, "device": device,
+                         "precision": resolved_precision(precision, pick_device(device)), **config}

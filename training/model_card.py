@@ -69,7 +69,8 @@ def benchmark_section(report: dict) -> list[str]:
         return ["## The TRUE benchmark (ROC AUC; With a Little Push, Table 1)" + (f" ({mode})" if mode else ""), "",
                 report["protocol"] + ".", "", *true_table(report), "", *[n + "." for n in true_notes(report)], ""]
     table, notes = benchmark_table(report)
-    options = ", ".join([f"{k} {model[k]}" for k in ("granularity", "aggregation", "conv_dir") if model.get(k)]
+    options = ", ".join([f"{k} {model[k]}" for k in ("granularity", "aggregation", "conv_dir", "precision")
+                         if model.get(k)]
                         + ([f"ensemble of {', '.join(model['ensemble'])}"] if model.get("ensemble") else [])
                         + mode_words(model))
     lines = [f"## The {report['benchmark']} benchmark" + (f" ({options})" if options else ""), "",
@@ -106,6 +107,8 @@ def write_card(model_dir: str) -> str:
             lines += benchmark_section(result)
             continue
         lines += [f"## Evaluation on {result['dataset_name']} ({result['split']} split)", "", metrics_table(result), ""]
+        if result.get("precision"):  # evaluations before issue 41 name none (they were fp32)
+            lines += [f"Scored in {result['precision']} (`--precision`).", ""]
         if "sentence" in result:
             s = result["sentence"]
             lines += [f"Sentence level ({s['definition']}): accuracy {cell(s['accuracy'])} on {s['n']} hypotheses, "

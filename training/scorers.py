@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from entailgen.schemas.records import ENTAILED, THREE_WAY, ArcExample, LabelledArc
-from entailgen.training.checkpoint import load_meta, load_trained
+from entailgen.training.checkpoint import load_meta
 from entailgen.training.data import DatasetError
 from entailgen.training.features import arc_features, pair_features
-from entailgen.training.models import pick_device
+from entailgen.training.precision import AUTO, load_scoring_model
 from entailgen.training.score_modes import CONTRADICTION, ScoreMode, mode_probabilities, score_of
 from entailgen.training.unscorable import Unscorable, only_result
 from entailgen.transforms.arcs import extract_arcs
@@ -22,13 +22,21 @@ from entailgen.transforms.parser import Parser, ParserConfig
 PairScores = Callable[[Sequence[tuple[str, str]]], list]  # (premise, hypothesis) pairs -> a float or Unscorable each
 
 
+def distinct(pairs: Sequence) -> tuple[list, list[int]]:
+    """The distinct pairs in first-seen order and each pair's index among them: an identical cell (a summary sentence
+    met twice, a row given twice) costs one forward pass, not two."""
+    index: dict = {}
+    positions = [index.setdefault(pair, len(index)) for pair in pairs]
+    return list(index), positions
+
+
 class DaeScorer:
     """A trained DAE arc model and the parser, loaded once; scores (premise, hypothesis) pairs."""
 
     def __init__(self, model_dir: str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
-                 batch_size: int = 32, *, mc_dropout: int = 0, seed: int = 0):
-        self.device = pick_device(device)
-        self.model, self.tokenizer, self.meta = load_trained(model_dir, str(self.device))
+                 batch_size: int = 32, *, mc_dropout: int = 0, seed: int = 0, precision: str = AUTO):
+        self.device, self.model, self.tokenizer, self.meta, self.precision = load_scoring_model(model_dir, device,
+                                                                                                precision)
         if self.meta["task"] != "dae":
             raise DatasetError(f"{model_dir} is a {self.meta['task']} model; scoring arcs needs a dae model")
         self.mode = ScoreMode(mc_dropout=mc_dropout, seed=seed)  # arcs are 2-way: e only
@@ -42,7 +50,13 @@ class DaeScorer:
 
     def score_many(self, pairs: Sequence[tuple[str, str]]) -> list:
         """Each pair's score dict, or the Unscorable saying why not, in order; parsing (each distinct hypothesis once:
-        a summary sentence meets every block of its document) and inference are batched."""
+        a summary sentence meets every block of its document) and inference are batched, each distinct pair scored
+        once."""
+        unique, positions = distinct(pairs)
+        results = self._score_distinct(unique)
+        return [results[i] for i in positions]
+
+    def _score_distinct(self, pairs: Sequence[tuple[str, str]]) -> list:
         texts = list(dict.fromkeys(h for _, h in pairs))
         parsed = {text: ([t.text for t in tokens], [LabelledArc.of(a, None) for a in extract_arcs(tokens)])
                   for text, tokens in zip(texts, self.parser.tokens(texts))}
@@ -79,10 +93,10 @@ class PairScorer:
     P(entailed), or e-c on a 3-way model (training.score_modes), from one pass or MC dropout's mean."""
 
     def __init__(self, model_dir: str, device: str = "cpu", batch_size: int = 32, *, score: str = "e",
-                 mc_dropout: int = 0, seed: int = 0):
+                 mc_dropout: int = 0, seed: int = 0, precision: str = AUTO):
         self.mode = ScoreMode(score, mc_dropout, seed)
-        self.device = pick_device(device)
-        self.model, self.tokenizer, self.meta = load_trained(model_dir, str(self.device))
+        self.device, self.model, self.tokenizer, self.meta, self.precision = load_scoring_model(model_dir, device,
+                                                                                                precision)
         if self.meta["task"] != "pair":
             raise DatasetError(f"{model_dir} is a {self.meta['task']} model; pair scoring needs a pair model")
         labels = self.meta["labels"]
@@ -96,7 +110,12 @@ class PairScorer:
 
     def score_many(self, pairs: Sequence[tuple[str, str]]) -> list:
         """The score per pair in order, premises cut to fit as in training; Unscorable when the hypothesis alone is
-        too long."""
+        too long; each distinct pair scored once."""
+        unique, positions = distinct(pairs)
+        results = self._score_distinct(unique)
+        return [results[i] for i in positions]
+
+    def _score_distinct(self, pairs: Sequence[tuple[str, str]]) -> list:
         results: list = [None] * len(pairs)
         ready = []
         for i, (premise, hypothesis) in enumerate(pairs):
@@ -117,13 +136,14 @@ class PairScorer:
 
 
 def model_pair_scores(model_dir: str, device: str = "cpu", batch_size: int = 32,
-                      mode: ScoreMode = ScoreMode()) -> PairScores:
-    """The cell scorer of a trained model dir in a score mode: PairScorer's score for a pair model, DaeScorer's
-    sentence score for a DAE arc model (e only: refused for e-c before it loads)."""
+                      mode: ScoreMode = ScoreMode(), precision: str = AUTO) -> PairScores:
+    """The cell scorer of a trained model dir in a score mode and precision: PairScorer's score for a pair model,
+    DaeScorer's sentence score for a DAE arc model (e only: refused for e-c before it loads)."""
     meta = load_meta(model_dir)
     mode.check_model(meta.get("task"), meta.get("labels"), model_dir)
     if meta.get("task") == "dae":
-        scorer = DaeScorer(model_dir, device=device, batch_size=batch_size, mc_dropout=mode.mc_dropout, seed=mode.seed)
+        scorer = DaeScorer(model_dir, device=device, batch_size=batch_size, mc_dropout=mode.mc_dropout, seed=mode.seed,
+                           precision=precision)
         return lambda pairs: [r if isinstance(r, Unscorable) else r["score"] for r in scorer.score_many(pairs)]
     return PairScorer(model_dir, device=device, batch_size=batch_size, score=mode.score, mc_dropout=mode.mc_dropout,
-                      seed=mode.seed).score_many
+                      seed=mode.seed, precision=precision).score_many

@@ -271,7 +271,8 @@ class StubDocumentScorer:
     scored_rows: list = []
     stop_at = None
 
-    def __init__(self, model_dir, granularity="sentence", aggregation="zs", conv_dir=None, device="cpu", **mode):
+    def __init__(self, model_dir, granularity="sentence", aggregation="zs", conv_dir=None, device="cpu",
+                 precision="auto", **mode):
         self.granularity, self.aggregation, self.conv_dir = granularity, aggregation, conv_dir
         self.calls = 0
 

@@ -10,13 +10,12 @@ import torch
 
 from entailgen.runners.cli import main
 from entailgen.schemas.reader import read_dataset
-from entailgen.schemas.records import ClaimExample, RtePair
+from entailgen.schemas.records import ClaimExample
 from entailgen.training.document_scorer import DocumentScorer, EnsembleScorer, joined, truecased
 from entailgen.training.scorers import PairScorer, Unscorable
 from entailgen.training.summac import (column_histogram, conv_scores, ensemble_score, load_conv, save_conv, train_conv,
                                        zs_score)
-from entailgen.training.trainer import TrainOptions, train
-from trainer_fixtures import write_dataset
+from trainer_fixtures import train_pair_model, write_dataset
 
 torch.set_num_threads(1)
 DOCUMENT = "The cat sat on the mat. It rained in Paris all day. The dog barked twice."
@@ -67,7 +66,7 @@ def test_every_cell_of_a_call_is_scored_in_one_batch_and_an_empty_summary_is_uns
     calls, parsed = [], []
     scorer = DocumentScorer(None, "sentence", pair_scores=lambda pairs: calls.append(len(pairs)) or stub(pairs))
     tokens = scorer.parser.tokens
-    scorer.parser.tokens = lambda texts: parsed.extend(texts) or tokens(texts)
+    scorer.parser.tokens = lambda texts, **how: parsed.extend(texts) or tokens(texts, **how)
     results = scorer.score_many([(DOCUMENT, SUMMARY), (DOCUMENT, T1), (DOCUMENT, "   ")])
     assert calls == [6]  # 3 blocks x 2 sentences; the second row's cells are the first's
     assert parsed == [DOCUMENT, SUMMARY, T1]  # the document of three rows parsed once
@@ -152,15 +151,6 @@ def test_the_conv_head_learns_a_toy_rule_and_round_trips(tmp_path):
         train_conv([[[0.1]], [[0.2]]], [1, 1])
 
 
-def train_pair_model(root, tiny_encoder, seed: int = 0):
-    rows = [RtePair(f"p{i}", "the man likes a park", "a man likes" if i % 2 else "a dog chases",
-                    "entailed" if i % 2 else "not-entailed", "toy", "t", "toy", f"toy:{i}") for i in range(8)]
-    data = write_dataset(root / "data", "RtePair", {"train": rows}, pipeline="recast")
-    train(str(data), str(root / "model"), TrainOptions(encoder=str(tiny_encoder), epochs=1, batch_size=4,
-                                                        progress=False, device="cpu", seed=seed))
-    return root / "model"
-
-
 @pytest.fixture(scope="module")
 def pair_model(tmp_path_factory, tiny_encoder):
     return train_pair_model(tmp_path_factory.mktemp("pair"), tiny_encoder)
@@ -178,7 +168,7 @@ def test_pair_scorer_gives_the_models_own_p_entailed(pair_model):
     from entailgen.training.checkpoint import load_trained
 
     pairs = [("the man likes a park", "a man likes"), ("a dog", "the cat sees a dog")]
-    got = PairScorer(str(pair_model)).score_many(pairs)
+    got = PairScorer(str(pair_model), precision="fp32").score_many(pairs)  # int8: test_speed.py
     model, _, meta = load_trained(str(pair_model))
     tokenizer = AutoTokenizer.from_pretrained(str(pair_model))
     with torch.no_grad():

@@ -42,10 +42,11 @@ def own_probabilities(model_dir, pairs):
 def test_e_c_is_p_entailed_minus_p_contradicted_on_the_unit_scale(three_way):
     labels, probs = own_probabilities(three_way, PAIRS)
     assert labels == ["entailment", "neutral", "contradiction"]
-    got = PairScorer(str(three_way), score="e-c").score_many(PAIRS)
+    got = PairScorer(str(three_way), precision="fp32", score="e-c").score_many(PAIRS)
     for p, score in zip(probs, got):
         assert score == pytest.approx((1 + float(p[0]) - float(p[2])) / 2, abs=1e-6)
-    assert PairScorer(str(three_way)).score_many(PAIRS) == [round(float(p[0]), 6) for p in probs]  # e: P(entailed)
+    e = PairScorer(str(three_way), precision="fp32").score_many(PAIRS)
+    assert e == [round(float(p[0]), 6) for p in probs]  # e: P(entailed)
     # worked by hand: P = (0.5, 0.2, 0.3) -> e 0.5, e-c (1 + 0.5 - 0.3) / 2 = 0.6; P(c) = 1: the lowest, 0.0
     assert score_of([0.5, 0.2, 0.3], 0, 2, ScoreMode("e-c")) == pytest.approx(0.6)
     assert score_of([0.5, 0.2, 0.3], 0, 2, ScoreMode()) == 0.5
@@ -53,16 +54,17 @@ def test_e_c_is_p_entailed_minus_p_contradicted_on_the_unit_scale(three_way):
 
 
 def test_mc_dropout_off_is_the_plain_score_and_n_passes_are_seeded_and_deterministic(three_way):
-    plain = PairScorer(str(three_way)).score_many(PAIRS)
-    assert PairScorer(str(three_way), mc_dropout=0).score_many(PAIRS) == plain
-    scorer = PairScorer(str(three_way), mc_dropout=5)
+    plain = PairScorer(str(three_way), precision="fp32").score_many(PAIRS)
+    assert PairScorer(str(three_way), precision="fp32", mc_dropout=0).score_many(PAIRS) == plain
+    scorer = PairScorer(str(three_way), precision="fp32", mc_dropout=5)
     before = torch.get_rng_state()
     first = scorer.score_many(PAIRS)
     assert torch.equal(torch.get_rng_state(), before)  # the caller's random state is left as it was
     assert all(not m.training for m in scorer.model.modules())  # dropout back off after the passes
-    assert first == scorer.score_many(PAIRS) == PairScorer(str(three_way), mc_dropout=5).score_many(PAIRS)
+    again = PairScorer(str(three_way), precision="fp32", mc_dropout=5).score_many(PAIRS)
+    assert first == scorer.score_many(PAIRS) == again
     assert first != plain  # the tiny BERT's hidden dropout (0.1) is on for the passes
-    assert PairScorer(str(three_way), mc_dropout=5, seed=1).score_many(PAIRS) != first
+    assert PairScorer(str(three_way), precision="fp32", mc_dropout=5, seed=1).score_many(PAIRS) != first
     for m in scorer.model.modules():  # with dropout p = 0 the passes are the plain pass: nothing else turned on
         if isinstance(m, torch.nn.Dropout):
             m.p = 0.0
@@ -72,13 +74,14 @@ def test_mc_dropout_off_is_the_plain_score_and_n_passes_are_seeded_and_determini
 def test_mc_dropout_on_a_dae_model_and_documents(tiny_encoder, three_way, tmp_path):
     dae = train_tiny_dae(tmp_path, tiny_encoder)
     pair = [("the dog sees the cat", "the dog sees the cat")]
-    plain = DaeScorer(str(dae)).score_many(pair)[0]["score"]
-    twice = [DaeScorer(str(dae), mc_dropout=3).score_many(pair)[0]["score"] for _ in range(2)]
+    plain = DaeScorer(str(dae), precision="fp32").score_many(pair)[0]["score"]
+    twice = [DaeScorer(str(dae), precision="fp32", mc_dropout=3).score_many(pair)[0]["score"] for _ in range(2)]
     assert twice[0] == twice[1] != plain
     row = [("The man likes a park. A cat sees a park.", "A dog sees. The cat chases a dog.")]
-    e_c = DocumentScorer(str(three_way), score="e-c").scored(row)[0]
+    e_c = DocumentScorer(str(three_way), score="e-c", precision="fp32").scored(row)[0]
     blocks, sentences = ("The man likes a park.", "A cat sees a park."), ("A dog sees.", "The cat chases a dog.")
-    cells = PairScorer(str(three_way), score="e-c").score_many([(b, s) for b in blocks for s in sentences])
+    cells = PairScorer(str(three_way), precision="fp32", score="e-c").score_many(
+        [(b, s) for b in blocks for s in sentences])
     assert e_c["matrix"] == [cells[:2], cells[2:]] and e_c["score"] == pytest.approx((max(cells[0], cells[2])
                                                                                       + max(cells[1], cells[3])) / 2)
 
@@ -129,8 +132,9 @@ def test_the_mode_is_in_the_cache_key_the_evaluation_json_and_the_card(three_way
                  "--mc-dropout", "2"]) == 0
     report = json.loads((three_way / "eval" / "benchmark-summac-e-c-mc2-seed0.json").read_text())
     assert report["model"]["score_mode"] == {"score": "e-c", "mc_dropout": 2, "seed": 0}
-    assert report["model"]["score_caches"][0].endswith("-e-c-mc2-seed0.json")
-    assert "aggregation zs, score e-c, MC dropout 2 passes (seed 0))" in (three_way / "README.md").read_text()
+    assert report["model"]["score_caches"][0].endswith("-e-c-mc2-seed0-int8.json")  # --precision auto: int8 on CPU
+    card = (three_way / "README.md").read_text()
+    assert "aggregation zs, precision int8, score e-c, MC dropout 2 passes (seed 0))" in card
     out = tmp_path / "scored"
     docs = tmp_path / "docs.jsonl"
     docs.write_text(json.dumps({"document": "a man likes a park", "summary": "a man likes"}) + "\n")

@@ -1,0 +1,67 @@
+"""The numbers a scorer's model computes in (issue 41): fp32, or int8 dynamic quantization of the encoder's linear
+layers on CPU (weights int8 per tensor, each batch's activations quantized on the fly), whose matmuls run at 2-3x
+fp32's rate; the feed-forward's down projections stay fp32 (int8_layers). On a MiniLM pair model the forward passes
+took 0.7x fp32's time and moved P(entailed) by 0.004 on average, 0.06 at most (docs/benchmarks/speed.md).
+
+Training stays fp32 (and bf16 autocast on cuda); only scoring reads this."""
+from __future__ import annotations
+
+import warnings
+
+AUTO, FP32, INT8 = "auto", "fp32", "int8"
+PRECISIONS = (AUTO, FP32, INT8)
+INT8_TOLERANCE = 0.05  # the most an int8 probability may differ from fp32's on the tests' tiny model
+
+
+def resolved_precision(precision: str, device) -> str:
+    """fp32 or int8 for a device: auto is int8 on CPU (its int8 matmuls run at 2-3x fp32's rate) and fp32 on
+    cuda (bf16 autocast there already); int8 on cuda is refused in one line (the quantized kernels are CPU ones)."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
+    device_type = getattr(device, "type", str(device).split(":")[0])
+    if precision == AUTO:
+        return INT8 if device_type == "cpu" else FP32
+    if precision == INT8 and device_type != "cpu":
+        raise ValueError(f"--precision int8 runs on cpu only (dynamic int8 linear layers); on {device_type} give "
+                         "fp32 or auto")
+    return precision
+
+
+def int8_layers(encoder) -> list[str]:
+    """The encoder's linear layers that int8 runs: all but the feed-forward's down projections (those reading the
+    GELU's intermediate_size outputs, whose outlier channels one per-batch int8 scale cannot hold: quantized, they
+    moved a weakly trained MiniLM's probabilities by up to 0.14, kept fp32 by up to 0.06) and the pooler no model
+    reads."""
+    import torch
+
+    inner = getattr(encoder.config, "intermediate_size", None)
+    return [name for name, m in encoder.named_modules() if isinstance(m, torch.nn.Linear)
+            and m.in_features != inner and not name.startswith("pooler")]
+
+
+def at_precision(model, precision: str):
+    """The model with its encoder's linear layers (int8_layers) dynamically quantized to int8 (the classifier head
+    stays fp32: it is tiny, and its output is the probability), or the model as it is for fp32."""
+    if precision == FP32:
+        return model
+    if precision != INT8:
+        raise ValueError(f"at_precision takes {FP32} or {INT8} (resolved_precision first), got {precision!r}")
+    import torch
+    from torch.ao.quantization import default_dynamic_qconfig
+
+    with warnings.catch_warnings():  # torch.ao's notice that the API moves to torchao; torch 2.13 still runs it
+        warnings.simplefilter("ignore")
+        spec = {name: default_dynamic_qconfig for name in int8_layers(model.encoder)}
+        model.encoder = torch.ao.quantization.quantize_dynamic(model.encoder, spec, dtype=torch.qint8)
+    return model
+
+
+def load_scoring_model(model_dir: str, device: str, precision: str):
+    """(device, model at its precision, tokenizer, meta, precision) of a model dir, loaded once per scorer."""
+    from entailgen.training.checkpoint import load_trained
+    from entailgen.training.models import pick_device  # torch: resolved_precision stays light for the CLI
+
+    device_ = pick_device(device)
+    precision = resolved_precision(precision, device_)  # a bad value refused before the weights load
+    model, tokenizer, meta = load_trained(model_dir, str(device_))
+    return device_, at_precision(model, precision), tokenizer, meta, precision
