@@ -14,7 +14,7 @@ import os
 import random
 import re
 import sys
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from typing import Callable, Optional, Sequence
 
 from entailgen.dataset.manifest import fingerprint

@@ -47,6 +47,28 @@ def _score_mode(args):
         raise UsageError(str(e))
 
 
+def _precision(args) -> str:
+    """--precision resolved for --device (auto: int8 on cpu, fp32 on cuda); ValueError for int8 on cuda."""
+    from entailgen.training.models import pick_device
+    from entailgen.training.precision import resolved_precision
+
+    return resolved_precision(args.precision, pick_device(args.device))
+
+
+def _scorer(args, mode, precision: str, granularity: str = "sentence"):
+    """MODEL_DIR as a scorer of rows and of pairs (pair_scores): a detector dir's members joined (Detector), else the
+    model's DocumentScorer; a missing or damaged one refused in one line before anything loads."""
+    from entailgen.training.checkpoint import verify_model_dir
+    from entailgen.training.detector import Detector, is_detector
+    from entailgen.training.document_scorer import DocumentScorer
+
+    how = dict(device=args.device, score=mode.score, mc_dropout=mode.mc_dropout, precision=precision)
+    if is_detector(args.model):
+        return Detector(args.model, granularity, **how)
+    verify_model_dir(args.model)
+    return DocumentScorer(args.model, granularity, **how)
+
+
 def _train(args) -> int:
     from entailgen.training.data import DatasetError, open_dataset, parse_mix
     from entailgen.training.encoder import EncoderError
@@ -149,14 +171,9 @@ def _evaluate_rank19(args, files: list[str]) -> int:
     """`evaluate MODEL_DIR --benchmark rank19 FILE`: the DAE paper's summary reranking (Table 4), the model scoring
     each sentence against its source: a DAE arc model by the mean of its arcs' probabilities (F(h, x), §3), a pair
     model by P(entailed); a sentence it cannot score is 0.0 (training.unscorable) and counted."""
-    from entailgen.training.checkpoint import verify_model_dir
     from entailgen.training.encoder import EncoderError
     from entailgen.training.model_card import save_evaluation
-    from entailgen.training.detector import Detector, is_detector
-    from entailgen.training.models import pick_device
-    from entailgen.training.precision import resolved_precision
     from entailgen.training.rank19 import DEPENDENCY, baselines, evaluate_rank19, format_rank19, read_triples
-    from entailgen.training.scorers import model_pair_scores
     from entailgen.training.unscorable import Unscorable, every_scored
 
     if len(files) != 1:
@@ -173,13 +190,8 @@ def _evaluate_rank19(args, files: list[str]) -> int:
 
     try:
         triples = read_triples(files[0])
-        precision = resolved_precision(args.precision, pick_device(args.device))
-        if is_detector(args.model):  # its members' pair scores joined
-            score = Detector(args.model, device=args.device, score=mode.score, mc_dropout=mode.mc_dropout,
-                             precision=precision).pair_scores
-        else:
-            verify_model_dir(args.model)  # a missing or damaged model: one line before anything loads
-            score = model_pair_scores(args.model, args.device, mode=mode, precision=precision)
+        precision = _precision(args)
+        score = _scorer(args, mode, precision).pair_scores  # a detector's: its members' pair scores joined
         report = evaluate_rank19(triples, {"entailgen model": model, **baselines()}, ties={DEPENDENCY: "random"})
     except (EncoderError, ValueError, OSError, RuntimeError) as e:  # RuntimeError: torch's word on --device
         raise UsageError(message(e))
@@ -195,13 +207,8 @@ def _evaluate_true(args, files: list[str]) -> int:
     AUC per file with a bootstrap interval, beside unigram overlap on the same rows and the paper's Table 1; a grounding
     longer than a sentence is scored as a document (--granularity its blocks), in the --score / --mc-dropout mode."""
     from entailgen.training.benchmark_eval import unigram_overlap_scores
-    from entailgen.training.checkpoint import verify_model_dir
-    from entailgen.training.document_scorer import DocumentScorer
     from entailgen.training.encoder import EncoderError
     from entailgen.training.model_card import save_evaluation
-    from entailgen.training.detector import Detector, is_detector
-    from entailgen.training.models import pick_device
-    from entailgen.training.precision import resolved_precision
     from entailgen.training.true import UNIGRAM, evaluate_true, format_true, model_scores, read_true
 
     if not files:
@@ -218,13 +225,8 @@ def _evaluate_true(args, files: list[str]) -> int:
 
     try:
         rows = {path: read_true(path) for path in files}  # every file checked before the model loads
-        precision = resolved_precision(args.precision, pick_device(args.device))
-        how = dict(device=args.device, score=mode.score, mc_dropout=mode.mc_dropout, precision=precision)
-        if is_detector(args.model):
-            scorer = Detector(args.model, args.granularity or "sentence", **how)
-        else:
-            verify_model_dir(args.model)  # a missing or damaged model: one line before anything loads
-            scorer = DocumentScorer(args.model, args.granularity or "sentence", **how)
+        precision = _precision(args)
+        scorer = _scorer(args, mode, precision, args.granularity or "sentence")
         report = evaluate_true(rows, {"entailgen model": model, UNIGRAM: lambda rs: unigram_overlap_scores(
             [(r.grounding, r.response) for r in rs])})
     except (EncoderError, ValueError, OSError, RuntimeError) as e:  # RuntimeError: torch's word on --device
@@ -307,8 +309,6 @@ def _score(args) -> int:
     from entailgen.training.document_scorer import DocumentOptions
     from entailgen.training.encoder import EncoderError
     from entailgen.training.inference import check_scoring
-    from entailgen.training.models import pick_device
-    from entailgen.training.precision import resolved_precision
     from entailgen.transforms.parser import ParserConfig, check_parser
 
     parser = ParserConfig(model=args.parser_model)
@@ -328,7 +328,7 @@ def _score(args) -> int:
             raise UsageError("--granularity, --aggregation, --conv and --ensemble are for --documents")
         else:
             mode.check_model(task, None, args.model)  # pairs are scored by a dae model's arcs: e only
-        resolved_precision(args.precision, pick_device(args.device))  # int8 on cuda: one line
+        _precision(args)  # int8 on cuda: one line
         check_parser(parser)
         check_scoring(args.input, args.format, args.num_shards)  # empty, a directory, --num-shards 0
     except (EncoderError, ValueError, RuntimeError) as e:  # RuntimeError: torch's word on an unknown --device
