@@ -2,6 +2,7 @@
 pairs are NLI JSON lines, or the rows of finished entailgen datasets (claims, dae, recast) with their 3-way labels."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Optional
 
 import apache_beam as beam
@@ -18,6 +19,9 @@ from entailgen.transforms.io.option_files import check_option_file
 def add_arguments(group) -> None:
     group.add_argument("--phrase-subset", type=int, metavar="N", help="use a seeded random subset of N phrases")
     group.add_argument("--phrase-file", metavar="FILE", help="your own phrases: one per line, optional category")
+    group.add_argument("--no-copies", action="store_true",
+                       help="the pairs alone, no dialogue copies: a finished dataset's 3-way pairs without the "
+                            "augmentation (its ablation)")
 
 
 def options(args) -> DialogueOptions:
@@ -29,7 +33,7 @@ def options(args) -> DialogueOptions:
     phrases = read_phrase_file(args.phrase_file) if args.phrase_file else PHRASES  # no phrase at all: refused here
     if subset is not None and subset > len(phrases):
         raise ValueError(f"--phrase-subset {subset} is more than the {len(phrases)} phrases there are")
-    return DialogueOptions(phrase_subset=subset, phrase_file=args.phrase_file)
+    return DialogueOptions(phrase_subset=subset, phrase_file=args.phrase_file, copies=not args.no_copies)
 
 
 def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
@@ -38,7 +42,7 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
     opts = config.family or DialogueOptions()
     pairs, not_nli = select(sources, (NliPair, DatasetRow), "nli-dialogue")
     dialogue = pairs | "Dialogue" >> AddDialoguePhrases(
-        DialogueOptions(seed=config.seed, phrase_subset=opts.phrase_subset, phrase_file=opts.phrase_file))
+        dataclasses.replace(opts, seed=config.seed))
     # the phrase file's lines that are not UTF-8: dead letters of that file (the run goes on with its other phrases)
     phrase_dead = sources.pipeline | "PhraseFileDead" >> beam.Create(
         list(read_phrase_lines(opts.phrase_file)[1]) if opts.phrase_file else [])

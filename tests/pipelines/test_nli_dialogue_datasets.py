@@ -65,8 +65,8 @@ def test_dae_and_recast_rows_as_pairs():
         (f"{SOURCE} {RAIN}", "premise"), (CLAIMS[0].claim, "claim")]
 
 
-def run(data, out) -> tuple[dict, list]:
-    assert main(["run", "nli-dialogue", "--input", str(data), "--output", str(out), "--quiet"]) == 0
+def run(data, out, *options: str) -> tuple[dict, list]:
+    assert main(["run", "nli-dialogue", "--input", str(data), "--output", str(out), "--quiet", *options]) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     return manifest, [r for s in manifest["shards"] for r in pq.read_table(out / s["path"]).to_pylist()]
 
@@ -97,6 +97,19 @@ def test_nli_dialogue_reads_a_claims_dataset_and_accounts_for_every_row(tmp_path
     assert vocabulary(str(tmp_path / "out"), "pair", "all") == list(THREE_WAY)
     again, _ = run(data, tmp_path / "again")
     assert [s["sha256"] for s in again["shards"]] == [s["sha256"] for s in manifest["shards"]]  # deterministic
+
+
+def test_no_copies_gives_the_same_pairs_without_their_dialogue_copies(tmp_path):
+    # Table 2's base (Steen et al. 2023): the augmentation's ablation, the same 8 pairs alone, every row accounted for
+    data = write_dataset(tmp_path / "claims", "ClaimExample", {"train": CLAIMS[:3], "test": CLAIMS[3:]},
+                         pipeline="claims")
+    _, with_copies = run(data, tmp_path / "copies")
+    manifest, rows = run(data, tmp_path / "alone", "--no-copies")
+    assert manifest["counts"]["total"] == {"read": 5, "written": 8, "dead_letters": 0, "skipped": 1}
+    assert manifest["config"]["family"]["copies"] is False  # the ablation is in the manifest, not only in its name
+    assert {r["kind"] for r in rows} == {"original"}
+    assert sorted((r["id"], r["label3"], r["split"]) for r in rows) == sorted(
+        (r["id"], r["label3"], r["split"]) for r in with_copies if r["kind"] == "original")
 
 
 def test_a_folder_that_is_not_a_dataset_is_one_line(tmp_path, capsys):

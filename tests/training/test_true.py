@@ -8,8 +8,8 @@ import pytest
 from entailgen.runners.cli import main
 from entailgen.training.benchmark_eval import BenchmarkError
 from entailgen.training.document_scorer import DocumentScorer
-from entailgen.training.true import (PAPER_TABLE_1, UNIGRAM, TrueRow, auc_interval, evaluate_true, model_scores,
-                                     read_true, set_of)
+from entailgen.training.true import (PAPER_TABLE_1, UNIGRAM, TrueRow, auc_gap, auc_interval, evaluate_true,
+                                     model_scores, read_true, set_of)
 from trainer_fixtures import tiny_pair_model
 
 LABELS, SCORES = [1, 0, 1, 0, 1, 0], [0.8, 0.8, 0.3, 0.5, 0.9, 0.1]
@@ -26,6 +26,16 @@ def test_roc_auc_counts_a_tie_half_and_its_bootstrap_is_seeded():
     assert auc_interval(LABELS, SCORES) == auc_interval(LABELS, SCORES, seed=0)  # seeded: the same interval again
     # a draw of one label only has no AUC and is drawn again: perfectly separated rows give [100, 100]
     assert auc_interval([1, 1, 0, 0, 1], [0.9, 0.6, 0.2, 0.1, 0.7], resamples=20) == (100.0, 100.0, 100.0)
+
+
+def test_a_methods_gap_to_its_base_is_paired_on_the_same_draws():
+    # a constant base ties every pair: AUC 50 on every draw. The gap: 72.2 - 50 = 22.2 on all rows; on the three draws
+    # above 6/9, 3/9, 5/8 against 1/2: +16.7, -16.7, +12.5, so [-16.7, +16.7]
+    assert auc_gap(LABELS, SCORES, [0.5] * 6, resamples=3) == (22.2, -16.7, 16.7)
+    # a base that ranks too: [0.2, 0.6, 0.7, 0.1, 0.4, 0.3] wins 6 of 9 pairs on all rows (gap 72.2 - 66.7 = 5.6), on
+    # the draws {0.2, 0.7, 0.4} against {0.1, 0.1, 0.1}: 9/9; {0.7, 0.7, 0.4} against {0.1, 0.1, 0.6}: 8/9; {0.4, 0.7,
+    # 0.2, 0.4} against {0.6, 0.6}: 2/8. Gaps 6/9 - 1, 3/9 - 8/9, 5/8 - 2/8: -33.3, -55.6, +37.5
+    assert auc_gap(LABELS, SCORES, [0.2, 0.6, 0.7, 0.1, 0.4, 0.3], resamples=3) == (5.6, -55.6, 37.5)
 
 
 def write_csv(path, rows, header="grounding,generated_text,label"):

@@ -165,3 +165,18 @@ def test_an_extrinsic_claim_needs_its_sentence_in_the_document_as_the_parser_rea
     examples, skipped, _, _ = claims_of(parse_document(misread, [tokens()], [], "sentence"), config)
     assert [e.transformation for e in examples] == ["sentence_sampling"]
     assert skipped == [Skipped("f", "f:1", "claims:extrinsic", "NotInDocument")]
+
+
+def test_a_sentence_the_document_repeats_gives_its_claims_once():
+    # a live text repeats a line ("Foul by ..."): both copies sampled, their claims are one row each, the second
+    # copy's skipped as made again (it would be a duplicate row, and downstream counts read != units)
+    twice = Document("f:3", "f", f"{DOC.text}\n\n{DOC.text}")
+    config = ClaimsConfig(seed=1, transformations=("backtranslation", "pronoun_swap", "negation"), noise=False,
+                          claims_per_document=2)
+    examples, skipped, pending, _ = claims_of(parse_document(twice, [tokens(), tokens()], [], "sentence"), config)
+    assert [(e.transformation, e.claim.split()[0], e.claim.split()[-2]) for e in examples] == [
+        ("sentence_sampling", "She", "her"), ("pronoun_swap", "He", "her"), ("negation", "She", "her"),
+        ("pronoun_swap", "She", "my")]  # the second copy's swap drew another pronoun: another claim, kept
+    assert len(pending) == 1 and len({e.id for e in examples}) == 4
+    assert sorted(s.stage for s in skipped if s.reason == "SameClaimAgain") == [
+        "claims:backtranslation", "claims:negation", "claims:sentence_sampling"]

@@ -84,11 +84,13 @@ OPENING_QUOTES = "\"'“‘(["
 
 @dataclass(frozen=True)
 class DialogueOptions:
-    """Run seed, an optional user phrase file, and an optional seeded subset size of the phrases."""
+    """Run seed, an optional user phrase file, an optional seeded subset size of the phrases, and whether dialogue
+    copies are made (without: the originals alone, the augmentation's ablation in Steen et al.'s Table 2)."""
 
     seed: int = 0
     phrase_subset: Optional[int] = None
     phrase_file: Optional[str] = path_option()
+    copies: bool = True
 
 
 def parse_phrases(lines: Iterable[str], default_category: str = "custom") -> tuple[DialoguePhrase, ...]:
@@ -234,12 +236,16 @@ def split_context(pair: RtePair) -> str:
     return pair.premise
 
 
-def dialogue_pairs(pair: Union[NliPair, RtePair], phrases: tuple[DialoguePhrase, ...], seed: int) -> list[RtePair]:
-    """The original pair (kind "original") and its copy with one seeded phrase prepended (kind "dialogue")."""
+def dialogue_pairs(pair: Union[NliPair, RtePair], phrases: tuple[DialoguePhrase, ...], seed: int,
+                   copies: bool = True) -> list[RtePair]:
+    """The original pair (kind "original") and, with copies, its copy with one seeded phrase prepended (kind
+    "dialogue")."""
     if isinstance(pair, NliPair):
         original = nli_to_rte(pair)
     else:
         original = dataclasses.replace(pair, kind="original", phrase=None)
+    if not copies:
+        return [original]
     phrase = seeded_rng(seed, original.id, KIND).choice(phrases)
     return [original, with_phrase(original, phrase)]
 
@@ -248,9 +254,10 @@ class _PrependPhrase(beam.DoFn):
     """dialogue_pairs per element (a dataset row: per pair it gives); a pair whose label cannot be read leaves as a
     dead letter, a dataset row that gives no pair as a Skipped."""
 
-    def __init__(self, phrases: tuple[DialoguePhrase, ...], seed: int):
+    def __init__(self, phrases: tuple[DialoguePhrase, ...], seed: int, copies: bool = True):
         self.phrases = phrases
         self.seed = seed
+        self.copies = copies
         self.made = beam.metrics.Metrics.counter("entailgen", "dialogue_pairs")
         self.dead = beam.metrics.Metrics.counter("entailgen", "dialogue_dead")
 
@@ -260,13 +267,13 @@ class _PrependPhrase(beam.DoFn):
             yield pvalue.TaggedOutput(SKIPPED, pairs)
             return
         try:
-            made = [p for one in pairs for p in dialogue_pairs(one, self.phrases, self.seed)]
+            made = [p for one in pairs for p in dialogue_pairs(one, self.phrases, self.seed, self.copies)]
         except ValueError as exc:
             self.dead.inc()
             yield pvalue.TaggedOutput(DEAD, dead_letter(pair.source, pair.source_id, KIND, type(exc).__name__,
                                                         str(exc), pair))
             return
-        self.made.inc(len(made) // 2)
+        self.made.inc(len(pairs))
         yield from made
 
 
@@ -279,5 +286,5 @@ class AddDialoguePhrases(beam.PTransform):
         self.options = options
 
     def expand(self, pairs):
-        do = _PrependPhrase(resolve_phrases(self.options), self.options.seed)
+        do = _PrependPhrase(resolve_phrases(self.options), self.options.seed, self.options.copies)
         return pairs | "AddDialoguePhrases" >> beam.ParDo(do).with_outputs(DEAD, SKIPPED, main="pairs")

@@ -192,15 +192,20 @@ def document_claims(doc: ParsedDocument, config: ClaimsConfig) -> Iterator[Union
 
 def claims_of(doc: ParsedDocument, config: ClaimsConfig) -> tuple[list, list[Skipped], list[ClaimExample], str]:
     """(examples, skipped, to back-translate, outcome) of one document; outcome 'with_claims' or 'skipped', and a
-    document without any claim gets one Skipped saying why."""
-    examples, skipped, pending = [], [], []
+    document without any claim gets one Skipped saying why; a claim made twice (same id) is kept once, skipped
+    again."""
+    examples, skipped, pending, ids = [], [], [], set()
     for out in document_claims(doc, config):
+        made = out[1] if isinstance(out, tuple) else out
         if isinstance(out, Skipped):
             skipped.append(out)
+        elif made.id in ids:  # a sentence the document repeats (a live text's "Foul by ..."): one row, not two
+            skipped.append(_skip(doc, made.transformation, "SameClaimAgain"))
         elif isinstance(out, tuple):
-            pending.append(out[1])
+            pending.append(made)
         else:
-            examples.append(out)
+            examples.append(made)
+        ids.add(getattr(made, "id", None))
     if examples or pending:
         return examples, skipped, pending, "with_claims"
     why = f"NoSentenceOf{config.min_claim_tokens}Tokens" if doc.sentences else "NoSentence"
