@@ -7,9 +7,11 @@ The stages are what a user runs: `entailgen run nli-dialogue` over a finished cl
 and `--no-copies` for the base), `entailgen train` (a 3-way model: every pair keeps the label3 its making says), then
 each arm's scores through the scorers' Python API (`DocumentScorer`, as `evaluate --benchmark true` scores: a
 one-sentence grounding as one pair, a longer one as a document), kept per arm and file in --work so a rerun scores
-nothing twice. Give the dev files first (--files begin_dev.csv); Q2 once the rule is written.
+nothing twice. Dev files (--dev begin_dev.csv) are scored with the one-pass arms (MC dropout's 8 passes over BEGIN's
+document groundings would take hours on 2 cores); the --files (Q2, once the rule is written) with every arm.
 
-Usage: python bench/q2_table2.py --claims CLAIMS_DATASET --documents DOCS.jsonl --work DIR --files FILE.csv...
+Usage: python bench/q2_table2.py --claims CLAIMS_DATASET --documents DOCS.jsonl --work DIR [--dev FILE.csv...]
+       [--files FILE.csv...]
 """
 from __future__ import annotations
 
@@ -89,9 +91,9 @@ def table(report: dict) -> str:
     for arm in [a[0] for a in ARMS] + ["unigram overlap"]:
         cells = []
         for n in names:
-            r = report["files"][n][arm]
-            gap = r.get("gap")
-            cells += [f"{r['roc_auc']:.1f} [{r['interval'][0]:.1f}, {r['interval'][1]:.1f}]",
+            r = report["files"][n].get(arm)  # a dev file has no MC dropout arm
+            gap = r and r.get("gap")
+            cells += [f"{r['roc_auc']:.1f} [{r['interval'][0]:.1f}, {r['interval'][1]:.1f}]" if r else "-",
                       f"{gap[0]:+.1f} [{gap[1]:+.1f}, {gap[2]:+.1f}]" if gap else "-"]
         paper = PAPER_GAPS.get(arm)
         lines.append(f"| {arm} | " + " | ".join(cells) + f" | {f'{paper:+.1f}' if paper is not None else '-'} |")
@@ -103,7 +105,9 @@ def main() -> None:
     args.add_argument("--claims", type=Path, required=True, help="a finished claims dataset (entailgen run claims)")
     args.add_argument("--documents", type=Path, required=True,
                       help="the JSON lines the claims were made from (checked against the files' groundings)")
-    args.add_argument("--files", nargs="+", required=True, metavar="CSV", help="TRUE-layout files to score")
+    args.add_argument("--dev", nargs="+", default=[], metavar="CSV",
+                      help="TRUE-layout dev files, scored with the one-pass arms")
+    args.add_argument("--files", nargs="+", default=[], metavar="CSV", help="TRUE-layout files scored with every arm")
     args.add_argument("--work", type=Path, default=Path.home() / ".cache" / "entailgen" / BENCH)
     args.add_argument("--examples", type=int, default=4000,
                       help="the base's training rows (the dialogue model: twice as many, its copies beside)")
@@ -112,13 +116,14 @@ def main() -> None:
     from entailgen.training.benchmark_eval import unigram_overlap_scores
     from entailgen.training.true import auc_gap, auc_interval, read_true
 
-    files = {name: read_true(name) for name in opts.files}
+    files = {name: read_true(name) for name in opts.dev + opts.files}
     check_held_out(opts.documents, files)
     trained = models(opts, datasets(opts))
     report = {"machine": host.describe(), "rule": "bench/preregistered/q2-table2.md", "files": {}}
     for name, rows in files.items():
         labels = [r.label for r in rows]
-        scores = {arm[0]: arm_scores(opts, arm, trained[arm[1]], name, rows) for arm in ARMS}
+        arms = [arm for arm in ARMS if name in opts.files or not arm[3]]
+        scores = {arm[0]: arm_scores(opts, arm, trained[arm[1]], name, rows) for arm in arms}
         scores["unigram overlap"] = unigram_overlap_scores([(r.grounding, r.response) for r in rows])
         base = scores[ARMS[0][0]]
         report["files"][name] = {
