@@ -1,14 +1,16 @@
 """ONNX Runtime as a scorer's runtime on CPU (issue 41): a runtime adapter, kept apart from the model code (as Beam's
 RunInference keeps its framework handlers apart from the models). A trained model (encoder and head, as
 training.models builds it) is exported once to ONNX with torch's TorchScript exporter, its BERT subgraphs fused
-(onnxruntime.transformers.optimizer: LayerNorm with the residual add, GELU with its bias, attention), and, for
+(onnxruntime.transformers.optimizer: the embeddings with their LayerNorm, attention, LayerNorm with the residual add,
+GELU with its bias), and, for
 onnx-int8, its encoder's matmuls dynamically quantized to int8 with the same layers kept fp32 as torch's int8
 (training.precision.int8_layers: the feed-forward's down projections and the head). ORT's numbers are not torch's:
 onnx-fp32 stays within FP32_TOLERANCE of torch fp32, onnx-int8 within precision.INT8_TOLERANCE.
 
 The exported graph is cached outside the model dir (a model dir may be read-only or shared): one file per model
 checksum, precision, onnxruntime version and this module's code, under ~/.cache/entailgen/onnx ($XDG_CACHE_HOME;
-$ENTAILGEN_ONNX_CACHE instead where set), written atomically, safe to delete. Scoring only: one plain eval pass, no dropout (MC dropout stays on torch)."""
+$ENTAILGEN_ONNX_CACHE instead where set), written atomically, safe to delete. Scoring only: one plain eval pass, no
+dropout (MC dropout stays on torch)."""
 from __future__ import annotations
 
 import contextlib

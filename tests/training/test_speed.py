@@ -70,10 +70,10 @@ def test_the_same_inputs_give_the_same_scores_at_each_precision(pair_model):
                 == DocumentScorer(str(pair_model), precision=precision).score_documents(rows))
 
 
-def test_precision_is_checked_and_auto_is_onnx_int8_on_cpu_and_fp32_on_cuda(pair_model, tmp_path, capsys):
-    assert [resolved_precision(p, "cpu") for p in PRECISIONS] == ["onnx-int8", "fp32", "int8", "onnx-fp32",
+def test_precision_is_checked_and_auto_is_onnx_fp32_on_cpu_and_fp32_on_cuda(pair_model, tmp_path, capsys):
+    assert [resolved_precision(p, "cpu") for p in PRECISIONS] == ["onnx-fp32", "fp32", "int8", "onnx-fp32",
                                                                   "onnx-int8"]
-    assert PairScorer(str(pair_model)).precision == "onnx-int8"
+    assert PairScorer(str(pair_model)).precision == "onnx-fp32"
     assert [resolved_precision(p, torch.device("cuda")) for p in ("auto", "fp32")] == ["fp32", "fp32"]
     with pytest.raises(ValueError, match="runs on cpu only"):
         resolved_precision("int8", "cuda:0")
