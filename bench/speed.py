@@ -2,8 +2,9 @@
 side by side in one run on the same rows and the same model, each a ratio to the base measured in that run.
 
 Scoring: (document, summary) rows through DocumentScorer (SummaC-ZS, sentence blocks), 32 rows a call as `evaluate
---benchmark` scores them, the model loaded first (not timed); paths `base` (95d1abf's code, fp32), `fp32` (today's
-code, --precision fp32) and `int8` (today's default on CPU). Each path runs in a child process of its own, in turns
+--benchmark` scores them, the model loaded first (not timed; for onnx-* that includes building the ONNX graph, once
+per model); paths `base` (95d1abf's code, fp32), `fp32`, `int8`, `onnx-fp32` and `onnx-int8` (today's code at that
+--precision: torch, or ONNX Runtime). Each path runs in a child process of its own, in turns
 (base, fp32, int8, base, ...), and keeps its best time; the load average (os.getloadavg) is read before and after each.
 With labelled benchmark rows (SummaC layout: label, cut, dataset) each path's per-set test balanced accuracy is given
 (threshold on val); rows without a cut are given val and test in turn. Training: `train` of one epoch on a dataset's
@@ -152,7 +153,8 @@ def benchmark_rows(paths: list[str], n: int, seed: int) -> list[dict]:
         cut = r.cut if any(x.cut == "test" and x.dataset == r.dataset for x in rows) else ("val", "test")[
             turns[r.dataset, r.label] % 2]
         out.append({"document": r.document, "claim": r.claim, "label": r.label, "cut": cut, "dataset": r.dataset,
-                    "id": r.id})
+                    "id": r.id, "model_name": r.model_name, "given_id": r.given_id})  # which row it is (two
+        # systems' identical summaries are two rows: evaluate_benchmark keeps them apart by these)
     return out
 
 
@@ -208,7 +210,8 @@ def balanced_accuracies(rows: list[dict], scores: list[float]) -> dict:
 
     kept = []
     for name in dict.fromkeys(r["dataset"] for r in rows):
-        subset = [(i, BenchmarkRow(r["id"], r["document"], r["claim"], r["label"], r["cut"], r["dataset"]))
+        subset = [(i, BenchmarkRow(r["id"], r["document"], r["claim"], r["label"], r["cut"], r["dataset"],
+                                   r["model_name"], given_id=r["given_id"]))
                   for i, r in enumerate(rows) if r["dataset"] == name]
         try:
             check_datasets([b for _, b in subset])
@@ -231,10 +234,10 @@ def main(argv: list[str]) -> int:
     args.add_argument("--n-rows", type=int, default=96, help="rows drawn from --rows (seeded)")
     args.add_argument("--seed", type=int, default=0)
     args.add_argument("--repeats", type=int, default=2, help="turns per path; each path keeps its best")
-    args.add_argument("--paths", default="base,fp32,int8", help="scoring paths, in turn order")
+    args.add_argument("--paths", default="base,fp32,int8,onnx-fp32,onnx-int8", help="scoring paths, in turn order")
     args.add_argument("--train", metavar="DATASET", help="also time one epoch of train on this dataset")
     args.add_argument("--train-examples", type=int, default=600, help="rows drawn for the training epoch")
-    args.add_argument("--device", default="cpu", help="cpu or cuda (cuda: base and fp32; int8 is cpu only)")
+    args.add_argument("--device", default="cpu", help="cpu or cuda (cuda: base and fp32; int8, onnx-* cpu only)")
     args.add_argument("--base-tree", help="a folder holding 95d1abf's package as entailgen/ (default: git archive)")
     args.add_argument("--work", default=str(ROOT / "out" / "speed"), help="where the base tree is extracted")
     args.add_argument("--json", metavar="FILE", help="also write every figure here")
@@ -251,7 +254,7 @@ def main(argv: list[str]) -> int:
     if not opts.model and not opts.train:
         args.error("give --model (scoring) and/or --train DATASET (training)")
     opts.model, opts.train = (os.path.abspath(p) if p else p for p in (opts.model, opts.train))  # children: other cwd
-    paths = [p for p in opts.paths.split(",") if not (opts.device.startswith("cuda") and p == "int8")]
+    paths = [p for p in opts.paths.split(",") if opts.device == "cpu" or p in ("base", "fp32")]  # the rest: cpu only
     work = Path(opts.work).resolve()  # children run elsewhere
     tree = base_tree(opts.base_tree, work)
     rows = benchmark_rows(opts.rows, opts.n_rows, opts.seed) if opts.rows else sample_rows()
@@ -267,7 +270,7 @@ def main(argv: list[str]) -> int:
         print(f"\nscoring {len(rows)} rows ({opts.model}), best of {opts.repeats} turns each:")
         for path, got in figures["score"].items():
             delta = max(abs(a - b) for a, b in zip(got["scores"], base["scores"]))
-            line = (f"  {path:5s} {got['rows_per_s']:7.3f} rows/s  x{got['rows_per_s'] / base['rows_per_s']:.2f}  "
+            line = (f"  {path:9s} {got['rows_per_s']:7.3f} rows/s  x{got['rows_per_s'] / base['rows_per_s']:.2f}  "
                     f"max |score - {paths[0]}| {delta:.4f}  loads {[round(a[0], 2) for a, _ in got['loads']]}")
             if ceiling:
                 rate = ceiling["flops"] / got["seconds"] / 1e9
@@ -284,7 +287,7 @@ def main(argv: list[str]) -> int:
                   f"GOP/s int8 -> at most {fp32 * 1e9 / ceiling['flops'] * len(rows):.2f} rows/s fp32, "
                   f"{int8 * 1e9 / ceiling['flops'] * len(rows):.2f} int8 (matmuls alone, no parse)")
             for path, got in figures["score"].items():
-                rate = ceiling["model_rate"]["int8" if path == "int8" else "fp32"]
+                rate = ceiling["model_rate"]["int8" if path.endswith("int8") else "fp32"]
                 print(f"  {path}: {ceiling['flops'] / got['seconds'] / rate:.0%} of its matmul rate")
     if opts.train:
         figures["train"] = in_turns("train", ["base", "new"], "examples_per_s", opts, str(rows_file), tree)

@@ -48,11 +48,12 @@ def _score_mode(args):
 
 
 def _precision(args) -> str:
-    """--precision resolved for --device (auto: int8 on cpu, fp32 on cuda); ValueError for int8 on cuda."""
+    """--precision resolved for --device and --mc-dropout (training.precision.resolved_precision); ValueError for a
+    cpu-only precision on cuda, or onnx-* with MC dropout."""
     from entailgen.training.models import pick_device
     from entailgen.training.precision import resolved_precision
 
-    return resolved_precision(args.precision, pick_device(args.device))
+    return resolved_precision(args.precision, pick_device(args.device), getattr(args, "mc_dropout", 0) or 0)
 
 
 def _scorer(args, mode, precision: str, granularity: str = "sentence"):
@@ -135,7 +136,7 @@ def _evaluate_benchmark(args) -> int:
         options.check(args.model)  # its models, Conv with them, e-c on a 2-way model: one line
         model_dirs = [args.model, *ensemble]
         device = pick_device(args.device).type  # cuda scores in bf16: cached apart from the cpu's fp32 scores
-        precision = resolved_precision(args.precision, device)  # int8 scores cached apart from fp32 ones
+        precision = resolved_precision(args.precision, device, mode.mc_dropout)  # cached apart from fp32 ones
         caches = [os.path.join(score_cache_dir(), cache_name(m, options.granularity, options.aggregation,
                                                              options.conv_dir, device, mode, precision))
                   for m in model_dirs]
@@ -391,10 +392,11 @@ def register(commands) -> None:
     from entailgen.transforms.claims.blocks import GRANULARITIES
 
     AGGREGATIONS = ("zs", "conv")  # training.summac.AGGREGATIONS, unimported: `entailgen --help` stays fast
-    PRECISIONS = ("auto", "fp32", "int8")  # training.precision.PRECISIONS (tests check they agree)
-    PRECISION_HELP = ("the model's numbers: int8 (dynamic int8 linear layers, cpu only: forward passes in 0.7x "
-                      "fp32's time, probabilities 0.004 off on average), fp32, or auto (default: int8 on cpu, fp32 on "
-                      "cuda)")
+    PRECISIONS = ("auto", "fp32", "int8", "onnx-fp32", "onnx-int8")  # training.precision.PRECISIONS (tests agree)
+    PRECISION_HELP = ("the model's numbers and runtime: fp32 or int8 in torch (int8: dynamic int8 linear layers, the "
+                      "feed-forward's down projections fp32), onnx-fp32 or onnx-int8 in ONNX Runtime (its graph "
+                      "fused, the same layers int8; one plain pass: no --mc-dropout), int8 and onnx-* cpu only; auto "
+                      "(default): onnx-fp32 on cpu (int8 with --mc-dropout), fp32 on cuda")
 
     train = commands.add_parser("train", help="train the DAE arc model (one dae dataset) or a pair classifier "
                                               "(recast, dialogue, claims, dae at sentence level; several mixed)")

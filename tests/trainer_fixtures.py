@@ -112,3 +112,19 @@ def train_pair_model(root: Path, encoder: Path, seed: int = 0) -> Path:
     train(str(data), str(root / "model"), TrainOptions(encoder=str(encoder), epochs=1, batch_size=4,
                                                         progress=False, device="cpu", seed=seed))
     return root / "model"
+
+
+SCORED_PAIRS = [("the man likes a park", "a man likes"), ("a dog chases the cat", "the cat sees a dog"),
+                ("the woman likes a park", "a man likes a dog"), ("a cat", "the dog chases the man in a park")]
+
+
+@pytest.fixture(scope="module")
+def pair_model(tmp_path_factory, tiny_encoder):
+    """A module's pair model dir (train_pair_model): the precision tests score SCORED_PAIRS with it."""
+    return train_pair_model(tmp_path_factory.mktemp("pair"), tiny_encoder)
+
+
+@pytest.fixture(scope="module")
+def dae_model(tmp_path_factory, tiny_encoder):
+    """A module's dae model dir (train_tiny_dae)."""
+    return train_tiny_dae(tmp_path_factory.mktemp("dae"), tiny_encoder)

@@ -267,4 +267,6 @@ def score_graph(p: beam.Pipeline, model_dir: str, input_path: str, output: str, 
      "counts": counts, "stats": p | "NoStats" >> beam.Create([]),
      "exports": p | "NoExports" >> beam.Create([])} | "Stage" >> StageSummary(output)
     return record_type, {"model": model_dir, "format": fmt, "num_shards": num_shards, "device": device,
-                         "precision": resolved_precision(precision, pick_device(device)), **config}
+                         "precision": resolved_precision(precision, pick_device(device), (documents.mode if documents
+                                                                                         else mode).mc_dropout),
+                         **config}

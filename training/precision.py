@@ -3,28 +3,51 @@ layers on CPU (weights int8 per tensor, each batch's activations quantized on th
 fp32's rate; the feed-forward's down projections stay fp32 (int8_layers). On a MiniLM pair model the forward passes
 took 0.7x fp32's time and moved P(entailed) by 0.004 on average, 0.06 at most (docs/benchmarks/speed.md).
 
+onnx-fp32 and onnx-int8 run the same model in ONNX Runtime instead of torch (training.onnx_runtime: its graph fused
+and, for onnx-int8, quantized with the same layers kept fp32), CPU only, one plain pass: MC dropout (--mc-dropout N)
+stays on torch (auto falls back to torch int8 for it; onnx-* with it is refused in one line).
+
 Training stays fp32 (and bf16 autocast on cuda); only scoring reads this."""
 from __future__ import annotations
 
 import warnings
 
 AUTO, FP32, INT8 = "auto", "fp32", "int8"
-PRECISIONS = (AUTO, FP32, INT8)
+ONNX_FP32, ONNX_INT8 = "onnx-fp32", "onnx-int8"  # training.onnx_runtime.ONNX_PRECISIONS (a test checks they agree)
+PRECISIONS = (AUTO, FP32, INT8, ONNX_FP32, ONNX_INT8)
+CPU_ONLY = (INT8, ONNX_FP32, ONNX_INT8)
+AUTO_CPU = ONNX_FP32  # what auto runs on CPU: the fastest path that keeps fp32's accuracy (docs/benchmarks/speed.md:
+# 2.00x the base's rows/s, fp32's scores to the 4th decimal; onnx-int8's 2.55x moved XSumFaith 4 points)
 INT8_TOLERANCE = 0.05  # the most an int8 probability may differ from fp32's on the tests' tiny model
 
 
-def resolved_precision(precision: str, device) -> str:
-    """fp32 or int8 for a device: auto is int8 on CPU (its int8 matmuls run at 2-3x fp32's rate) and fp32 on
-    cuda (bf16 autocast there already); int8 on cuda is refused in one line (the quantized kernels are CPU ones)."""
+def resolved_precision(precision: str, device, mc_dropout: int = 0) -> str:
+    """The precision a scorer runs for a device and score mode: auto is AUTO_CPU on CPU (torch int8 with MC dropout,
+    whose dropout ONNX Runtime's graph lacks) and fp32 on cuda (bf16 autocast there already); int8 and onnx-* on cuda
+    (their kernels are CPU ones) and onnx-* with MC dropout are refused in one line, as is onnx-* where onnxruntime is
+    not installed."""
     if precision not in PRECISIONS:
         raise ValueError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
     device_type = getattr(device, "type", str(device).split(":")[0])
     if precision == AUTO:
-        return INT8 if device_type == "cpu" else FP32
-    if precision == INT8 and device_type != "cpu":
-        raise ValueError(f"--precision int8 runs on cpu only (dynamic int8 linear layers); on {device_type} give "
-                         "fp32 or auto")
+        if device_type != "cpu":
+            return FP32
+        return INT8 if mc_dropout or not _onnx_available() else AUTO_CPU  # onnxruntime missing: torch's int8
+    if precision in CPU_ONLY and device_type != "cpu":
+        raise ValueError(f"--precision {precision} runs on cpu only; on {device_type} give fp32 or auto")
+    if precision in (ONNX_FP32, ONNX_INT8):
+        if mc_dropout:
+            raise ValueError(f"--precision {precision} runs one plain pass (ONNX Runtime's graph has no dropout); "
+                             f"--mc-dropout needs fp32, int8 or auto (torch)")
+        if not _onnx_available():
+            raise ValueError(f"--precision {precision} needs onnxruntime and onnx (pip install onnxruntime onnx)")
     return precision
+
+
+def _onnx_available() -> bool:
+    from entailgen.training.onnx_runtime import available
+
+    return available()
 
 
 def int8_layers(encoder) -> list[str]:
@@ -56,12 +79,17 @@ def at_precision(model, precision: str):
     return model
 
 
-def load_scoring_model(model_dir: str, device: str, precision: str):
-    """(device, model at its precision, tokenizer, meta, precision) of a model dir, loaded once per scorer."""
+def load_scoring_model(model_dir: str, device: str, precision: str, mc_dropout: int = 0):
+    """(device, model at its precision, tokenizer, meta, precision) of a model dir, loaded once per scorer; at onnx-*
+    the model is an ONNX Runtime session (training.onnx_runtime.OrtModel) called as a torch model is."""
     from entailgen.training.checkpoint import load_trained
     from entailgen.training.models import pick_device  # torch: resolved_precision stays light for the CLI
 
     device_ = pick_device(device)
-    precision = resolved_precision(precision, device_)  # a bad value refused before the weights load
+    precision = resolved_precision(precision, device_, mc_dropout)  # a bad value refused before the weights load
     model, tokenizer, meta = load_trained(model_dir, str(device_))
+    if precision in (ONNX_FP32, ONNX_INT8):
+        from entailgen.training.onnx_runtime import onnx_model
+
+        return device_, onnx_model(model, model_dir, meta, precision), tokenizer, meta, precision
     return device_, at_precision(model, precision), tokenizer, meta, precision

@@ -35,8 +35,8 @@ class DaeScorer:
 
     def __init__(self, model_dir: str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
                  batch_size: int = 32, *, mc_dropout: int = 0, seed: int = 0, precision: str = AUTO):
-        self.device, self.model, self.tokenizer, self.meta, self.precision = load_scoring_model(model_dir, device,
-                                                                                                precision)
+        self.device, self.model, self.tokenizer, self.meta, self.precision = load_scoring_model(
+            model_dir, device, precision, mc_dropout)
         if self.meta["task"] != "dae":
             raise DatasetError(f"{model_dir} is a {self.meta['task']} model; scoring arcs needs a dae model")
         self.mode = ScoreMode(mc_dropout=mc_dropout, seed=seed)  # arcs are 2-way: e only
@@ -95,8 +95,8 @@ class PairScorer:
     def __init__(self, model_dir: str, device: str = "cpu", batch_size: int = 32, *, score: str = "e",
                  mc_dropout: int = 0, seed: int = 0, precision: str = AUTO):
         self.mode = ScoreMode(score, mc_dropout, seed)
-        self.device, self.model, self.tokenizer, self.meta, self.precision = load_scoring_model(model_dir, device,
-                                                                                                precision)
+        self.device, self.model, self.tokenizer, self.meta, self.precision = load_scoring_model(
+            model_dir, device, precision, mc_dropout)
         if self.meta["task"] != "pair":
             raise DatasetError(f"{model_dir} is a {self.meta['task']} model; pair scoring needs a pair model")
         labels = self.meta["labels"]

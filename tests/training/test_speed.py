@@ -16,21 +16,10 @@ from entailgen.training.scorers import DaeScorer, PairScorer, distinct
 from entailgen.training.trainer import TrainOptions, bucketed, fit
 from entailgen.transforms.claims.blocks import sentences_of
 from entailgen.transforms.parser import Parser, ParserConfig
-from trainer_fixtures import toy_example, train_pair_model, train_tiny_dae, write_dataset
+from trainer_fixtures import SCORED_PAIRS as PAIRS, toy_example, write_dataset
+from trainer_fixtures import dae_model, pair_model  # noqa: F401 (fixtures: pytest finds them here)
 
 torch.set_num_threads(1)
-PAIRS = [("the man likes a park", "a man likes"), ("a dog chases the cat", "the cat sees a dog"),
-         ("the woman likes a park", "a man likes a dog"), ("a cat", "the dog chases the man in a park")]
-
-
-@pytest.fixture(scope="module")
-def pair_model(tmp_path_factory, tiny_encoder):
-    return train_pair_model(tmp_path_factory.mktemp("pair"), tiny_encoder)
-
-
-@pytest.fixture(scope="module")
-def dae_model(tmp_path_factory, tiny_encoder):
-    return train_tiny_dae(tmp_path_factory.mktemp("dae"), tiny_encoder)
 
 
 def quantized_layers(model) -> int:
@@ -48,7 +37,7 @@ def test_int8_scores_stay_within_the_tolerance_of_fp32(pair_model, dae_model):
     assert max(abs(x - y) for x, y in zip(a, b)) <= INT8_TOLERANCE
     dae = [DaeScorer(str(dae_model), precision=p).score_many(PAIRS[:2]) for p in ("fp32", "int8")]
     assert max(abs(x["score"] - y["score"]) for x, y in zip(*dae)) <= INT8_TOLERANCE
-    assert (fp32.precision, int8.precision, PairScorer(str(pair_model)).precision) == ("fp32", "int8", "int8")
+    assert (fp32.precision, int8.precision) == ("fp32", "int8")  # auto: test_onnx_runtime.py
 
 
 def counted(scorer) -> list:
@@ -81,8 +70,10 @@ def test_the_same_inputs_give_the_same_scores_at_each_precision(pair_model):
                 == DocumentScorer(str(pair_model), precision=precision).score_documents(rows))
 
 
-def test_precision_is_checked_and_auto_is_int8_on_cpu_and_fp32_on_cuda(pair_model, tmp_path, capsys):
-    assert [resolved_precision(p, "cpu") for p in PRECISIONS] == ["int8", "fp32", "int8"]
+def test_precision_is_checked_and_auto_is_onnx_fp32_on_cpu_and_fp32_on_cuda(pair_model, tmp_path, capsys):
+    assert [resolved_precision(p, "cpu") for p in PRECISIONS] == ["onnx-fp32", "fp32", "int8", "onnx-fp32",
+                                                                  "onnx-int8"]
+    assert PairScorer(str(pair_model)).precision == "onnx-fp32"
     assert [resolved_precision(p, torch.device("cuda")) for p in ("auto", "fp32")] == ["fp32", "fp32"]
     with pytest.raises(ValueError, match="runs on cpu only"):
         resolved_precision("int8", "cuda:0")
