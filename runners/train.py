@@ -396,7 +396,7 @@ def register(commands) -> None:
     PRECISION_HELP = ("the model's numbers and runtime: fp32 or int8 in torch (int8: dynamic int8 linear layers, the "
                       "feed-forward's down projections fp32), onnx-fp32 or onnx-int8 in ONNX Runtime (its graph "
                       "fused, the same layers int8; one plain pass: no --mc-dropout), int8 and onnx-* cpu only; auto "
-                      "(default): onnx-fp32 on cpu (int8 with --mc-dropout), fp32 on cuda")
+                      "(default): onnx-fp32 on cpu (fp32 with --mc-dropout), fp32 on cuda")
 
     train = commands.add_parser("train", help="train the DAE arc model (one dae dataset) or a pair classifier "
                                               "(recast, dialogue, claims, dae at sentence level; several mixed)")

@@ -5,7 +5,7 @@ took 0.7x fp32's time and moved P(entailed) by 0.004 on average, 0.06 at most (d
 
 onnx-fp32 and onnx-int8 run the same model in ONNX Runtime instead of torch (training.onnx_runtime: its graph fused
 and, for onnx-int8, quantized with the same layers kept fp32), CPU only, one plain pass: MC dropout (--mc-dropout N)
-stays on torch (auto falls back to torch int8 for it; onnx-* with it is refused in one line).
+stays on torch (auto runs torch fp32 for it; onnx-* with it is refused in one line).
 
 Training stays fp32 (and bf16 autocast on cuda); only scoring reads this."""
 from __future__ import annotations
@@ -22,8 +22,8 @@ INT8_TOLERANCE = 0.05  # the most an int8 probability may differ from fp32's on 
 
 
 def resolved_precision(precision: str, device, mc_dropout: int = 0) -> str:
-    """The precision a scorer runs for a device and score mode: auto is AUTO_CPU on CPU (torch int8 with MC dropout,
-    whose dropout ONNX Runtime's graph lacks) and fp32 on cuda (bf16 autocast there already); int8 and onnx-* on cuda
+    """The precision a scorer runs for a device and score mode: auto is AUTO_CPU on CPU (torch fp32 with MC dropout,
+    whose dropout ONNX Runtime's graph lacks: auto never trades accuracy for speed) and fp32 on cuda (bf16 autocast there already); int8 and onnx-* on cuda
     (their kernels are CPU ones) and onnx-* with MC dropout are refused in one line, as is onnx-* where onnxruntime is
     not installed."""
     if precision not in PRECISIONS:
@@ -32,7 +32,7 @@ def resolved_precision(precision: str, device, mc_dropout: int = 0) -> str:
     if precision == AUTO:
         if device_type != "cpu":
             return FP32
-        return INT8 if mc_dropout or not _onnx_available() else AUTO_CPU  # onnxruntime missing: torch's int8
+        return FP32 if mc_dropout or not _onnx_available() else AUTO_CPU  # onnxruntime missing: torch's fp32
     if precision in CPU_ONLY and device_type != "cpu":
         raise ValueError(f"--precision {precision} runs on cpu only; on {device_type} give fp32 or auto")
     if precision in (ONNX_FP32, ONNX_INT8):

@@ -75,7 +75,8 @@ def test_mc_dropout_stays_on_torch_and_onnx_is_cpu_only(pair_model, tmp_path, ca
     for command in ("score", "evaluate"):  # the CLI's choices are training.precision's
         sub = make_parser(command)._subparsers._group_actions[0].choices[command]
         assert next(a.choices for a in sub._actions if a.dest == "precision") == PRECISIONS
-    assert resolved_precision("auto", "cpu", mc_dropout=4) == "int8"  # torch: ONNX Runtime's graph has no dropout
+    # torch fp32: ONNX Runtime's graph has no dropout, and torch int8 moved XSumFaith 3.4 points (speed.md, run 6)
+    assert resolved_precision("auto", "cpu", mc_dropout=4) == "fp32"
     assert resolved_precision("auto", "cuda") == "fp32"
     for precision in ("onnx-fp32", "onnx-int8"):
         with pytest.raises(ValueError, match="runs on cpu only"):
@@ -83,7 +84,7 @@ def test_mc_dropout_stays_on_torch_and_onnx_is_cpu_only(pair_model, tmp_path, ca
         with pytest.raises(ValueError, match="--mc-dropout needs fp32, int8 or auto"):
             PairScorer(str(pair_model), precision=precision, mc_dropout=2)
     scorer = PairScorer(str(pair_model), mc_dropout=2)
-    assert scorer.precision == "int8" and not isinstance(scorer.model, OrtModel)
+    assert scorer.precision == "fp32" and not isinstance(scorer.model, OrtModel)
     rows, bench = tmp_path / "docs.jsonl", benchmark_file(tmp_path)
     rows.write_text(json.dumps({"document": "A man likes a park.", "summary": "A man likes."}) + "\n")
     for command in (["score", str(pair_model), "--documents", "--input", str(rows), "--output", str(tmp_path / "o")],
