@@ -9,6 +9,8 @@ from entailgen.schemas.records import ENTAILED, ClaimExample
 from entailgen.training.benchmark_eval import balanced_accuracy
 from entailgen.training.checkpoint import verify_model_dir
 from entailgen.training.data import DatasetError, open_dataset, records
+from entailgen.training.models import pick_device
+from entailgen.training.precision import AUTO, resolved_precision
 from entailgen.training.scorers import PairScores, Unscorable, model_pair_scores
 from entailgen.training.summac import BINS, conv_scores, model_checksums, save_conv, train_conv
 
@@ -70,13 +72,14 @@ def fit_conv(model_dir: str, dataset: str, output: str, *, max_rows: Optional[in
         raise ValueError(f"{dataset} has {len(rows['dev'])} document rows in its dev split, not rows of both labels "
                          "to measure a Conv head on; build the claims dataset with a dev split (run claims "
                          "--splits train=0.8,dev=0.1,test=0.1)")
-    scores = model_pair_scores(model_dir, device)
+    precision = resolved_precision(AUTO, pick_device(device))  # recorded: the head reads scores of one precision
+    scores = model_pair_scores(model_dir, device, precision=precision)
     fitted = {split: [(m, y) for m, (_, _, y) in zip(claim_matrices(scores, r, progress=progress), r) if m is not None]
               for split, r in rows.items()}
     head = train_conv([m for m, _ in fitted["train"]], [y for _, y in fitted["train"]], seed=seed)
     dev = fitted["dev"]
     meta = {"bins": BINS, "granularity": _granularity(dataset), "model": model_dir,
-            "model_checksums": model_checksums(model_dir), "dataset": dataset, "seed": seed,
+            "model_checksums": model_checksums(model_dir), "dataset": dataset, "seed": seed, "precision": precision,
             "rows": {split: len(r) for split, r in fitted.items()},
             "dev_balanced_accuracy": balanced_accuracy_at(conv_scores(head, [m for m, _ in dev]), [y for _, y in dev])}
     with publish(output, CONV_HEAD, overwrite=overwrite) as building:

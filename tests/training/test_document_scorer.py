@@ -196,6 +196,7 @@ def test_train_conv_writes_a_head_tied_to_its_model_and_score_documents_runs_on_
     assert main(["train-conv", str(pair_model), str(data), "--output", str(conv), "--quiet"]) == 0
     meta = json.loads((conv / "conv.json").read_text())
     assert meta["rows"] == {"train": 8, "dev": 2} and meta["granularity"] == "sentence"
+    assert meta["precision"] == "onnx-fp32"  # the scores it was fit on: --precision auto on cpu
     capsys.readouterr()  # a negative row count would cut rows off the end (rows[:-1]); 0 is all of them
     assert main(["train-conv", str(pair_model), str(data), "--output", str(tmp_path / "c2"), "--max-rows", "-1"]) == 2
     assert capsys.readouterr().err.strip() == "entailgen: error: --max-rows must be 0 (all rows) or more, got -1"
