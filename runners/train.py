@@ -108,7 +108,6 @@ def _evaluate_benchmark(args) -> int:
     from entailgen.training.encoder import EncoderError
     from entailgen.training.model_card import save_evaluation
     from entailgen.training.models import pick_device
-    from entailgen.training.precision import resolved_precision
 
     name, files = args.benchmark[0], args.benchmark[1:]
     if name == "rank19":
@@ -136,7 +135,7 @@ def _evaluate_benchmark(args) -> int:
         options.check(args.model)  # its models, Conv with them, e-c on a 2-way model: one line
         model_dirs = [args.model, *ensemble]
         device = pick_device(args.device).type  # cuda scores in bf16: cached apart from the cpu's fp32 scores
-        precision = resolved_precision(args.precision, device, mode.mc_dropout)  # cached apart from fp32 ones
+        precision = _precision(args)  # int8 and onnx-* scores cached apart from fp32 ones
         caches = [os.path.join(score_cache_dir(), cache_name(m, options.granularity, options.aggregation,
                                                              options.conv_dir, device, mode, precision))
                   for m in model_dirs]

@@ -23,9 +23,9 @@ INT8_TOLERANCE = 0.05  # the most an int8 probability may differ from fp32's on 
 
 def resolved_precision(precision: str, device, mc_dropout: int = 0) -> str:
     """The precision a scorer runs for a device and score mode: auto is AUTO_CPU on CPU (torch fp32 with MC dropout,
-    whose dropout ONNX Runtime's graph lacks: auto never trades accuracy for speed) and fp32 on cuda (bf16 autocast there already); int8 and onnx-* on cuda
-    (their kernels are CPU ones) and onnx-* with MC dropout are refused in one line, as is onnx-* where onnxruntime is
-    not installed."""
+    whose dropout ONNX Runtime's graph lacks: auto never trades accuracy for speed) and fp32 on cuda (bf16 autocast
+    there already); int8 and onnx-* on cuda (their kernels are CPU ones) and onnx-* with MC dropout are refused in one
+    line, as is onnx-* where onnxruntime is not installed."""
     if precision not in PRECISIONS:
         raise ValueError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
     device_type = getattr(device, "type", str(device).split(":")[0])

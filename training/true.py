@@ -120,7 +120,7 @@ def sentence_counts(texts: Sequence[str], parser) -> list[int]:
     """How many sentences the parser finds in each text (each distinct paragraph parsed once)."""
     paras = [paragraphs(t) for t in texts]
     distinct = list(dict.fromkeys(p for ps in paras for p in ps))
-    tokens = dict(zip(distinct, parser.tokens(distinct)))
+    tokens = dict(zip(distinct, parser.tokens(distinct, sentences_only=True)))  # sentences only: as split() parses
     return [sum(len(sentences_of(tokens[p], p, 0)) for p in ps) for ps in paras]
 
 

@@ -196,16 +196,15 @@ def claims_of(doc: ParsedDocument, config: ClaimsConfig) -> tuple[list, list[Ski
     again."""
     examples, skipped, pending, ids = [], [], [], set()
     for out in document_claims(doc, config):
-        made = out[1] if isinstance(out, tuple) else out
         if isinstance(out, Skipped):
             skipped.append(out)
-        elif made.id in ids:  # a sentence the document repeats (a live text's "Foul by ..."): one row, not two
+            continue
+        made = out[1] if isinstance(out, tuple) else out
+        if made.id in ids:  # a sentence the document repeats (a live text's "Foul by ..."): one row, not two
             skipped.append(_skip(doc, made.transformation, "SameClaimAgain"))
-        elif isinstance(out, tuple):
-            pending.append(made)
-        else:
-            examples.append(made)
-        ids.add(getattr(made, "id", None))
+            continue
+        ids.add(made.id)
+        (pending if isinstance(out, tuple) else examples).append(made)
     if examples or pending:
         return examples, skipped, pending, "with_claims"
     why = f"NoSentenceOf{config.min_claim_tokens}Tokens" if doc.sentences else "NoSentence"
