@@ -23,7 +23,9 @@ def _unwrap_optional(tp) -> tuple[Any, bool]:
     return tp, False
 
 
+@lru_cache(maxsize=None)
 def _hints(cls) -> dict[str, Any]:
+    """A record type's resolved annotations, once per type (from_row reads them for every row it rebuilds)."""
     return typing.get_type_hints(cls)
 
 
@@ -39,9 +41,10 @@ def arrow_type(tp) -> pa.DataType:
     raise TypeError(f"no arrow type for {tp!r}")
 
 
-def _fields_with_types(cls):
+@lru_cache(maxsize=None)
+def _fields_with_types(cls) -> tuple:
     hints = _hints(cls)
-    return [(f, hints[f.name]) for f in dataclasses.fields(cls)]
+    return tuple((f, hints[f.name]) for f in dataclasses.fields(cls))
 
 
 def _arrow_field(name: str, tp) -> pa.Field:
@@ -118,23 +121,31 @@ def to_row(record) -> dict:
 def from_row(record_type: type, row: dict):
     """Rebuild a record from a row dict, nested dataclasses included."""
     kwargs = {}
-    for f, tp in _fields_with_types(record_type):
-        if f.name not in row:
-            continue
-        kwargs[f.name] = _from_value(tp, row[f.name])
+    for name, convert in _from_plan(record_type):
+        if name in row:
+            value = row[name]
+            kwargs[name] = value if convert is None or value is None else convert(value)
     return record_type(**kwargs)
 
 
-def _from_value(tp, value):
+@lru_cache(maxsize=None)
+def _from_plan(record_type: type) -> tuple:
+    """Per field: its name and how its row value becomes the record's (None: as it is), planned once per type."""
+    return tuple((f.name, _converter(tp)) for f, tp in _fields_with_types(record_type))
+
+
+@lru_cache(maxsize=None)
+def _converter(tp):
+    """A function rebuilding a (non-null) row value of annotation tp, or None where the value is taken as it is."""
     inner, _ = _unwrap_optional(tp)
-    if value is None:
-        return None
     if typing.get_origin(inner) is list:
-        (item,) = typing.get_args(inner)
-        return [_from_value(item, v) for v in value]
+        item = _converter(typing.get_args(inner)[0])
+        if item is None:
+            return list
+        return lambda values: [None if v is None else item(v) for v in values]
     if dataclasses.is_dataclass(inner):
-        return from_row(inner, value)
-    return value
+        return lambda value: from_row(inner, value)
+    return None
 
 
 def json_text(row: dict) -> str:
