@@ -36,6 +36,7 @@ class ClaimsOptions:
     model: Optional[str] = path_option()  # hf back-translator: hub id, local dir or gs:// dir
     pairs: str = "documents"  # "blocks": also one (block, claim) row per block
     export_factcc: bool = False
+    round_trip_negatives: bool = False  # the negatives' claims back-translated too (With a Little Push's e-c)
 
 
 def add_arguments(group) -> None:
@@ -53,6 +54,9 @@ def add_arguments(group) -> None:
     group.add_argument("--pairs", default="documents", choices=("documents", "blocks"),
                        help="blocks: also write one (block, claim) row per premise block")
     group.add_argument("--export", choices=("factcc",), help="also write FactCC's JSONL layout")
+    group.add_argument("--round-trip-negatives", action="store_true",
+                       help="also back-translate each swapped or negated claim: contradictions worded unlike their "
+                            "source sentence, not near-copies of it (a 3-way model's contradiction class for e-c)")
 
 
 def options(args) -> ClaimsOptions:
@@ -66,6 +70,8 @@ def options(args) -> ClaimsOptions:
         raise ValueError(f"--claims-per-document must be at least 1, got {args.claims_per_document}")
     if args.backtranslator == "hf" and "backtranslation" not in chosen:
         raise ValueError("--backtranslator hf: back-translation is not among --transformations")
+    if args.round_trip_negatives and "backtranslation" not in chosen:
+        raise ValueError("--round-trip-negatives: back-translation is not among --transformations")
     if args.backtranslator == "hf":
         if not args.model:
             raise ValueError("--backtranslator hf needs --model (hub id, local dir or gs:// dir)")
@@ -75,7 +81,7 @@ def options(args) -> ClaimsOptions:
                          "model")
     return ClaimsOptions(args.granularity, tuple(t for t in KNOWN_TRANSFORMATIONS if t in chosen),
                          args.claims_per_document, not args.no_noise, args.summaries_as_claims, args.backtranslator,
-                         args.model, args.pairs, args.export == "factcc")
+                         args.model, args.pairs, args.export == "factcc", args.round_trip_negatives)
 
 
 def round_trips(claims: beam.PCollection, opts: ClaimsOptions):
@@ -118,7 +124,8 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
     documents, others = parts[0], parts[1]
     claims_config = ClaimsConfig(seed=config.seed, granularity=opts.granularity,
                                  transformations=opts.transformations, claims_per_document=opts.claims_per_document,
-                                 noise=opts.noise, summaries_as_claims=opts.summaries_as_claims)
+                                 noise=opts.noise, summaries_as_claims=opts.summaries_as_claims,
+                                 round_trip_negatives=opts.round_trip_negatives)
     made = documents | "MakeClaims" >> MakeClaims(config.parser, claims_config)
     rows, skipped, dead = [made.examples], [made.skipped, others | "NotUsed" >> beam.Map(_not_used)], [made.dead]
     if "backtranslation" in opts.transformations:

@@ -134,6 +134,10 @@ def test_two_worker_processes_write_the_same_bytes(claims):
 def test_bad_options_are_one_line_and_exit_2(tmp_path, capsys):
     assert main(["run", "claims", "--sample", "--output", str(tmp_path), "--transformations", "shuffle"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+    assert main(["run", "claims", "--sample", "--output", str(tmp_path), "--transformations", "negation",
+                 "--round-trip-negatives"]) == 2  # nothing would round-trip them
+    assert capsys.readouterr().err == ("entailgen: error: --round-trip-negatives: back-translation is not among "
+                                       "--transformations\n")
 
 
 @pytest.mark.skipif(not HAVE_APERTIUM, reason="apertium is not installed")

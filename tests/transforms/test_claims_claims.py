@@ -44,6 +44,28 @@ def test_a_document_gives_its_sampled_claim_negatives_and_skips_per_reason():
     assert [e.claim for e in again[0]] == [e.claim for e in examples]  # seeded by the document, not the file line
 
 
+def test_round_tripped_negatives_are_contradictions_worded_unlike_their_source():
+    """With a Little Push's e-c needs a contradiction class that is not "the source with one word changed": with
+    round_trip_negatives each swapped or negated claim also goes to back-translation, keeping its label and its
+    transformation (which nli-dialogue reads as contradiction); sentence sampling's claim does not."""
+    doc = parse_document(DOC, [tokens()], [], "sentence")
+    config = ClaimsConfig(seed=1, transformations=("backtranslation", "pronoun_swap", "negation"), noise=False,
+                          round_trip_negatives=True)
+    examples, _, pending, _ = claims_of(doc, config)
+    assert [(p.transformation, p.label, p.claim, p.backtranslation) for p in pending] == [
+        ("backtranslation", "CORRECT", DOC.text, True),
+        ("pronoun_swap", "INCORRECT", "She can see the old harbour wall from his window", True),
+        ("negation", "INCORRECT", "She cannot see the old harbour wall from her window", True)]
+    assert len(examples) == 3 and len({e.id for e in examples + pending}) == 6  # the near-copies stay beside them
+    trip = backtranslated(pending[2], ["She can not see the old wall of the port from her window"], "apertium")
+    assert (trip.claim, trip.label, trip.transformation) == (
+        "She can not see the old wall of the port from her window", "INCORRECT", "negation")
+    assert backtranslated(pending[2], [pending[2].claim], "apertium") == Skipped(
+        "f", "f:1", "claims:negation+backtranslation", "SameAsClaim")
+    assert [p.transformation for p in claims_of(doc, dataclasses.replace(config, round_trip_negatives=False))[2]] \
+        == ["backtranslation"]
+
+
 def test_a_document_without_a_long_enough_sentence_is_skipped_once():
     short = [Token(w, w, "X", "", "O", -1 if i == 2 else 2, "", True) for i, w in enumerate(SHORT.text.split())]
     examples, skipped, pending, outcome = claims_of(parse_document(SHORT, [short], [], "sentence"), ClaimsConfig())

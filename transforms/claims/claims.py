@@ -47,6 +47,7 @@ class ClaimsConfig:
     noise_p: float = 0.05
     noise_delete: float = 0.8
     summaries_as_claims: bool = False
+    round_trip_negatives: bool = False  # the swaps' and negation's claims back-translated too: not near-copies
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,9 @@ def document_claims(doc: ParsedDocument, config: ClaimsConfig) -> Iterator[Union
                     yield _skip(doc, name, unchanged.reason)
         for name, label, edit in made:
             yield example(doc, edit.text, label, name, config, sentence=sentence, edit=edit)
+            if config.round_trip_negatives and name in NEGATIVE:  # a contradiction worded unlike its source
+                yield BACKTRANSLATE, example(doc, edit.text, label, name, config, sentence=sentence, edit=edit,
+                                             backtranslation=True)
             if config.noise:
                 try:
                     noised = add_noise(edit, rng, config.noise_p, config.noise_delete)
@@ -276,7 +280,9 @@ def backtranslated(pending: ClaimExample, texts: list[str], generator: Optional[
     text = next((t for t in texts if t and t != pending.claim), None)
     if text is None:
         reason = "SameAsClaim" if any(texts) else "NoRoundTrip"
-        return Skipped(pending.source, pending.source_id, f"{STAGE}:backtranslation", reason)
+        made = "backtranslation" if pending.transformation == "backtranslation" else \
+            f"{pending.transformation}+backtranslation"
+        return Skipped(pending.source, pending.source_id, f"{STAGE}:{made}", reason)
     return dataclasses.replace(pending, claim=text, generator=generator, claim_span=None, source_span=None,
                                id=content_id(pending.id, text))
 
