@@ -65,7 +65,7 @@ def check_held_out(documents: Path, files: dict[str, list]) -> None:
         raise SystemExit(f"{BENCH}: {inside} training documents are or hold groundings of the scored files")
 
 
-def arm_scores(opts, arm: tuple, model: Path, name: str, rows: list) -> list[float]:
+def arm_scores(opts, arm: tuple, model: Path, name: str, rows: list, bench: str = BENCH) -> list[float]:
     """The arm's score per row (an unscorable row 0.0, the lowest), from --work's cache or scored now."""
     from entailgen.training.document_scorer import DocumentScorer
     from entailgen.training.true import model_scores
@@ -76,7 +76,7 @@ def arm_scores(opts, arm: tuple, model: Path, name: str, rows: list) -> list[flo
     cache = opts.work / "scores" / f"{Path(name).stem}-{rows_key}-{model.name}-{score}-mc{passes}.json"
     if cache.is_file():
         return json.loads(cache.read_text())
-    host.log(BENCH, f"{Path(name).name}: scoring {label} ({len(rows)} rows)")
+    host.log(bench, f"{Path(name).name}: scoring {label} ({len(rows)} rows)")
     scorer = DocumentScorer(str(model), "sentence", device="cpu", score=score, mc_dropout=passes, seed=0,
                             precision="fp32")
     scores = [0.0 if isinstance(s, Unscorable) else float(s) for s in model_scores(rows, scorer)[0]]
