@@ -16,8 +16,8 @@ AUTO, FP32, INT8 = "auto", "fp32", "int8"
 ONNX_FP32, ONNX_INT8 = "onnx-fp32", "onnx-int8"  # training.onnx_runtime.ONNX_PRECISIONS (a test checks they agree)
 PRECISIONS = (AUTO, FP32, INT8, ONNX_FP32, ONNX_INT8)
 CPU_ONLY = (INT8, ONNX_FP32, ONNX_INT8)
-AUTO_CPU = ONNX_FP32  # what auto runs on CPU: the fastest path that keeps fp32's accuracy (docs/benchmarks/speed.md:
-# 2.00x the base's rows/s, fp32's scores to the 4th decimal; onnx-int8's 2.55x moved XSumFaith 4 points)
+AUTO_CPU = ONNX_FP32  # what auto runs on CPU: fp32's scores to the 4th decimal, 2.00x the base's rows/s on shared
+# cores where torch fp32 falls to 1.64x or less, 1.17x on idle ones where torch fp32 is 1.45x (docs/benchmarks/speed.md)
 INT8_TOLERANCE = 0.05  # the most an int8 probability may differ from fp32's on the tests' tiny model
 
 
