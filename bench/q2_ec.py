@@ -34,7 +34,7 @@ def main() -> None:
     from entailgen.training.true import auc_gap, auc_interval, read_true
 
     files = {name: read_true(name) for name in opts.dev + opts.files}
-    check_held_out(opts.documents, files)
+    check_held_out(opts.documents, files, BENCH)
     report = {"machine": host.describe(), "rule": "bench/preregistered/q2-ec-round-trip.md", "files": {}}
     lines = ["| model | file | e: ROC AUC | e-c: ROC AUC | e-c minus e (paired) |", "|---|---|---|---|---|"]
     for name, rows in files.items():

@@ -51,7 +51,7 @@ def models(opts, pairs: dict[str, Path]) -> dict[str, Path]:
     return made
 
 
-def check_held_out(documents: Path, files: dict[str, list]) -> None:
+def check_held_out(documents: Path, files: dict[str, list], bench: str = BENCH) -> None:
     """Refuse a run whose training documents are, or hold, a grounding of the files (training/held_out.py's
     normalised text: a one-sentence grounding inside a document counts too)."""
     from entailgen.training.held_out import HeldOut, normalised
@@ -60,9 +60,9 @@ def check_held_out(documents: Path, files: dict[str, list]) -> None:
     held, parts = HeldOut(groundings), {normalised(g) for g in groundings}
     texts = [json.loads(line)["text"] for line in documents.read_text(encoding="utf-8").splitlines() if line.strip()]
     inside = sum(text in held or any(p in whole for p in parts) for text, whole in zip(texts, map(normalised, texts)))
-    host.log(BENCH, f"training documents: {len(texts)}, of them a grounding of the files or holding one: {inside}")
+    host.log(bench, f"training documents: {len(texts)}, of them a grounding of the files or holding one: {inside}")
     if inside:
-        raise SystemExit(f"{BENCH}: {inside} training documents are or hold groundings of the scored files")
+        raise SystemExit(f"{bench}: {inside} training documents are or hold groundings of the scored files")
 
 
 def arm_scores(opts, arm: tuple, model: Path, name: str, rows: list, bench: str = BENCH) -> list[float]:
