@@ -202,3 +202,9 @@ def test_a_sentence_the_document_repeats_gives_its_claims_once():
     assert len(pending) == 1 and len({e.id for e in examples}) == 4
     assert sorted(s.stage for s in skipped if s.reason == "SameClaimAgain") == [
         "claims:backtranslation", "claims:negation", "claims:sentence_sampling"]
+    _, skipped, pending, _ = claims_of(parse_document(twice, [tokens(), tokens()], [], "sentence"),
+                                       dataclasses.replace(config, round_trip_negatives=True))
+    assert [p.transformation for p in pending] == ["backtranslation", "pronoun_swap", "negation", "pronoun_swap"]
+    # the second copy's negation round trip is the first's again: skipped under its own name
+    assert sorted(s.stage for s in skipped if s.reason == "SameClaimAgain") == [
+        "claims:backtranslation", "claims:negation", "claims:negation+backtranslation", "claims:sentence_sampling"]

@@ -194,6 +194,13 @@ def document_claims(doc: ParsedDocument, config: ClaimsConfig) -> Iterator[Union
             yield example(doc, sentence.text, CORRECT, "summary", config)
 
 
+def made_by(claim: ClaimExample) -> str:
+    """What made a claim, as its skips name it: its transformation, '+backtranslation' for a round-tripped negative."""
+    if claim.backtranslation and claim.transformation != "backtranslation":
+        return f"{claim.transformation}+backtranslation"
+    return claim.transformation
+
+
 def claims_of(doc: ParsedDocument, config: ClaimsConfig) -> tuple[list, list[Skipped], list[ClaimExample], str]:
     """(examples, skipped, to back-translate, outcome) of one document; outcome 'with_claims' or 'skipped', and a
     document without any claim gets one Skipped saying why; a claim made twice (same id) is kept once, skipped
@@ -205,7 +212,7 @@ def claims_of(doc: ParsedDocument, config: ClaimsConfig) -> tuple[list, list[Ski
             continue
         made = out[1] if isinstance(out, tuple) else out
         if made.id in ids:  # a sentence the document repeats (a live text's "Foul by ..."): one row, not two
-            skipped.append(_skip(doc, made.transformation, "SameClaimAgain"))
+            skipped.append(_skip(doc, made_by(made), "SameClaimAgain"))
             continue
         ids.add(made.id)
         (pending if isinstance(out, tuple) else examples).append(made)
@@ -280,9 +287,7 @@ def backtranslated(pending: ClaimExample, texts: list[str], generator: Optional[
     text = next((t for t in texts if t and t != pending.claim), None)
     if text is None:
         reason = "SameAsClaim" if any(texts) else "NoRoundTrip"
-        made = "backtranslation" if pending.transformation == "backtranslation" else \
-            f"{pending.transformation}+backtranslation"
-        return Skipped(pending.source, pending.source_id, f"{STAGE}:{made}", reason)
+        return Skipped(pending.source, pending.source_id, f"{STAGE}:{made_by(pending)}", reason)
     return dataclasses.replace(pending, claim=text, generator=generator, claim_span=None, source_span=None,
                                id=content_id(pending.id, text))
 
