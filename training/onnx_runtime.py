@@ -20,8 +20,8 @@ import os
 import tempfile
 import warnings
 
-ONNX_FP32, ONNX_INT8 = "onnx-fp32", "onnx-int8"
-ONNX_PRECISIONS = (ONNX_FP32, ONNX_INT8)
+from entailgen.training.precision import ONNX_INT8, ONNX_PRECISIONS  # noqa: F401 (the precisions it runs)
+
 FP32_TOLERANCE = 1e-5  # the most an onnx-fp32 probability may differ from torch fp32's on the tests' tiny model
 OPSET = 17
 CACHE_ENV = "ENTAILGEN_ONNX_CACHE"  # where the graphs go instead of ~/.cache/entailgen/onnx

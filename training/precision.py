@@ -13,7 +13,8 @@ from __future__ import annotations
 import warnings
 
 AUTO, FP32, INT8 = "auto", "fp32", "int8"
-ONNX_FP32, ONNX_INT8 = "onnx-fp32", "onnx-int8"  # training.onnx_runtime.ONNX_PRECISIONS (a test checks they agree)
+ONNX_FP32, ONNX_INT8 = "onnx-fp32", "onnx-int8"
+ONNX_PRECISIONS = (ONNX_FP32, ONNX_INT8)  # ONNX Runtime's (training.onnx_runtime)
 PRECISIONS = (AUTO, FP32, INT8, ONNX_FP32, ONNX_INT8)
 CPU_ONLY = (INT8, ONNX_FP32, ONNX_INT8)
 AUTO_CPU = ONNX_FP32  # what auto runs on CPU: fp32's scores to the 4th decimal, 2.00x the base's rows/s on shared
@@ -35,7 +36,7 @@ def resolved_precision(precision: str, device, mc_dropout: int = 0) -> str:
         return FP32 if mc_dropout or not _onnx_available() else AUTO_CPU  # onnxruntime missing: torch's fp32
     if precision in CPU_ONLY and device_type != "cpu":
         raise ValueError(f"--precision {precision} runs on cpu only; on {device_type} give fp32 or auto")
-    if precision in (ONNX_FP32, ONNX_INT8):
+    if precision in ONNX_PRECISIONS:
         if mc_dropout:
             raise ValueError(f"--precision {precision} runs one plain pass (ONNX Runtime's graph has no dropout); "
                              f"--mc-dropout needs fp32, int8 or auto (torch)")
@@ -88,7 +89,7 @@ def load_scoring_model(model_dir: str, device: str, precision: str, mc_dropout: 
     device_ = pick_device(device)
     precision = resolved_precision(precision, device_, mc_dropout)  # a bad value refused before the weights load
     model, tokenizer, meta = load_trained(model_dir, str(device_))
-    if precision in (ONNX_FP32, ONNX_INT8):
+    if precision in ONNX_PRECISIONS:
         from entailgen.training.onnx_runtime import onnx_model
 
         return device_, onnx_model(model, model_dir, meta, precision), tokenizer, meta, precision
