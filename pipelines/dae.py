@@ -25,7 +25,7 @@ MODEL_GENERATORS = ("hf", "ct2")  # the generators that take --model
 COMPUTE_TYPES = ("auto", "int8", "int8_float32", "int8_float16", "int8_bfloat16", "int16", "float16", "bfloat16",
                  "float32")
 CPU_COMPUTE_TYPES = ("int8", "int8_float32", "int16")  # ct2 with these runs on CPU workers
-AUGMENTATIONS = ("word_swap", "synonym", "hallucination", "overlap")
+AUGMENTATIONS = ("word_swap", "synonym", "hallucination", "overlap", "span_deletion")
 
 
 @dataclass(frozen=True)
@@ -140,10 +140,11 @@ def candidate_units(xs: beam.PCollection, candidates: beam.PCollection) -> beam.
 
 
 def augment(parsed: beam.PCollection, kinds: tuple[str, ...], config: RunConfig) -> tuple[list, list]:
-    """The chosen augmentations (DAE §5.3) of the parsed x and (x, h*): their example and dead-letter outputs (their
-    modules load only when augmenting)."""
+    """The chosen augmentations (DAE §5.3, and span deletion: Falke et al.'s cuts) of the parsed x and (x, h*): their
+    example and dead-letter outputs (their modules load only when augmenting)."""
     from entailgen.transforms.augment.hallucination import Hallucinate, HallucinationOptions
     from entailgen.transforms.augment.overlap import NearestOverlap, OverlapOptions
+    from entailgen.transforms.augment.span_deletion import SpanDeletion, SpanDeletionOptions
     from entailgen.transforms.augment.synonym import SynonymOptions, SynonymPairs, SynonymSubstitution
     from entailgen.transforms.augment.word_swap import WordSwap, WordSwapOptions
 
@@ -151,6 +152,8 @@ def augment(parsed: beam.PCollection, kinds: tuple[str, ...], config: RunConfig)
     outs = []
     if "word_swap" in kinds:
         outs.append(xs | "WordSwap" >> WordSwap(WordSwapOptions(seed=config.seed), config.parser))
+    if "span_deletion" in kinds:
+        outs.append(xs | "SpanDeletion" >> SpanDeletion(SpanDeletionOptions(seed=config.seed), config.parser))
     if "hallucination" in kinds:
         outs.append(xs | "Hallucinate" >> Hallucinate(HallucinationOptions(seed=config.seed), config.parser))
     if "synonym" in kinds:

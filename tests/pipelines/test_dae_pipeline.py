@@ -99,11 +99,19 @@ def test_augmentations_from_the_cli_tag_each_row_with_its_kind(tmp_path):
     beams.write_text(json.dumps({"source_id": "other.tsv:1", "candidates": ["a"]}) + "\n")  # an empty file is refused
     assert main(["run", "dae", "--input", str(pairs), "--output", str(tmp_path / "out"), "--generator", "candidates",
                  "--candidates", str(beams), "--splits", "train=1", "--quiet",
-                 "--augment", "word_swap,synonym,hallucination,overlap"]) == 0
+                 "--augment", "word_swap,synonym,hallucination,overlap,span_deletion"]) == 0
     manifest, rows, dead = rows_of(tmp_path / "out")
     kinds = {r["kind"] for r in rows}
-    assert {"gold", "word_swap", "hallucination", "overlap"} <= kinds <= {"gold", "word_swap", "hallucination",
-                                                                          "overlap", "synonym"}
+    assert {"gold", "word_swap", "hallucination", "overlap", "span_deletion"} <= kinds <= {
+        "gold", "word_swap", "hallucination", "overlap", "synonym", "span_deletion"}
+    cuts = {r["hypothesis"]: {(a["head_lemma"], a["child_lemma"], a["rel"]): a["entailed"] for a in r["arcs"]}
+            for r in rows if r["kind"] == "span_deletion"}
+    assert set(cuts) == {"The old man gave the young .", "On the mat near the door .",
+                         "Local volunteers cleaned Saturday ."}
+    # "the beach on" cut: volunteers still clean, but Saturday now hangs on cleaned without its "on": not x's arc
+    assert cuts["Local volunteers cleaned Saturday ."] == {("volunteer", "local", "amod"): 1,
+                                                           ("clean", "volunteer", "nsubj"): 1,
+                                                           ("clean", "saturday", "npadvmod"): 0}
     overlap = [r for r in rows if r["kind"] == "overlap"]
     assert overlap and all(a["entailed"] == 0 for r in overlap for a in r["arcs"])
     hallucinated = [r for r in rows if r["kind"] == "hallucination"]
