@@ -44,6 +44,7 @@ class DaeOptions:
     encoder: Optional[str] = path_option("default")  # apertium ranking: MiniLM ("default"), a model dir, or None
     augment: tuple[str, ...] = ()
     compute_type: str = "auto"  # ct2: auto is int8 on CPU, bfloat16 (or float16) on GPU
+    span_cuts: int = 1  # span_deletion: distinct cuts per sentence
 
 
 def add_arguments(group) -> None:
@@ -66,6 +67,8 @@ def add_arguments(group) -> None:
                        help="ct2 generator: auto = int8 on CPU, bfloat16 (or float16) on GPU")
     group.add_argument("--lexical-ranking", action="store_true", help="apertium: rank by word overlap, not MiniLM")
     group.add_argument("--augment", default="", help=f"comma list of {','.join(AUGMENTATIONS)}")
+    group.add_argument("--span-cuts", type=int, metavar="N",
+                       help="span_deletion: distinct cuts per sentence, each its own example (default 1)")
 
 
 def options(args) -> DaeOptions:
@@ -99,10 +102,15 @@ def options(args) -> DaeOptions:
     augment = tuple(a.strip() for a in args.augment.split(",") if a.strip())
     if set(augment) - set(AUGMENTATIONS):
         raise ValueError(f"--augment takes {','.join(AUGMENTATIONS)}; got {args.augment!r}")
+    if args.span_cuts is not None and "span_deletion" not in augment:
+        raise ValueError("--span-cuts is for --augment span_deletion, which this run does not make")
+    span_cuts = DaeOptions.span_cuts if args.span_cuts is None else args.span_cuts
+    if span_cuts < 1:
+        raise ValueError(f"--span-cuts must be at least 1, got {span_cuts}")
     return DaeOptions(generator, args.model, args.candidates, args.k, args.bottom, args.level,
                       max_new_tokens, args.batch_tokens, args.bucket_size,
                       None if args.lexical_ranking else "default",
-                      tuple(a for a in AUGMENTATIONS if a in augment), args.compute_type)
+                      tuple(a for a in AUGMENTATIONS if a in augment), args.compute_type, span_cuts)
 
 
 def generate(xs: beam.PCollection, opts: DaeOptions):
@@ -139,7 +147,7 @@ def candidate_units(xs: beam.PCollection, candidates: beam.PCollection) -> beam.
             | "AsUnits" >> beam.FlatMapTuple(lambda _, g: [as_unit(c, x.source) for x in g["x"][:1] for c in g["c"]]))
 
 
-def augment(parsed: beam.PCollection, kinds: tuple[str, ...], config: RunConfig) -> tuple[list, list]:
+def augment(parsed: beam.PCollection, opts: DaeOptions, config: RunConfig) -> tuple[list, list]:
     """The chosen augmentations (DAE §5.3, and span deletion: Falke et al.'s cuts) of the parsed x and (x, h*): their
     example and dead-letter outputs (their modules load only when augmenting)."""
     from entailgen.transforms.augment.hallucination import Hallucinate, HallucinationOptions
@@ -148,12 +156,15 @@ def augment(parsed: beam.PCollection, kinds: tuple[str, ...], config: RunConfig)
     from entailgen.transforms.augment.synonym import SynonymOptions, SynonymPairs, SynonymSubstitution
     from entailgen.transforms.augment.word_swap import WordSwap, WordSwapOptions
 
+    kinds = opts.augment
     xs = parsed | "OnlyX" >> beam.Filter(lambda s: s.role == "source")
     outs = []
     if "word_swap" in kinds:
         outs.append(xs | "WordSwap" >> WordSwap(WordSwapOptions(seed=config.seed), config.parser))
     if "span_deletion" in kinds:
-        outs.append(xs | "SpanDeletion" >> SpanDeletion(SpanDeletionOptions(seed=config.seed), config.parser))
+        outs += [xs | f"SpanDeletion{cut or ''}" >> SpanDeletion(SpanDeletionOptions(seed=config.seed, cut=cut),
+                                                                 config.parser)
+                 for cut in range(opts.span_cuts)]
     if "hallucination" in kinds:
         outs.append(xs | "Hallucinate" >> Hallucinate(HallucinationOptions(seed=config.seed), config.parser))
     if "synonym" in kinds:
@@ -193,7 +204,7 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
                  "candidates": generated.candidates | "KeyCandidates" >> beam.WithKeys(lambda c: c.source_id)}
                 | "BySource" >> beam.CoGroupByKey()
                 | "Label" >> LabelArcs(LabelConfig(k=opts.k, bottom=opts.bottom, level=opts.level)))
-    augmented, augment_dead = augment(parsed.parsed, opts.augment, config)
+    augmented, augment_dead = augment(parsed.parsed, opts, config)
     return FamilyOutput(
         records=[labelled.examples, *augmented],
         dead=[generated.dead, parsed.dead, labelled.dead, *augment_dead] | "Dead" >> beam.Flatten(),

@@ -99,15 +99,18 @@ def test_augmentations_from_the_cli_tag_each_row_with_its_kind(tmp_path):
     beams.write_text(json.dumps({"source_id": "other.tsv:1", "candidates": ["a"]}) + "\n")  # an empty file is refused
     assert main(["run", "dae", "--input", str(pairs), "--output", str(tmp_path / "out"), "--generator", "candidates",
                  "--candidates", str(beams), "--splits", "train=1", "--quiet",
-                 "--augment", "word_swap,synonym,hallucination,overlap,span_deletion"]) == 0
+                 "--augment", "word_swap,synonym,hallucination,overlap,span_deletion", "--span-cuts", "2"]) == 0
     manifest, rows, dead = rows_of(tmp_path / "out")
     kinds = {r["kind"] for r in rows}
     assert {"gold", "word_swap", "hallucination", "overlap", "span_deletion"} <= kinds <= {
         "gold", "word_swap", "hallucination", "overlap", "synonym", "span_deletion"}
     cuts = {r["hypothesis"]: {(a["head_lemma"], a["child_lemma"], a["rel"]): a["entailed"] for a in r["arcs"]}
             for r in rows if r["kind"] == "span_deletion"}
-    assert set(cuts) == {"The old man gave the young .", "On the mat near the door .",
-                         "Local volunteers cleaned Saturday ."}
+    assert set(cuts) == {"The old man gave the young .", "On the mat near the door .",  # each sentence's cut 0
+                         "Local volunteers cleaned Saturday .",
+                         "The old man gave the young book .", "The cat sat on the the door .",  # and its cut 1
+                         "Local volunteers on Saturday ."}
+    assert manifest["metrics"]["span_deletion_examples"] == 6  # both cuts' counters add up
     # "the beach on" cut: volunteers still clean, but Saturday now hangs on cleaned without its "on": not x's arc
     assert cuts["Local volunteers cleaned Saturday ."] == {("volunteer", "local", "amod"): 1,
                                                            ("clean", "volunteer", "nsubj"): 1,
@@ -126,6 +129,17 @@ def test_unknown_augmentation_is_a_usage_error(figure3, tmp_path, capsys):
     assert main(["run", "dae", "--input", str(pairs), "--output", str(tmp_path / "o"), "--generator", "candidates",
                  "--candidates", str(beams), "--augment", "word_swap,paraphrase"]) == 2
     assert "--augment" in capsys.readouterr().err
+
+
+def test_span_cuts_without_span_deletion_or_below_one_is_a_usage_error(figure3, tmp_path, capsys):
+    pairs, beams = figure3
+    run = ["run", "dae", "--input", str(pairs), "--output", str(tmp_path / "o"), "--generator", "candidates",
+           "--candidates", str(beams)]
+    assert main(run + ["--augment", "word_swap", "--span-cuts", "3"]) == 2
+    assert "--span-cuts is for --augment span_deletion" in capsys.readouterr().err
+    assert main(run + ["--augment", "span_deletion", "--span-cuts", "0"]) == 2
+    err = capsys.readouterr().err
+    assert "--span-cuts must be at least 1, got 0" in err and len(err.strip().splitlines()) == 1
 
 
 PEOPLE = ("The old farmer", "A young teacher", "The tired nurse", "My neighbour", "The new mayor", "A quiet student")

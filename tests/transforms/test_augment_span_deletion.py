@@ -87,6 +87,25 @@ def test_seed_decides_the_cut():
     assert {cut_span(x, SpanDeletionOptions(seed=s)) for s in range(40)} == set(HUSSAIN_CUTS.values())
 
 
+def test_later_cuts_are_the_other_texts_in_a_seeded_order():
+    x = sentence(HUSSAIN)
+    cuts = [cut_span(x, SpanDeletionOptions(cut=c)) for c in range(len(HUSSAIN_CUTS) + 1)]
+    assert cuts[0] == cut_span(x) == "Hussain, on Thursday."  # cut 0 is the one-cut run's own
+    assert cuts[1:3] == ["Hussain, 24, Thursday.", "Hanged on Thursday."]
+    assert set(cuts[:-1]) == set(HUSSAIN_CUTS.values()) and cuts[-1] is None  # eight spans, eight cuts, then none
+
+
+def test_cuts_that_spell_the_same_text_are_one_cut():
+    dogs = sentence([("Dogs", "dog", "NOUN", "NNS", 1, "nsubj"), ("bark", "bark", "VERB", "VBP", -1, "ROOT"),
+                     ("and", "and", "CCONJ", "CC", 1, "cc"), ("dogs", "dog", "NOUN", "NNS", 4, "nsubj"),
+                     ("bark", "bark", "VERB", "VBP", 1, "conj"), ("loudly", "loudly", "ADV", "RB", 4, "advmod"),
+                     (".", ".", "PUNCT", ".", 1, "punct")])
+    # nine spans; (0, 3) "Dogs bark and", (1, 4) "bark and dogs" and (2, 5) "and dogs bark" all leave "Dogs bark loudly."
+    assert len(cuttable_spans(dogs)) == 9
+    cuts = [cut_span(dogs, SpanDeletionOptions(cut=c)) for c in range(8)]
+    assert cuts[-1] is None and len(set(cuts[:-1])) == 7 and cuts.count("Dogs bark loudly.") == 1
+
+
 def test_span_deletion_with_the_real_parser(parse, parser):
     x = parse("Seven games involving Nimes were investigated after Conrad was arrested.")
     only_the_clause = SpanDeletionOptions(min_words=4, max_share=0.4)  # 4-word cuts: (5, 9) among seven

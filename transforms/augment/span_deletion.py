@@ -27,11 +27,13 @@ KIND = "span_deletion"
 
 @dataclass(frozen=True)
 class SpanDeletionOptions:
-    """Run seed and the span lengths cut: at least min_words, at most max_share of the sentence's words."""
+    """Run seed, the span lengths cut (at least min_words, at most max_share of the sentence's words), and which of a
+    sentence's seeded cuts this is (0 the first; `--span-cuts N` runs cuts 0..N-1, each a different text)."""
 
     seed: int = 0
     min_words: int = 2
     max_share: float = 0.5
+    cut: int = 0
 
 
 def cuttable_spans(sentence: ParsedSentence, options: SpanDeletionOptions = SpanDeletionOptions()
@@ -63,12 +65,19 @@ def cut_tokens(tokens: list[Token], i: int, j: int) -> list[Token]:
 
 
 def cut_span(sentence: ParsedSentence, options: SpanDeletionOptions = SpanDeletionOptions()) -> Optional[str]:
-    """The text x' of one seeded cut of x, or None when x is too short to lose a span."""
+    """The text x' of the sentence's seeded cut number options.cut, or None when x has fewer distinct cuts: cut 0 is
+    one seeded draw among the spans, the later ones the other texts in a seeded order."""
     spans = cuttable_spans(sentence, options)
     if not spans:
         return None
-    i, j = seeded_rng(options.seed, sentence.id, KIND).choice(spans)
-    return spaced_text(cut_tokens(sentence.tokens, i, j))
+    rng = seeded_rng(options.seed, sentence.id, KIND)
+    first = spaced_text(cut_tokens(sentence.tokens, *rng.choice(spans)))
+    if options.cut == 0:
+        return first
+    others = [text for text in dict.fromkeys(spaced_text(cut_tokens(sentence.tokens, i, j)) for i, j in spans)
+              if text != first]
+    rng.shuffle(others)
+    return others[options.cut - 1] if options.cut <= len(others) else None
 
 
 def label_span_deletion(premise: ParsedSentence, cut: ParsedSentence) -> ArcExample:
