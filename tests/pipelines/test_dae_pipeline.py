@@ -59,8 +59,10 @@ def test_sentence_level_variant(figure3, tmp_path):
 
 
 def test_dae_output_is_deterministic_across_runner_modes(figure3, tmp_path):
-    run_dae(*figure3, tmp_path / "a")
-    run_dae(*figure3, tmp_path / "b", "--direct_running_mode=multi_processing", "--direct_num_workers=2")
+    cuts = ("--augment", "span_deletion", "--span-cuts", "2")  # seeded edits, re-parsed on each worker
+    _, rows, _ = run_dae(*figure3, tmp_path / "a", *cuts)
+    assert sum(r["kind"] == "span_deletion" for r in rows) == 2
+    run_dae(*figure3, tmp_path / "b", *cuts, "--direct_running_mode=multi_processing", "--direct_num_workers=2")
     for path in (tmp_path / "a").rglob("*"):
         if path.is_file() and path.name != "run.json":
             assert path.read_bytes() == (tmp_path / "b" / path.relative_to(tmp_path / "a")).read_bytes(), path
