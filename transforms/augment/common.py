@@ -10,6 +10,7 @@ from apache_beam import pvalue
 from entailgen.schemas.ids import content_id
 from entailgen.schemas.records import ArcExample, DeadLetter, LabelledArc, ParsedSentence, Token, dead_letter
 from entailgen.schemas.sources import SourceText
+from entailgen.transforms.arcs import arc_keys
 from entailgen.transforms.parser import Parser, parse_units
 from entailgen.transforms.retry import isolate_failures
 
@@ -35,9 +36,13 @@ def arc_example(premise: str, hypothesis: ParsedSentence, arcs: list[LabelledArc
                       source=source, source_id=source_id)
 
 
-def label_by_membership(hypothesis: ParsedSentence, premise_keys: frozenset) -> list[LabelledArc]:
-    """Each hypothesis arc labelled 1 if its key is in the premise's arc set d(.), else 0 (lexical match agrees)."""
-    return [LabelledArc.of(a, 1 if a.key in premise_keys else 0, a.key in premise_keys) for a in hypothesis.arcs]
+def membership_example(premise: ParsedSentence, hypothesis: ParsedSentence, kind: str,
+                       origin: ParsedSentence) -> ArcExample:
+    """The example (premise, hypothesis) of an edit of origin (§5.3's rule for edits): each hypothesis arc 1 if its key
+    is in the premise's arc set d(premise), else 0, so the lexical-match prediction agrees with every label."""
+    keys = arc_keys(premise.arcs)
+    arcs = [LabelledArc.of(a, 1 if a.key in keys else 0, a.key in keys) for a in hypothesis.arcs]
+    return arc_example(premise.text, hypothesis, arcs, kind, origin.source, origin.source_id)
 
 
 def parser_reparse(parser) -> Reparse:

@@ -16,9 +16,8 @@ import apache_beam as beam
 
 from entailgen.schemas.ids import seeded_rng
 from entailgen.schemas.records import ArcExample, DeadLetter, ParsedSentence
-from entailgen.transforms.arcs import arc_keys
 from entailgen.transforms.augment.common import (
-    EditAndLabel, Reparse, ReparsingAugment, arc_example, label_by_membership, spaced_text)
+    EditAndLabel, Reparse, ReparsingAugment, membership_example, spaced_text)
 from entailgen.transforms.parser import ParserConfig
 
 KIND = "hallucination"
@@ -64,8 +63,7 @@ def hallucinate(sentence: ParsedSentence, options: HallucinationOptions = Halluc
 
 def label_hallucination(sentence: ParsedSentence, premise: ParsedSentence) -> ArcExample:
     """The example (x', x): arcs of x in d(x') are 1, arcs in d(x) \\ d(x') are 0."""
-    arcs = label_by_membership(sentence, arc_keys(premise.arcs))
-    return arc_example(premise.text, sentence, arcs, KIND, sentence.source, sentence.source_id)
+    return membership_example(premise, sentence, KIND, origin=sentence)
 
 
 def hallucination(options: HallucinationOptions = HallucinationOptions()) -> EditAndLabel:

@@ -17,9 +17,8 @@ import apache_beam as beam
 
 from entailgen.schemas.ids import seeded_rng
 from entailgen.schemas.records import ArcExample, DeadLetter, ParsedSentence, Token
-from entailgen.transforms.arcs import arc_keys
 from entailgen.transforms.augment.common import (
-    EditAndLabel, Reparse, ReparsingAugment, arc_example, label_by_membership, spaced_text)
+    EditAndLabel, Reparse, ReparsingAugment, membership_example, spaced_text)
 from entailgen.transforms.parser import ParserConfig
 
 KIND = "span_deletion"
@@ -82,8 +81,7 @@ def cut_span(sentence: ParsedSentence, options: SpanDeletionOptions = SpanDeleti
 
 def label_span_deletion(premise: ParsedSentence, cut: ParsedSentence) -> ArcExample:
     """The example (x, x'): arcs of x' also in d(x) are 1, arcs the cut created 0."""
-    arcs = label_by_membership(cut, arc_keys(premise.arcs))
-    return arc_example(premise.text, cut, arcs, KIND, premise.source, premise.source_id)
+    return membership_example(premise, cut, KIND, origin=premise)
 
 
 def span_deletion(options: SpanDeletionOptions = SpanDeletionOptions()) -> EditAndLabel:

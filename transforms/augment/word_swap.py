@@ -15,9 +15,8 @@ import apache_beam as beam
 
 from entailgen.schemas.ids import seeded_rng
 from entailgen.schemas.records import ArcExample, DeadLetter, ParsedSentence, Token
-from entailgen.transforms.arcs import arc_keys
 from entailgen.transforms.augment.common import (
-    EditAndLabel, Reparse, ReparsingAugment, arc_example, label_by_membership, spaced_text)
+    EditAndLabel, Reparse, ReparsingAugment, membership_example, spaced_text)
 from entailgen.transforms.parser import ParserConfig
 
 KIND = "word_swap"
@@ -71,8 +70,7 @@ def swap_words(sentence: ParsedSentence, options: WordSwapOptions = WordSwapOpti
 
 def label_word_swap(premise: ParsedSentence, swapped: ParsedSentence) -> ArcExample:
     """The example (x, x'): arcs of x' also in d(x) are 1, new or changed arcs 0."""
-    arcs = label_by_membership(swapped, arc_keys(premise.arcs))
-    return arc_example(premise.text, swapped, arcs, KIND, premise.source, premise.source_id)
+    return membership_example(premise, swapped, KIND, origin=premise)
 
 
 def word_swap(options: WordSwapOptions = WordSwapOptions()) -> EditAndLabel:
