@@ -2,53 +2,41 @@
 again at seeds 1 and 2, nothing else changed, each seed's ROC AUC and paired gaps (dialogue over base, e-c over e).
 A paired interval holds a model fixed; this is the spread a training seed alone makes.
 
-Usage: python bench/q2_seeds.py --table2-work DIR (q2_table2's --work: its datasets, seed-0 models and score cache)
-       --work DIR --file q2.csv
+Runs in q2_table2's --work (its datasets, models and score cache; the new seeds' models go to models/<name>-s<seed>).
+
+Usage: python bench/q2_seeds.py --claims CLAIMS_DATASET --work DIR --file q2.csv
 """
 from __future__ import annotations
 
 import argparse
 import json
 from pathlib import Path
-from types import SimpleNamespace
 
 import host  # bench/host.py, beside this script
-from q2_table2 import ARMS, arm_scores
+from q2_table2 import ARMS, EPOCHS, EXAMPLES, arm_scores, datasets, models
 
 BENCH = "q2-seeds"
-SEEDS = (1, 2)
-DATASETS = {"base": ("originals", 4000), "dialogue": ("dialogue", 8000)}  # q2_table2's datasets and training rows
-
-
-def seed_models(table2: Path, work: Path, seed: int) -> dict[str, Path]:
-    """The base and dialogue models of one seed: q2_table2's own at seed 0, trained here (once) otherwise."""
-    if seed == 0:
-        return {name: table2 / "models" / name for name in DATASETS}
-    made = {name: work / "models" / f"{name}-s{seed}" for name in DATASETS}
-    for name, out in made.items():
-        dataset, rows = DATASETS[name]
-        if not (out / "train.json").is_file():
-            host.entailgen(BENCH, "train", str(table2 / dataset), "--output", str(out), "--epochs", "1",
-                           "--max-examples", str(rows), "--seed", str(seed), "--overwrite")
-    return made
+SEEDS = (0, 1, 2)
 
 
 def main() -> None:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    args.add_argument("--table2-work", type=Path, required=True, help="bench/q2_table2.py's --work")
-    args.add_argument("--work", type=Path, required=True, help="where seeds 1 and 2's models and scores go")
+    args.add_argument("--claims", type=Path, required=True, help="the claims dataset bench/q2_table2.py was given")
+    args.add_argument("--work", type=Path, required=True, help="bench/q2_table2.py's --work")
     args.add_argument("--file", required=True, help="Q2 in TRUE's layout (bench/q2.py)")
+    args.add_argument("--examples", type=int, default=EXAMPLES, help="as bench/q2_table2.py's --examples")
+    args.add_argument("--epochs", type=int, default=EPOCHS, help="as bench/q2_table2.py's --epochs")
     opts = args.parse_args()
     from entailgen.training.true import auc_gap, auc_interval, read_true
 
     rows = read_true(opts.file)
     labels = [r.label for r in rows]
+    pairs = datasets(opts)
     base_e, base_ec, dialogue_e = ARMS[0], ARMS[1], ARMS[3]
     report = {"machine": host.describe(), "rule": "bench/preregistered/q2-seeds.md", "seeds": {}}
-    for seed in (0, *SEEDS):
-        models = seed_models(opts.table2_work, opts.work, seed)
-        cache = SimpleNamespace(work=opts.table2_work if seed == 0 else opts.work)
-        e, ec, d = (arm_scores(cache, arm, models[arm[1]], opts.file, rows, BENCH)
+    for seed in SEEDS:
+        trained = models(opts, pairs, seed)
+        e, ec, d = (arm_scores(opts, arm, trained[arm[1]], opts.file, rows, BENCH)
                     for arm in (base_e, base_ec, dialogue_e))
         report["seeds"][seed] = {"base e": auc_interval(labels, e), "base e-c": auc_interval(labels, ec),
                                  "dialogue e": auc_interval(labels, d), "dialogue minus base": auc_gap(labels, d, e),

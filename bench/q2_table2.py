@@ -23,6 +23,7 @@ from pathlib import Path
 import host  # bench/host.py, beside this script
 
 BENCH = "q2-table2"
+EXAMPLES, EPOCHS = 4000, 1  # the base's training rows (the dialogue model: twice as many) and epochs
 # Table 2's rows: (arm, model, score, MC dropout passes); the first is the base every other is compared with
 ARMS = (("base", "base", "e", 0), ("+ e-c", "base", "e-c", 0), ("+ MC dropout", "base", "e", 8),
         ("+ dialogue augmentation", "dialogue", "e", 0), ("all three", "dialogue", "e-c", 8))
@@ -40,14 +41,15 @@ def datasets(opts) -> dict[str, Path]:
     return made
 
 
-def models(opts, pairs: dict[str, Path]) -> dict[str, Path]:
-    """The base (opts.examples rows of its pairs) and the dialogue model (twice as many: its pairs plus copies)."""
-    made = {name: opts.work / "models" / name for name in pairs}
+def models(opts, pairs: dict[str, Path], seed: int = 0) -> dict[str, Path]:
+    """The base (opts.examples rows of its pairs) and the dialogue model (twice as many: its pairs plus copies), at a
+    training seed (0: Table 2's; others for bench/q2_seeds.py, in models/<name>-s<seed>)."""
+    made = {name: opts.work / "models" / (f"{name}-s{seed}" if seed else name) for name in pairs}
     for name, out in made.items():
         if not (out / "train.json").is_file():  # written once training is done
             examples = opts.examples * (2 if name == "dialogue" else 1)
             host.entailgen(BENCH, "train", str(pairs[name]), "--output", str(out), "--epochs", str(opts.epochs),
-                           "--max-examples", str(examples), "--seed", "0", "--overwrite")
+                           "--max-examples", str(examples), "--seed", str(seed), "--overwrite")
     return made
 
 
@@ -111,9 +113,9 @@ def main() -> None:
                       help="TRUE-layout dev files, scored with the one-pass arms")
     args.add_argument("--files", nargs="+", default=[], metavar="CSV", help="TRUE-layout files scored with every arm")
     args.add_argument("--work", type=Path, default=Path.home() / ".cache" / "entailgen" / BENCH)
-    args.add_argument("--examples", type=int, default=4000,
+    args.add_argument("--examples", type=int, default=EXAMPLES,
                       help="the base's training rows (the dialogue model: twice as many, its copies beside)")
-    args.add_argument("--epochs", type=int, default=1)
+    args.add_argument("--epochs", type=int, default=EPOCHS)
     opts = args.parse_args()
     from entailgen.training.benchmark_eval import unigram_overlap_scores
     from entailgen.training.true import auc_gap, auc_interval, read_true
