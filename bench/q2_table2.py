@@ -11,7 +11,7 @@ nothing twice. Dev files (--dev begin_dev.csv) are scored with the one-pass arms
 document groundings would take hours on 2 cores); the --files (Q2, once the rule is written) with every arm.
 
 Usage: python bench/q2_table2.py --claims CLAIMS_DATASET --documents DOCS.jsonl --work DIR [--dev FILE.csv...]
-       [--files FILE.csv...]
+       [--files FILE.csv...] [--encoder DIR] [--arms ARM...]
 """
 from __future__ import annotations
 
@@ -43,13 +43,17 @@ def datasets(opts) -> dict[str, Path]:
 
 def models(opts, pairs: dict[str, Path], seed: int = 0) -> dict[str, Path]:
     """The base (opts.examples rows of its pairs) and the dialogue model (twice as many: its pairs plus copies), at a
-    training seed (0: Table 2's; others for bench/q2_seeds.py, in models/<name>-s<seed>)."""
-    made = {name: opts.work / "models" / (f"{name}-s{seed}" if seed else name) for name in pairs}
+    training seed (0: Table 2's; others for bench/q2_seeds.py, in models/<name>-s<seed>) and encoder (the packaged
+    one, or --encoder's, in models/<name>-<its folder's name>)."""
+    encoder = getattr(opts, "encoder", None)
+    made = {name: opts.work / "models" / "-".join([name, *([Path(encoder).name] if encoder else []),
+                                                  *([f"s{seed}"] if seed else [])]) for name in pairs}
     for name, out in made.items():
         if not (out / "train.json").is_file():  # written once training is done
             examples = opts.examples * (2 if name == "dialogue" else 1)
             host.entailgen(BENCH, "train", str(pairs[name]), "--output", str(out), "--epochs", str(opts.epochs),
-                           "--max-examples", str(examples), "--seed", str(seed), "--overwrite")
+                           "--max-examples", str(examples), "--seed", str(seed), "--overwrite",
+                           *(("--encoder", encoder) if encoder else ()))
     return made
 
 
@@ -116,6 +120,9 @@ def main() -> None:
     args.add_argument("--examples", type=int, default=EXAMPLES,
                       help="the base's training rows (the dialogue model: twice as many, its copies beside)")
     args.add_argument("--epochs", type=int, default=EPOCHS)
+    args.add_argument("--encoder", help="train's --encoder (default: the packaged one)")
+    args.add_argument("--arms", nargs="+", choices=[a[0] for a in ARMS], default=[a[0] for a in ARMS],
+                      metavar="ARM", help="the arms scored (default: all; the base is always scored)")
     opts = args.parse_args()
     from entailgen.training.benchmark_eval import unigram_overlap_scores
     from entailgen.training.true import auc_gap, auc_interval, read_true
@@ -126,7 +133,7 @@ def main() -> None:
     trained = models(opts, datasets(opts))
     for name, rows in files.items():
         labels = [r.label for r in rows]
-        arms = [arm for arm in ARMS if name in opts.files or not arm[3]]
+        arms = [arm for arm in ARMS if (name in opts.files or not arm[3]) and (arm is ARMS[0] or arm[0] in opts.arms)]
         scores = {arm[0]: arm_scores(opts, arm, trained[arm[1]], name, rows) for arm in arms}
         scores["unigram overlap"] = unigram_overlap_scores([(r.grounding, r.response) for r in rows])
         base = scores[ARMS[0][0]]
