@@ -73,6 +73,7 @@ def _scorer(args, mode, precision: str, granularity: str = "sentence"):
 def _train(args) -> int:
     from entailgen.training.data import DatasetError, open_dataset, parse_mix
     from entailgen.training.encoder import EncoderError
+    from entailgen.training.model_card import never_predicted
     from entailgen.training.trainer import TrainOptions, train
 
     try:
@@ -92,6 +93,10 @@ def _train(args) -> int:
         print(f"trained {summary['task']} model on {counts['read']} rows ({counts['used']} used; left out: {left_out}) "
               f"in {summary['elapsed_s']} s on {summary['device']}; dev accuracy by epoch {summary['dev_accuracy']}, "
               f"kept epoch {summary['best_epoch']}")
+    classes = summary["dev_classes"]
+    for name in never_predicted(classes):  # even --quiet: the model is written, but a user should not trust it blind
+        print(f"warning: the kept model never predicts {name!r} on dev, which holds {classes[name]['gold']} of it; its "
+              f"dev accuracy is the other labels' alone (more epochs or rows may teach it)", file=sys.stderr)
     print(args.output)
     return 0
 

@@ -17,6 +17,24 @@ def cell(value) -> str:
     return "-" if value is None else str(value)
 
 
+def never_predicted(classes: dict) -> list[str]:
+    """The labels dev holds that the kept model never predicts there: its dev accuracy is the other classes' alone."""
+    return [name for name, c in classes.items() if c["gold"] and not c["predicted"]]
+
+
+def dev_classes_line(trained: dict) -> list[str]:
+    """The card's line on dev predictions by label, the never-predicted ones named; none for a train.json without
+    them (an older entailgen's, or no dev split)."""
+    classes = trained.get("dev_classes") or {}
+    if not any(c["gold"] for c in classes.values()):
+        return []
+    never = never_predicted(classes)
+    return ["Dev examples by label, gold / predicted by the kept model: "
+            + ", ".join(f"{name} {c['gold']} / {c['predicted']}" for name, c in classes.items()) + "."
+            + (f" **Never predicted on dev: {', '.join(never)}** (the dev accuracy is the other labels' alone)."
+               if never else ""), ""]
+
+
 def metrics_table(result: dict) -> str:
     """The headline rows of one evaluation as a markdown table: model next to its baselines."""
     rows = ["| set | n | model | majority | lexical match / hypothesis-only | F1 (not entailed) |",
@@ -99,7 +117,7 @@ def write_card(model_dir: str) -> str:
              "Examples read and left out (never silently): "
              + "; ".join(f"{split}: " + ", ".join(f"{k} {v}" for k, v in c.items())
                          for split, c in trained["counts"].items()),
-             ""]
+             "", *dev_classes_line(trained)]
     for path in sorted(glob.glob(os.path.join(model_dir, EVAL_DIR, "*.json"))):
         with open(path, encoding="utf-8") as f:
             result = json.load(f)

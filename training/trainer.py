@@ -168,21 +168,30 @@ def _cut(pool: list, size: int, rng: random.Random) -> list[list]:
     return cut
 
 
-def accuracy(model, task: str, feats: list, batch_size: int, pad_id: int, device) -> Optional[float]:
-    """Percent of labelled arcs (dae) or pairs predicted right; None when there is nothing labelled."""
+def dev_read(model, task: str, feats: list, batch_size: int, pad_id: int, device) -> tuple[Optional[float], dict]:
+    """Percent of labelled arcs (dae) or pairs predicted right (None when nothing is labelled), and how often each
+    label index is gold and predicted: an accuracy alone hides a class the model never predicts."""
     import torch
 
     correct = total = 0
+    gold, predicted = Counter(), Counter()
     model.eval()
     with torch.no_grad():
         for batch in batches(feats, batch_size):
             tensors = collate(batch, pad_id)
-            predicted = forward(model, tensors, device).argmax(-1).cpu()
+            guessed = forward(model, tensors, device).argmax(-1).cpu()
             labelled = tensors["labels"] != IGNORE
-            correct += int((predicted[labelled] == tensors["labels"][labelled]).sum())
+            correct += int((guessed[labelled] == tensors["labels"][labelled]).sum())
             total += int(labelled.sum())
+            gold.update(tensors["labels"][labelled].tolist())
+            predicted.update(guessed[labelled].tolist())
     model.train()
-    return round(100.0 * correct / total, 2) if total else None
+    return (round(100.0 * correct / total, 2) if total else None), {"gold": gold, "predicted": predicted}
+
+
+def dev_classes(read: dict, names: Sequence[str]) -> dict:
+    """Per label name, its dev examples (gold) and how often the kept model predicted it."""
+    return {name: {"gold": read["gold"][i], "predicted": read["predicted"][i]} for i, name in enumerate(names)}
 
 
 def train(dataset: str | Sequence[str], output: str, options: TrainOptions = TrainOptions(),
@@ -266,7 +275,7 @@ def fit(dataset: str | Sequence[str], output: str, options: TrainOptions) -> dic
     # the authors' schedule: linear decay to 0 over the run, no warm-up
     scheduler = get_linear_schedule_with_warmup(optimizer, 0, max(1, -(-rows // options.batch_size) * options.epochs))
     counts: list = []
-    losses, dev_curve, best = [], [], (None, -1.0, None)
+    losses, dev_curve, best = [], [], (None, -1.0, None, {"gold": Counter(), "predicted": Counter()})
     # the bar counts examples trained (rows sit in the shuffle buffer long before their step), up to the bound
     bar = progress_bar(rows * options.epochs, f"train {task}", options.progress)
     train_s = 0.0  # the epochs' reading and steps: not loading, not dev passes
@@ -297,11 +306,11 @@ def fit(dataset: str | Sequence[str], output: str, options: TrainOptions) -> dic
         if not sum(counts, Counter())["used"]:
             raise DatasetError(f"no usable training example in {', '.join(datasets)} "
                                f"({_counts(sum(counts, Counter()))})")
-        dev_acc = accuracy(model, task, dev, options.batch_size, pad_id, device) if dev else None
+        dev_acc, read = dev_read(model, task, dev, options.batch_size, pad_id, device) if dev else (None, best[3])
         dev_curve.append(dev_acc)
         if dev_acc is None or best[2] is None or dev_acc > best[1]:  # no dev accuracy: the last epoch is kept
             best = (epoch + 1, dev_acc if dev_acc is not None else -1.0,
-                    {k: v.detach().clone() for k, v in model.state_dict().items()})
+                    {k: v.detach().clone() for k, v in model.state_dict().items()}, read)
     bar.close()
     if not all(bool(t.isfinite().all()) for t in best[2].values() if t.is_floating_point()):
         raise ValueError(f"training gave non-finite weights (--lr {options.lr} is too large?); nothing written")
@@ -319,6 +328,7 @@ def fit(dataset: str | Sequence[str], output: str, options: TrainOptions) -> dic
         "datasets": used, "options": dataclasses.asdict(options), "device": str(device),
         "counts": {"train": _counts(sum(counts, Counter())), "dev": _counts(dev_counts)},
         "vocabulary_size": len(vocab), "best_epoch": best[0], "dev_accuracy": dev_curve,
+        "dev_classes": dev_classes(best[3], meta["label_names"]),
         "steps": len(losses), "loss_curve": losses, "elapsed_s": round(time.time() - started, 1),
         "train_s": round(train_s, 1),
         "examples_per_s": round(sum(c["used"] for c in counts) * options.epochs / train_s, 1),

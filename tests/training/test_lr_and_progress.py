@@ -1,5 +1,5 @@
 """The default learning rate follows the encoder's size, and training shows progress as lines, not a repainted bar,
-when stderr is not a terminal (and nothing with --quiet)."""
+when stderr is not a terminal (and nothing with --quiet); a label the kept model never predicts on dev is warned of."""
 import json
 from types import SimpleNamespace
 
@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from entailgen.runners.cli import main
+from entailgen.training.model_card import never_predicted
 from entailgen.training.trainer import auto_lr
 from trainer_fixtures import toy_example, write_dataset
 
@@ -81,3 +82,22 @@ def test_score_shows_counters_as_it_runs(small_dataset, tiny_encoder, tmp_path, 
     assert lines[-1].endswith("  scored 1  dead 2")
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     assert manifest["metrics"] == {"read": 3, "score_dead": 2, "scored": 1}
+
+
+def test_a_label_the_model_never_predicts_on_dev_is_named_even_though_its_accuracy_looks_fine():
+    # bench/q2_table2.py's 3-way base at seed 2, dev accuracy 80.0: it called all 240 entailed pairs contradiction
+    classes = {"contradiction": {"gold": 372, "predicted": 612}, "entailment": {"gold": 240, "predicted": 0},
+               "neutral": {"gold": 588, "predicted": 588}, "unused": {"gold": 0, "predicted": 0}}
+    assert never_predicted(classes) == ["entailment"]
+    assert never_predicted({**classes, "entailment": {"gold": 240, "predicted": 1}}) == []
+
+
+def test_train_warns_of_a_label_never_predicted_on_dev_even_when_quiet(small_dataset, tiny_encoder, tmp_path, capsys):
+    # lr 1e-9 leaves seed 1's initial model, which calls every dev arc entailed: 4 dev rows, 4 dobj arcs labelled not
+    assert main(["train", str(small_dataset), "--output", str(tmp_path / "m"), "--encoder", str(tiny_encoder),
+                 "--epochs", "1", "--max-length", "24", "--lr", "1e-9", "--seed", "1", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [
+        "warning: the kept model never predicts 'not_entailed' on dev, which holds 4 of it; its dev accuracy is the "
+        "other labels' alone (more epochs or rows may teach it)"]
+    assert captured.out.strip() == str(tmp_path / "m")

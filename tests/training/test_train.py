@@ -37,6 +37,15 @@ def test_training_learns_a_label_only_the_relation_predicts(toy_dataset, tiny_en
                                                                             "encoder": str(tiny_encoder)}))
     assert untrained["dev_accuracy"][-1] <= 75.0
     assert trained["dev_accuracy"][-1] == 100.0
+    # 16 dev rows, each one nsubj arc labelled entailed and one dobj arc labelled not: 16 of each; the untrained
+    # model (seed 1) calls all 32 arcs entailed, so its 50.0 is one label's alone, which the card then says
+    assert untrained["dev_classes"] == {"not_entailed": {"gold": 16, "predicted": 0},
+                                        "entailed": {"gold": 16, "predicted": 32}}
+    assert trained["dev_classes"] == {"not_entailed": {"gold": 16, "predicted": 16},
+                                      "entailed": {"gold": 16, "predicted": 16}}
+    assert ("not_entailed 16 / 0, entailed 16 / 32. **Never predicted on dev: not_entailed**"
+            in (tmp_path / "m0" / "README.md").read_text())
+    assert "Never predicted" not in (tmp_path / "m1" / "README.md").read_text()
     assert trained["counts"]["train"] == {"read": 48, "used": 48}
     rate, seconds = trained["examples_per_s"], trained["train_s"]  # 4 epochs of 48; train_s is rounded to 0.1 s
     assert abs(rate * seconds - 4 * 48) <= rate * 0.05 + 0.05 * seconds + 1
