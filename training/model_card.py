@@ -18,7 +18,7 @@ def cell(value) -> str:
 
 
 def never_predicted(classes: dict) -> list[str]:
-    """The labels dev holds that the kept model never predicts there: its dev accuracy is the other classes' alone."""
+    """The labels dev holds that the kept model never predicts there: its dev accuracy is the other labels' alone."""
     return [name for name, c in classes.items() if c["gold"] and not c["predicted"]]
 
 
