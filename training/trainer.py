@@ -173,7 +173,7 @@ def dev_read(model, task: str, feats: list, batch_size: int, pad_id: int, device
     label index is gold and predicted: an accuracy alone hides a class the model never predicts."""
     import torch
 
-    correct = total = 0
+    correct = 0
     gold, predicted = Counter(), Counter()
     model.eval()
     with torch.no_grad():
@@ -182,10 +182,10 @@ def dev_read(model, task: str, feats: list, batch_size: int, pad_id: int, device
             guessed = forward(model, tensors, device).argmax(-1).cpu()
             labelled = tensors["labels"] != IGNORE
             correct += int((guessed[labelled] == tensors["labels"][labelled]).sum())
-            total += int(labelled.sum())
             gold.update(tensors["labels"][labelled].tolist())
             predicted.update(guessed[labelled].tolist())
     model.train()
+    total = sum(gold.values())  # every labelled arc or pair, counted once by its gold label
     return (round(100.0 * correct / total, 2) if total else None), {"gold": gold, "predicted": predicted}
 
 
