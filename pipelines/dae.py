@@ -25,7 +25,7 @@ MODEL_GENERATORS = ("hf", "ct2")  # the generators that take --model
 COMPUTE_TYPES = ("auto", "int8", "int8_float32", "int8_float16", "int8_bfloat16", "int16", "float16", "bfloat16",
                  "float32")
 CPU_COMPUTE_TYPES = ("int8", "int8_float32", "int16")  # ct2 with these runs on CPU workers
-AUGMENTATIONS = ("word_swap", "synonym", "hallucination", "overlap", "span_deletion")
+AUGMENTATIONS = ("word_swap", "synonym", "hallucination", "overlap", "span_deletion", "dialogue")
 
 
 @dataclass(frozen=True)
@@ -148,8 +148,9 @@ def candidate_units(xs: beam.PCollection, candidates: beam.PCollection) -> beam.
 
 
 def augment(parsed: beam.PCollection, opts: DaeOptions, config: RunConfig) -> tuple[list, list]:
-    """The chosen augmentations (DAE §5.3, and span deletion: Falke et al.'s cuts) of the parsed x and (x, h*): their
-    example and dead-letter outputs (their modules load only when augmenting)."""
+    """The chosen augmentations (DAE §5.3; span deletion, Falke et al.'s cuts; dialogue, With a Little Push's phrases)
+    of the parsed x and (x, h*): their example and dead-letter outputs (their modules load only when augmenting)."""
+    from entailgen.transforms.augment.dialogue_arcs import DialogueArcs, DialogueArcsOptions
     from entailgen.transforms.augment.hallucination import Hallucinate, HallucinationOptions
     from entailgen.transforms.augment.overlap import NearestOverlap, OverlapOptions
     from entailgen.transforms.augment.span_deletion import SpanDeletion, SpanDeletionOptions
@@ -167,6 +168,8 @@ def augment(parsed: beam.PCollection, opts: DaeOptions, config: RunConfig) -> tu
                  for cut in range(opts.span_cuts)]
     if "hallucination" in kinds:
         outs.append(xs | "Hallucinate" >> Hallucinate(HallucinationOptions(seed=config.seed), config.parser))
+    if "dialogue" in kinds:
+        outs.append(xs | "DialogueArcs" >> DialogueArcs(DialogueArcsOptions(seed=config.seed), config.parser))
     if "synonym" in kinds:
         pairs = (parsed | "KeyRoles" >> beam.Map(lambda s: (s.source_id, s)) | "ByPair" >> beam.GroupByKey()
                  | "XGold" >> beam.FlatMapTuple(lambda _, ss: [(x, h) for x in ss if x.role == "source"

@@ -14,7 +14,7 @@ THREE_WAY = ("entailment", "neutral", "contradiction")
 
 # ArcExample kinds: where a hypothesis came from (Goyal & Durrett 2020 §4, §5.3).
 ARC_KINDS = ("gold", "identity", "top1", "bottom", "word_swap", "synonym", "hallucination", "overlap",
-             "span_deletion")
+             "span_deletion", "dialogue")
 
 
 @dataclass(frozen=True)

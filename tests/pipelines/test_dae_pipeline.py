@@ -59,9 +59,9 @@ def test_sentence_level_variant(figure3, tmp_path):
 
 
 def test_dae_output_is_deterministic_across_runner_modes(figure3, tmp_path):
-    cuts = ("--augment", "span_deletion", "--span-cuts", "2")  # seeded edits, re-parsed on each worker
+    cuts = ("--augment", "span_deletion,dialogue", "--span-cuts", "2")  # seeded edits, re-parsed on each worker
     _, rows, _ = run_dae(*figure3, tmp_path / "a", *cuts)
-    assert sum(r["kind"] == "span_deletion" for r in rows) == 2
+    assert sum(r["kind"] == "span_deletion" for r in rows) == 2 and sum(r["kind"] == "dialogue" for r in rows) == 1
     run_dae(*figure3, tmp_path / "b", *cuts, "--direct_running_mode=multi_processing", "--direct_num_workers=2")
     for path in (tmp_path / "a").rglob("*"):
         if path.is_file() and path.name != "run.json":
@@ -101,11 +101,12 @@ def test_augmentations_from_the_cli_tag_each_row_with_its_kind(tmp_path):
     beams.write_text(json.dumps({"source_id": "other.tsv:1", "candidates": ["a"]}) + "\n")  # an empty file is refused
     assert main(["run", "dae", "--input", str(pairs), "--output", str(tmp_path / "out"), "--generator", "candidates",
                  "--candidates", str(beams), "--splits", "train=1", "--quiet",
-                 "--augment", "word_swap,synonym,hallucination,overlap,span_deletion", "--span-cuts", "2"]) == 0
+                 "--augment", "word_swap,synonym,hallucination,overlap,span_deletion,dialogue",
+                 "--span-cuts", "2"]) == 0
     manifest, rows, dead = rows_of(tmp_path / "out")
     kinds = {r["kind"] for r in rows}
-    assert {"gold", "word_swap", "hallucination", "overlap", "span_deletion"} <= kinds <= {
-        "gold", "word_swap", "hallucination", "overlap", "synonym", "span_deletion"}
+    assert {"gold", "word_swap", "hallucination", "overlap", "span_deletion", "dialogue"} <= kinds <= {
+        "gold", "word_swap", "hallucination", "overlap", "synonym", "span_deletion", "dialogue"}
     cuts = {r["hypothesis"]: {(a["head_lemma"], a["child_lemma"], a["rel"]): a["entailed"] for a in r["arcs"]}
             for r in rows if r["kind"] == "span_deletion"}
     assert set(cuts) == {"The old man gave the young .", "On the mat near the door .",  # each sentence's cut 0
@@ -113,6 +114,17 @@ def test_augmentations_from_the_cli_tag_each_row_with_its_kind(tmp_path):
                          "The old man gave the young book .", "The cat sat on the the door .",  # and its cut 1
                          "Local volunteers on Saturday ."}
     assert manifest["metrics"]["span_deletion_examples"] == 6  # both cuts' counters add up
+    phrased = {r["hypothesis"]: {(a["head_lemma"], a["child_lemma"], a["rel"]): a["entailed"] for a in r["arcs"]}
+               for r in rows if r["kind"] == "dialogue"}
+    assert set(phrased) == {"I like that! The old man gave the young boy a book .",  # one seeded phrase a sentence
+                            "I am not sure, but the cat sat on the mat near the door .",
+                            "yep. Also local volunteers cleaned the beach on Saturday ."}
+    assert manifest["metrics"]["dialogue_examples"] == 3
+    # the hedge's own arcs and be->sit, which joins it to x, need no grounding; the cat's arcs are x's
+    assert phrased["I am not sure, but the cat sat on the mat near the door ."] == {
+        ("be", "i", "nsubj"): 1, ("be", "not", "neg"): 1, ("be", "sure", "acomp"): 1, ("be", "but", "cc"): 1,
+        ("be", "sit", "conj"): 1, ("sit", "cat", "nsubj"): 1, ("sit", "mat", "prep:on"): 1,
+        ("sit", "door", "prep:near"): 1}
     # "the beach on" cut: volunteers still clean, but Saturday now hangs on cleaned without its "on": not x's arc
     assert cuts["Local volunteers cleaned Saturday ."] == {("volunteer", "local", "amod"): 1,
                                                            ("clean", "volunteer", "nsubj"): 1,
