@@ -150,7 +150,8 @@ def candidate_units(xs: beam.PCollection, candidates: beam.PCollection) -> beam.
 def augment(parsed: beam.PCollection, opts: DaeOptions, config: RunConfig) -> tuple[list, list]:
     """The chosen augmentations (DAE §5.3; span deletion, Falke et al.'s cuts; dialogue, With a Little Push's phrases)
     of the parsed x and (x, h*): their example and dead-letter outputs (their modules load only when augmenting)."""
-    from entailgen.transforms.augment.dialogue_arcs import DialogueArcs, DialogueArcsOptions
+    from entailgen.transforms.augment.common import ReparsingAugment
+    from entailgen.transforms.augment.dialogue_arcs import DialogueArcsOptions, dialogue_arcs
     from entailgen.transforms.augment.hallucination import Hallucinate, HallucinationOptions
     from entailgen.transforms.augment.overlap import NearestOverlap, OverlapOptions
     from entailgen.transforms.augment.span_deletion import SpanDeletion, SpanDeletionOptions
@@ -169,7 +170,8 @@ def augment(parsed: beam.PCollection, opts: DaeOptions, config: RunConfig) -> tu
     if "hallucination" in kinds:
         outs.append(xs | "Hallucinate" >> Hallucinate(HallucinationOptions(seed=config.seed), config.parser))
     if "dialogue" in kinds:
-        outs.append(xs | "DialogueArcs" >> DialogueArcs(DialogueArcsOptions(seed=config.seed), config.parser))
+        outs.append(xs | "DialogueArcs" >> ReparsingAugment(dialogue_arcs(DialogueArcsOptions(seed=config.seed)),
+                                                            config.parser))
     if "synonym" in kinds:
         pairs = (parsed | "KeyRoles" >> beam.Map(lambda s: (s.source_id, s)) | "ByPair" >> beam.GroupByKey()
                  | "XGold" >> beam.FlatMapTuple(lambda _, ss: [(x, h) for x in ss if x.role == "source"

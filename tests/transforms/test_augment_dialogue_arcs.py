@@ -4,10 +4,11 @@ from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from entailgen.schemas.records import dead_letter
-from entailgen.transforms.augment.common import parser_reparse
+from entailgen.transforms.augment.common import ReparsingAugment, parser_reparse
 from entailgen.transforms.augment.dialogue import DialoguePhrase
 from entailgen.transforms.augment.dialogue_arcs import (
-    DialogueArcs, DialogueArcsOptions, dialogue_example, label_dialogue, phrase_length, phrased_text, sentence_phrase)
+    DialogueArcsOptions, dialogue_arcs, label_dialogue, phrase_length, phrased_text, sentence_phrase)
+from entailgen.transforms.parser import ParserConfig
 from hand_parses import OLD_MAN, labels, sentence
 
 X = "The old man gave the young boy a book."
@@ -62,11 +63,11 @@ def test_label_dialogue_gives_the_phrase_its_arcs_and_judges_x_by_d_x():
 
 def test_unparseable_phrased_sentence_comes_back_as_its_dead_letter():
     dead = dead_letter("test", "s:1", "parse", "TooLong", "too long", "x")
-    assert dialogue_example(sentence(OLD_MAN), lambda *_: dead) == dead
+    assert dialogue_arcs()(sentence(OLD_MAN), lambda *_: dead) == dead
 
 
 def test_dialogue_arcs_with_the_real_parser(parse, parser):
-    example = dialogue_example(parse(X), parser_reparse(parser), THINK)
+    example = dialogue_arcs(THINK)(parse(X), parser_reparse(parser))
     assert example.hypothesis == "I think the old man gave the young boy a book."
     # the parser keeps the boy gave's dative, so every arc is 1: the phrase's two by the phrase, x's five by d(x)
     assert labels(example) == {("think", "i", "nsubj"): 1, ("think", "give", "ccomp"): 1, ("man", "old", "amod"): 1,
@@ -77,7 +78,7 @@ def test_dialogue_arcs_with_the_real_parser(parse, parser):
 def test_dialogue_arcs_transform(parse):
     x = parse(X)
     with TestPipeline() as p:
-        out = p | beam.Create([x]) | DialogueArcs()
+        out = p | beam.Create([x]) | ReparsingAugment(dialogue_arcs(), ParserConfig())
         assert_that(out.examples | beam.Map(lambda e: (e.premise, e.hypothesis, e.kind)), equal_to([
             (X, "I think the old man gave the young boy a book.", "dialogue")]))  # seed 0's phrase for x
         assert_that(out.dead, equal_to([]), label="no dead")

@@ -12,15 +12,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from functools import partial
-from typing import Union
-
-import apache_beam as beam
-
 from entailgen.schemas.ids import seeded_rng
-from entailgen.schemas.records import ArcExample, DeadLetter, ParsedSentence, Token
-from entailgen.transforms.augment.common import EditAndLabel, Reparse, ReparsingAugment, membership_example
+from entailgen.schemas.records import ArcExample, ParsedSentence, Token
+from entailgen.transforms.augment.common import EditAndLabel, membership_example
 from entailgen.transforms.augment.dialogue import PHRASES, DialoguePhrase, join_phrase, starts_with_proper_noun
-from entailgen.transforms.parser import ParserConfig
 
 KIND = "dialogue"
 
@@ -61,23 +56,6 @@ def label_dialogue(premise: ParsedSentence, phrased: ParsedSentence,
 
 
 def dialogue_arcs(options: DialogueArcsOptions = DialogueArcsOptions()) -> EditAndLabel:
-    """The augmentation: a seeded phrase before x, re-parsed and labelled (module docstring)."""
+    """The augmentation: a seeded phrase before x, re-parsed and labelled (module docstring); common's
+    ReparsingAugment runs it in a pipeline, its call on one sentence and a Reparse outside one."""
     return EditAndLabel(KIND, partial(phrased_text, options=options), partial(label_dialogue, options=options))
-
-
-def dialogue_example(sentence: ParsedSentence, reparse: Reparse,
-                     options: DialogueArcsOptions = DialogueArcsOptions()) -> Union[ArcExample, DeadLetter, None]:
-    """One sentence's example; a DeadLetter when x' cannot be parsed."""
-    return dialogue_arcs(options)(sentence, reparse)
-
-
-class DialogueArcs(beam.PTransform):
-    """ParsedSentence -> dialogue-phrase ArcExample (output 'examples') and DeadLetter (output 'dead')."""
-
-    def __init__(self, options: DialogueArcsOptions = DialogueArcsOptions(), parser: ParserConfig = ParserConfig()):
-        super().__init__()
-        self.options = options
-        self.parser = parser
-
-    def expand(self, sentences):
-        return sentences | "DialogueArcs" >> ReparsingAugment(dialogue_arcs(self.options), self.parser)
