@@ -36,6 +36,7 @@ def test_phrases_are_table_6s_three_groups():
     ("I love that!", "the cat sat.", "I love that! The cat sat."),
     ("Sure! Here is what I know:", "\"The End\" is a song.", "Sure! Here is what I know: \"the End\" is a song."),
     ("I think", "Apples are red and apples are sweet.", "I think apples are red and apples are sweet."),
+    ("I think", "Seven games were played.", "I think seven games were played."),  # a number, not a name
 ])
 def test_join_phrase_reads_naturally(phrase, hypothesis, joined):
     assert join_phrase(phrase, hypothesis) == joined
@@ -47,6 +48,11 @@ def test_a_parse_overrides_the_capitalisation_heuristic(parse):
     assert join_phrase("I think", cats.text, proper_noun=starts_with_proper_noun(cats)) == "I think cats sleep all day."
     assert join_phrase("I think", "Paris is big.", proper_noun=starts_with_proper_noun(parse("Paris is big."))) == \
         "I think Paris is big."
+    # a number or a time is an entity but not a name: its capital goes ("Monday" is PROPN and keeps it)
+    for text, joined in (("Seven games were played.", "I think seven games were played."),
+                         ("Last year the team won.", "I think last year the team won."),
+                         ("Monday is busy.", "I think Monday is busy.")):
+        assert join_phrase("I think", text, proper_noun=starts_with_proper_noun(parse(text))) == joined
 
 
 @pytest.mark.parametrize("label, two_way, three_way", [

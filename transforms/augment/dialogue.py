@@ -77,7 +77,10 @@ about above below between among through across against along around behind beyon
 although though while as once unless not never always often sometimes usually also only just even still already again
 then now today yesterday tomorrow perhaps maybe probably certainly very quite rather too is are was were be been has
 have had do does did can could will would shall should may might must
+two three four five six seven eight nine ten twenty hundred thousand first second third last next
 """.split())
+# spaCy's entity types of numbers and times: "Seven games ...", "Last year ..." are not names and lose their capital.
+UNNAMED_ENTITIES = ("CARDINAL", "ORDINAL", "QUANTITY", "PERCENT", "MONEY", "DATE", "TIME")
 I_FORMS = frozenset({"I", "I'm", "I've", "I'd", "I'll", "I’m", "I’ve", "I’d", "I’ll"})
 OPENING_QUOTES = "\"'“‘(["
 
@@ -142,9 +145,9 @@ def resolve_phrases(options: DialogueOptions) -> tuple[DialoguePhrase, ...]:
 
 
 def starts_with_proper_noun(sentence: ParsedSentence) -> bool:
-    """From a parse: whether the first token is a name (PROPN or an entity), which keeps its capital."""
+    """From a parse: whether the first token is a name (PROPN or a named entity), which keeps its capital."""
     first = sentence.tokens[0] if sentence.tokens else None
-    return bool(first) and (first.pos == "PROPN" or first.ner not in ("", "O"))
+    return bool(first) and (first.pos == "PROPN" or first.ner not in ("", "O", *UNNAMED_ENTITIES))
 
 
 def keeps_capital(hypothesis: str, proper_noun: Optional[bool] = None) -> bool:
