@@ -152,23 +152,24 @@ def augment(parsed: beam.PCollection, opts: DaeOptions, config: RunConfig) -> tu
     of the parsed x and (x, h*): their example and dead-letter outputs (their modules load only when augmenting)."""
     from entailgen.transforms.augment.common import ReparsingAugment
     from entailgen.transforms.augment.dialogue_arcs import DialogueArcsOptions, dialogue_arcs
-    from entailgen.transforms.augment.hallucination import Hallucinate, HallucinationOptions
+    from entailgen.transforms.augment.hallucination import HallucinationOptions, hallucination
     from entailgen.transforms.augment.overlap import NearestOverlap, OverlapOptions
-    from entailgen.transforms.augment.span_deletion import SpanDeletion, SpanDeletionOptions
+    from entailgen.transforms.augment.span_deletion import SpanDeletionOptions, span_deletion
     from entailgen.transforms.augment.synonym import SynonymOptions, SynonymPairs, SynonymSubstitution
-    from entailgen.transforms.augment.word_swap import WordSwap, WordSwapOptions
+    from entailgen.transforms.augment.word_swap import WordSwapOptions, word_swap
 
     kinds = opts.augment
     xs = parsed | "OnlyX" >> beam.Filter(lambda s: s.role == "source")
     outs = []
     if "word_swap" in kinds:
-        outs.append(xs | "WordSwap" >> WordSwap(WordSwapOptions(seed=config.seed), config.parser))
+        outs.append(xs | "WordSwap" >> ReparsingAugment(word_swap(WordSwapOptions(seed=config.seed)), config.parser))
     if "span_deletion" in kinds:
-        outs += [xs | f"SpanDeletion{cut or ''}" >> SpanDeletion(SpanDeletionOptions(seed=config.seed, cut=cut),
-                                                                 config.parser)
+        outs += [xs | f"SpanDeletion{cut or ''}" >> ReparsingAugment(
+                     span_deletion(SpanDeletionOptions(seed=config.seed, cut=cut)), config.parser)
                  for cut in range(opts.span_cuts)]
     if "hallucination" in kinds:
-        outs.append(xs | "Hallucinate" >> Hallucinate(HallucinationOptions(seed=config.seed), config.parser))
+        outs.append(xs | "Hallucinate" >> ReparsingAugment(hallucination(HallucinationOptions(seed=config.seed)),
+                                                           config.parser))
     if "dialogue" in kinds:
         outs.append(xs | "DialogueArcs" >> ReparsingAugment(dialogue_arcs(DialogueArcsOptions(seed=config.seed)),
                                                             config.parser))

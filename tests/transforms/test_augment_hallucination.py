@@ -5,8 +5,10 @@ from apache_beam.testing.util import assert_that, equal_to
 
 from entailgen.schemas.ids import content_id
 from entailgen.schemas.records import ArcExample, LabelledArc
+from entailgen.transforms.augment.common import ReparsingAugment
 from entailgen.transforms.augment.hallucination import (
-    Hallucinate, HallucinationOptions, delete_span, deletable_spans, hallucination_example, label_hallucination)
+    HallucinationOptions, delete_span, deletable_spans, hallucination, label_hallucination)
+from entailgen.transforms.parser import ParserConfig
 from hand_parses import OLD_MAN, labels, sentence
 
 THE_MAN = [("The", "the", "DET", "DT", 1, "det"), ("man", "man", "NOUN", "NN", 2, "nsubj"),
@@ -58,17 +60,17 @@ def test_span_choice_is_seeded():
         return sentence(THE_MAN)
 
     for seed in (5, 5):
-        hallucination_example(x, reparse, HallucinationOptions(seed=seed))
+        hallucination(HallucinationOptions(seed=seed))(x, reparse)
     assert seen[0] == seen[1]
     for seed in range(20):
-        hallucination_example(x, reparse, HallucinationOptions(seed=seed))
+        hallucination(HallucinationOptions(seed=seed))(x, reparse)
     assert len(set(seen)) > 1
 
 
 def test_sentence_with_only_its_root_gives_nothing():
     sing = sentence([("Sing", "sing", "VERB", "VB", -1, "ROOT"), ("!", "!", "PUNCT", ".", 0, "punct")])
     assert deletable_spans(sing) == []
-    assert hallucination_example(sing, lambda *_: None) is None
+    assert hallucination()(sing, lambda *_: None) is None
 
 
 def test_hallucinate_transform(parse):
@@ -81,6 +83,6 @@ def test_hallucinate_transform(parse):
                           source="test", source_id="t:1")
     assert arc.key == ("sing", "bird", "nsubj")
     with TestPipeline() as p:
-        out = p | beam.Create([x]) | Hallucinate(HallucinationOptions(max_span=1))
+        out = p | beam.Create([x]) | ReparsingAugment(hallucination(HallucinationOptions(max_span=1)), ParserConfig())
         assert_that(out.examples, equal_to([expected]))
         assert_that(out.dead, equal_to([]), label="no dead")

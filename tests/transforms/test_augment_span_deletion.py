@@ -4,10 +4,9 @@ from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from entailgen.schemas.records import dead_letter
-from entailgen.transforms.augment.common import parser_reparse, spaced_text
+from entailgen.transforms.augment.common import ReparsingAugment, parser_reparse, spaced_text
 from entailgen.transforms.augment.span_deletion import (
-    SpanDeletion, SpanDeletionOptions, cut_tokens, cuttable_spans, cut_span, label_span_deletion,
-    span_deletion_example)
+    SpanDeletionOptions, cut_tokens, cuttable_spans, cut_span, label_span_deletion, span_deletion)
 from entailgen.transforms.parser import ParserConfig
 from hand_parses import labels, sentence
 
@@ -72,12 +71,12 @@ def test_a_sentence_too_short_to_cut_gives_nothing_and_is_not_reparsed():
         raise AssertionError("nothing to re-parse")
 
     assert cuttable_spans(ran) == [] and cut_span(ran) is None
-    assert span_deletion_example(ran, reparse) is None
+    assert span_deletion()(ran, reparse) is None
 
 
 def test_unparseable_cut_comes_back_as_its_dead_letter():
     dead = dead_letter("test", "s:1", "parse", "TooLong", "too long", "x")
-    assert span_deletion_example(sentence(NIMES), lambda *_: dead) == dead
+    assert span_deletion()(sentence(NIMES), lambda *_: dead) == dead
 
 
 def test_seed_decides_the_cut():
@@ -119,7 +118,7 @@ def test_span_deletion_transform(parse):
     x = parse("Seven games involving Nimes were investigated after Conrad was arrested.")
     short = parse("John ran.")
     with TestPipeline() as p:
-        out = p | beam.Create([x, short]) | SpanDeletion()
+        out = p | beam.Create([x, short]) | ReparsingAugment(span_deletion(), ParserConfig())
         assert_that(out.examples | beam.Map(lambda e: (e.premise, e.hypothesis, e.kind)), equal_to([(
             "Seven games involving Nimes were investigated after Conrad was arrested.",
             "Seven games involving Nimes were was arrested.", "span_deletion")]))  # seed 0 cuts (5, 8)

@@ -4,9 +4,9 @@ from apache_beam.testing.test_pipeline import TestPipeline
 from apache_beam.testing.util import assert_that, equal_to
 
 from entailgen.schemas.records import dead_letter
-from entailgen.transforms.augment.common import parser_reparse, spaced_text
+from entailgen.transforms.augment.common import ReparsingAugment, parser_reparse, spaced_text
 from entailgen.transforms.augment.word_swap import (
-    WordSwap, WordSwapOptions, label_word_swap, swap_tokens, swap_words, swappable_pairs, word_swap_example)
+    WordSwapOptions, label_word_swap, swap_tokens, swap_words, swappable_pairs, word_swap)
 from entailgen.transforms.parser import ParserConfig
 from hand_parses import OLD_MAN, labels, sentence
 
@@ -56,12 +56,12 @@ def test_sentence_without_a_swap_gives_nothing_and_is_not_reparsed():
         raise AssertionError("nothing to re-parse")
 
     assert swap_words(ran) is None
-    assert word_swap_example(ran, reparse) is None
+    assert word_swap()(ran, reparse) is None
 
 
 def test_unparseable_swap_comes_back_as_its_dead_letter():
     dead = dead_letter("test", "s:1", "parse", "TooLong", "too long", "x")
-    assert word_swap_example(sentence(OLD_MAN), lambda *_: dead) == dead
+    assert word_swap()(sentence(OLD_MAN), lambda *_: dead) == dead
 
 
 def test_seed_decides_the_swap():
@@ -72,7 +72,7 @@ def test_seed_decides_the_swap():
 
 def test_word_swap_with_the_real_parser(parse, parser):
     x = parse("The old man gave the young boy a book.")
-    example = word_swap_example(x, parser_reparse(parser), WordSwapOptions(pos=frozenset({"ADJ"})))
+    example = word_swap(WordSwapOptions(pos=frozenset({"ADJ"})))(x, parser_reparse(parser))
     assert example.hypothesis == "The young man gave the old boy a book."
     assert labels(example) == SWAP_LABELS
 
@@ -81,7 +81,7 @@ def test_word_swap_transform(parse):
     x = parse("The old man gave the young boy a book.")
     no_swap = parse("John ran.")
     with TestPipeline() as p:
-        out = p | beam.Create([x, no_swap]) | WordSwap(WordSwapOptions(pos=frozenset({"ADJ"})))
+        out = p | beam.Create([x, no_swap]) | ReparsingAugment(word_swap(WordSwapOptions(pos=frozenset({"ADJ"}))), ParserConfig())
         assert_that(out.examples | beam.Map(lambda e: (e.premise, e.hypothesis, e.kind, labels(e))), equal_to([(
             "The old man gave the young boy a book.", "The young man gave the old boy a book.", "word_swap",
             SWAP_LABELS)]))
@@ -91,7 +91,8 @@ def test_word_swap_transform(parse):
 def test_a_swap_the_parser_rejects_leaves_as_a_dead_letter(parse):
     x = parse("The old man gave the young boy a book.")
     with TestPipeline() as p:
-        out = p | beam.Create([x]) | WordSwap(WordSwapOptions(pos=frozenset({"ADJ"})), ParserConfig(max_tokens=5))
+        out = p | beam.Create([x]) | ReparsingAugment(word_swap(WordSwapOptions(pos=frozenset({"ADJ"}))),
+                                                             ParserConfig(max_tokens=5))
         assert_that(out.examples, equal_to([]))
         assert_that(out.dead | beam.Map(lambda d: (d.source_id, d.stage, d.error_type, d.raw)),
                     equal_to([("t:1", "parse", "TooLong", "The young man gave the old boy a book.")]), label="dead")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from functools import partial
+
 from entailgen.schemas.ids import seeded_rng
 from entailgen.schemas.records import ArcExample, ParsedSentence, Token
 from entailgen.transforms.augment.common import EditAndLabel, membership_example

@@ -10,15 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import Optional, Union
-
-import apache_beam as beam
+from typing import Optional
 
 from entailgen.schemas.ids import seeded_rng
-from entailgen.schemas.records import ArcExample, DeadLetter, ParsedSentence
-from entailgen.transforms.augment.common import (
-    EditAndLabel, Reparse, ReparsingAugment, membership_example, spaced_text)
-from entailgen.transforms.parser import ParserConfig
+from entailgen.schemas.records import ArcExample, ParsedSentence
+from entailgen.transforms.augment.common import EditAndLabel, membership_example, spaced_text
 
 KIND = "hallucination"
 
@@ -69,22 +65,3 @@ def label_hallucination(sentence: ParsedSentence, premise: ParsedSentence) -> Ar
 def hallucination(options: HallucinationOptions = HallucinationOptions()) -> EditAndLabel:
     """The augmentation: a seeded span deletion makes the premise, re-parsed; x is labelled against d(x')."""
     return EditAndLabel(KIND, partial(hallucinate, options=options), label_hallucination)
-
-
-def hallucination_example(sentence: ParsedSentence, reparse: Reparse,
-                          options: HallucinationOptions = HallucinationOptions()
-                          ) -> Union[ArcExample, DeadLetter, None]:
-    """One sentence's example; None when it has no deletable span, a DeadLetter when x' cannot be parsed."""
-    return hallucination(options)(sentence, reparse)
-
-
-class Hallucinate(beam.PTransform):
-    """ParsedSentence -> hallucination ArcExample (output 'examples') and DeadLetter (output 'dead')."""
-
-    def __init__(self, options: HallucinationOptions = HallucinationOptions(), parser: ParserConfig = ParserConfig()):
-        super().__init__()
-        self.options = options
-        self.parser = parser
-
-    def expand(self, sentences):
-        return sentences | "Hallucinate" >> ReparsingAugment(hallucination(self.options), self.parser)

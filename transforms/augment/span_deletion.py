@@ -11,15 +11,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from functools import partial
-from typing import Optional, Union
-
-import apache_beam as beam
+from typing import Optional
 
 from entailgen.schemas.ids import seeded_rng
-from entailgen.schemas.records import ArcExample, DeadLetter, ParsedSentence, Token
-from entailgen.transforms.augment.common import (
-    EditAndLabel, Reparse, ReparsingAugment, membership_example, spaced_text)
-from entailgen.transforms.parser import ParserConfig
+from entailgen.schemas.records import ArcExample, ParsedSentence, Token
+from entailgen.transforms.augment.common import EditAndLabel, membership_example, spaced_text
 
 KIND = "span_deletion"
 
@@ -87,22 +83,3 @@ def label_span_deletion(premise: ParsedSentence, cut: ParsedSentence) -> ArcExam
 def span_deletion(options: SpanDeletionOptions = SpanDeletionOptions()) -> EditAndLabel:
     """The augmentation: a seeded span cut from x, re-parsed and labelled against d(x)."""
     return EditAndLabel(KIND, partial(cut_span, options=options), label_span_deletion)
-
-
-def span_deletion_example(sentence: ParsedSentence, reparse: Reparse,
-                          options: SpanDeletionOptions = SpanDeletionOptions()
-                          ) -> Union[ArcExample, DeadLetter, None]:
-    """One sentence's example; None when it has no span to cut, a DeadLetter when x' cannot be parsed."""
-    return span_deletion(options)(sentence, reparse)
-
-
-class SpanDeletion(beam.PTransform):
-    """ParsedSentence -> span-deletion ArcExample (output 'examples') and DeadLetter (output 'dead')."""
-
-    def __init__(self, options: SpanDeletionOptions = SpanDeletionOptions(), parser: ParserConfig = ParserConfig()):
-        super().__init__()
-        self.options = options
-        self.parser = parser
-
-    def expand(self, sentences):
-        return sentences | "SpanDeletion" >> ReparsingAugment(span_deletion(self.options), self.parser)

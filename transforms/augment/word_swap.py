@@ -9,15 +9,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from functools import partial
-from typing import Optional, Union
-
-import apache_beam as beam
+from typing import Optional
 
 from entailgen.schemas.ids import seeded_rng
-from entailgen.schemas.records import ArcExample, DeadLetter, ParsedSentence, Token
-from entailgen.transforms.augment.common import (
-    EditAndLabel, Reparse, ReparsingAugment, membership_example, spaced_text)
-from entailgen.transforms.parser import ParserConfig
+from entailgen.schemas.records import ArcExample, ParsedSentence, Token
+from entailgen.transforms.augment.common import EditAndLabel, membership_example, spaced_text
 
 KIND = "word_swap"
 # Content POS tags whose words carry arcs worth breaking; function words would mostly yield ungrammatical noise.
@@ -76,21 +72,3 @@ def label_word_swap(premise: ParsedSentence, swapped: ParsedSentence) -> ArcExam
 def word_swap(options: WordSwapOptions = WordSwapOptions()) -> EditAndLabel:
     """The augmentation: a seeded same-POS swap of x, re-parsed and labelled against d(x)."""
     return EditAndLabel(KIND, partial(swap_words, options=options), label_word_swap)
-
-
-def word_swap_example(sentence: ParsedSentence, reparse: Reparse,
-                      options: WordSwapOptions = WordSwapOptions()) -> Union[ArcExample, DeadLetter, None]:
-    """One sentence's example; None when it has no swap, a DeadLetter when x' cannot be parsed."""
-    return word_swap(options)(sentence, reparse)
-
-
-class WordSwap(beam.PTransform):
-    """ParsedSentence -> word-swap ArcExample (output 'examples') and DeadLetter (output 'dead')."""
-
-    def __init__(self, options: WordSwapOptions = WordSwapOptions(), parser: ParserConfig = ParserConfig()):
-        super().__init__()
-        self.options = options
-        self.parser = parser
-
-    def expand(self, sentences):
-        return sentences | "WordSwap" >> ReparsingAugment(word_swap(self.options), self.parser)
