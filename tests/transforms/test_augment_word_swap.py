@@ -15,6 +15,7 @@ YOUNG_MAN = [OLD_MAN[0], ("young", "young", "ADJ", "JJ", 2, "amod")] + OLD_MAN[2
 # The swapped sentence keeps give->man, give->boy, give->book; man->old and boy->young become man->young, boy->old.
 SWAP_LABELS = {("man", "young", "amod"): 0, ("give", "man", "nsubj"): 1, ("boy", "old", "amod"): 0,
                ("give", "boy", "dative"): 1, ("give", "book", "dobj"): 1}
+SWAP_ADJECTIVES = word_swap(WordSwapOptions(pos=frozenset({"ADJ"})))  # only old <-> young: the swap above
 
 
 def test_swappable_pairs_share_a_pos_and_differ_in_word():
@@ -72,7 +73,7 @@ def test_seed_decides_the_swap():
 
 def test_word_swap_with_the_real_parser(parse, parser):
     x = parse("The old man gave the young boy a book.")
-    example = word_swap(WordSwapOptions(pos=frozenset({"ADJ"})))(x, parser_reparse(parser))
+    example = SWAP_ADJECTIVES(x, parser_reparse(parser))
     assert example.hypothesis == "The young man gave the old boy a book."
     assert labels(example) == SWAP_LABELS
 
@@ -81,7 +82,7 @@ def test_word_swap_transform(parse):
     x = parse("The old man gave the young boy a book.")
     no_swap = parse("John ran.")
     with TestPipeline() as p:
-        out = p | beam.Create([x, no_swap]) | ReparsingAugment(word_swap(WordSwapOptions(pos=frozenset({"ADJ"}))), ParserConfig())
+        out = p | beam.Create([x, no_swap]) | ReparsingAugment(SWAP_ADJECTIVES, ParserConfig())
         assert_that(out.examples | beam.Map(lambda e: (e.premise, e.hypothesis, e.kind, labels(e))), equal_to([(
             "The old man gave the young boy a book.", "The young man gave the old boy a book.", "word_swap",
             SWAP_LABELS)]))
@@ -91,8 +92,7 @@ def test_word_swap_transform(parse):
 def test_a_swap_the_parser_rejects_leaves_as_a_dead_letter(parse):
     x = parse("The old man gave the young boy a book.")
     with TestPipeline() as p:
-        out = p | beam.Create([x]) | ReparsingAugment(word_swap(WordSwapOptions(pos=frozenset({"ADJ"}))),
-                                                             ParserConfig(max_tokens=5))
+        out = p | beam.Create([x]) | ReparsingAugment(SWAP_ADJECTIVES, ParserConfig(max_tokens=5))
         assert_that(out.examples, equal_to([]))
         assert_that(out.dead | beam.Map(lambda d: (d.source_id, d.stage, d.error_type, d.raw)),
                     equal_to([("t:1", "parse", "TooLong", "The young man gave the old boy a book.")]), label="dead")
