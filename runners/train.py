@@ -70,6 +70,20 @@ def _scorer(args, mode, precision: str, granularity: str = "sentence"):
     return DocumentScorer(args.model, granularity, **how)
 
 
+def _save_report(model_dir: str, report: dict, mode, *how: str) -> None:
+    """A benchmark report saved in MODEL_DIR/eval under a name of its files and how they were scored (`how`: the
+    options that change a score, each '-<value>' or ''), and the card rewritten: another file's report is kept."""
+    from entailgen.training.model_card import benchmark_report_name, save_evaluation
+
+    save_evaluation(model_dir, benchmark_report_name(report["benchmark"], report["model"]["files"], *how,
+                                                     mode.suffix()), report)
+
+
+def _not_default(value, default) -> str:
+    """An option's part of a report's name: '' at its default."""
+    return "" if value in (None, default) else f"-{value}"
+
+
 def _train(args) -> int:
     from entailgen.training.data import DatasetError, open_dataset, parse_mix
     from entailgen.training.encoder import EncoderError
@@ -111,7 +125,6 @@ def _evaluate_benchmark(args) -> int:
     from entailgen.training.checkpoint import verify_model_dir
     from entailgen.training.document_scorer import DocumentOptions, DocumentScorer, joined, score_of
     from entailgen.training.encoder import EncoderError
-    from entailgen.training.model_card import save_evaluation
     from entailgen.training.models import pick_device
 
     name, files = args.benchmark[0], args.benchmark[1:]
@@ -168,7 +181,11 @@ def _evaluate_benchmark(args) -> int:
                        "conv_dir": options.conv_dir, "score_mode": mode.config(), "files": files,
                        **({"ensemble": model_dirs} if ensemble else {}), "score_caches": caches}
     print(format_table(report), flush=True)  # shown even when the model dir cannot take the eval file
-    save_evaluation(detector or args.model, f"benchmark-{report['benchmark']}{mode.suffix()}.json", report)
+    _save_report(detector or args.model, report, mode, _not_default(options.granularity, "sentence"),
+                 "" if options.conv_dir is None else "-conv-" + os.path.basename(os.path.normpath(options.conv_dir)),
+                 "" if detector or not ensemble else "-with-" + "+".join(os.path.basename(os.path.normpath(m))
+                                                                         for m in ensemble),
+                 _not_default(args.precision, "auto"))
     return 0
 
 
@@ -177,7 +194,6 @@ def _evaluate_rank19(args, files: list[str]) -> int:
     each sentence against its source: a DAE arc model by the mean of its arcs' probabilities (F(h, x), §3), a pair
     model by P(entailed); a sentence it cannot score is 0.0 (training.unscorable) and counted."""
     from entailgen.training.encoder import EncoderError
-    from entailgen.training.model_card import save_evaluation
     from entailgen.training.rank19 import DEPENDENCY, baselines, evaluate_rank19, format_rank19, read_triples
     from entailgen.training.unscorable import Unscorable, every_scored
 
@@ -203,7 +219,7 @@ def _evaluate_rank19(args, files: list[str]) -> int:
     report["scorers"]["entailgen model"]["unscorable"] = len(unscorable)
     report["model"] = {"dir": args.model, "files": files, "score_mode": mode.config(), "precision": precision}
     print(format_rank19(report), flush=True)
-    save_evaluation(args.model, f"benchmark-{report['benchmark']}{mode.suffix()}.json", report)
+    _save_report(args.model, report, mode, _not_default(args.precision, "auto"))
     return 0
 
 
@@ -213,7 +229,6 @@ def _evaluate_true(args, files: list[str]) -> int:
     longer than a sentence is scored as a document (--granularity its blocks), in the --score / --mc-dropout mode."""
     from entailgen.training.benchmark_eval import unigram_overlap_scores
     from entailgen.training.encoder import EncoderError
-    from entailgen.training.model_card import save_evaluation
     from entailgen.training.true import UNIGRAM, evaluate_true, format_true, model_scores, read_true
 
     if not files:
@@ -241,7 +256,8 @@ def _evaluate_true(args, files: list[str]) -> int:
     report["model"] = {"dir": args.model, "files": files, "granularity": args.granularity or "sentence",
                        "score_mode": mode.config(), "precision": precision}
     print(format_true(report), flush=True)
-    save_evaluation(args.model, f"benchmark-{report['benchmark']}{mode.suffix()}.json", report)
+    _save_report(args.model, report, mode, _not_default(args.granularity, "sentence"),
+                 _not_default(args.precision, "auto"))
     return 0
 
 

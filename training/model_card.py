@@ -2,14 +2,18 @@
 from __future__ import annotations
 
 import glob
+import hashlib
 import json
 import os
+import re
+from typing import Sequence
 
 from entailgen.training.benchmark_eval import benchmark_table
 from entailgen.training.rank19 import BENCHMARK, rank19_table
 from entailgen.training.true import true_notes, true_table
 
 EVAL_DIR = "eval"
+KEY_IN_NAME = 96  # the most characters of files and options a report's name holds (a file name may hold 255)
 
 
 def cell(value) -> str:
@@ -76,22 +80,29 @@ def mode_words(model: dict) -> list[str]:
                                          if mode.get("mc_dropout") else [])
 
 
+def files_line(model: dict) -> list[str]:
+    """The files a benchmark section scored (a model dir keeps a report per list of files): none for a report of old."""
+    files = model.get("files") or []
+    return [f"Scored on {', '.join(f'`{os.path.basename(os.fspath(f))}`' for f in files)}.", ""] if files else []
+
+
 def benchmark_section(report: dict) -> list[str]:
     """A human-labelled benchmark's section: the table beside the paper's rows, then its notes."""
     model = report.get("model", {})
     mode = ", ".join(mode_words(model))
     if report["benchmark"] == BENCHMARK:  # the DAE paper's summary reranking: one accuracy per scorer
         return [f"## The {BENCHMARK} benchmark (DAE Table 4: summary reranking)" + (f" ({mode})" if mode else ""),
-                "", report["protocol"] + ".", "", *rank19_table(report), ""]
+                "", *files_line(model), report["protocol"] + ".", "", *rank19_table(report), ""]
     if report["benchmark"] == "true":  # TRUE's files: ROC AUC per file
         return ["## The TRUE benchmark (ROC AUC; With a Little Push, Table 1)" + (f" ({mode})" if mode else ""), "",
-                report["protocol"] + ".", "", *true_table(report), "", *[n + "." for n in true_notes(report)], ""]
+                *files_line(model), report["protocol"] + ".", "", *true_table(report), "",
+                *[n + "." for n in true_notes(report)], ""]
     table, notes = benchmark_table(report)
     options = ", ".join([f"{k} {model[k]}" for k in ("granularity", "aggregation", "conv_dir", "precision")
                          if model.get(k)]
                         + ([f"ensemble of {', '.join(model['ensemble'])}"] if model.get("ensemble") else [])
                         + mode_words(model))
-    lines = [f"## The {report['benchmark']} benchmark" + (f" ({options})" if options else ""), "",
+    lines = [f"## The {report['benchmark']} benchmark" + (f" ({options})" if options else ""), "", *files_line(model),
              "Test balanced accuracy (%), the threshold chosen on each dataset's val cut.", "", *table, ""]
     for note in notes:
         lines += [note + ".", ""]
@@ -137,6 +148,16 @@ def write_card(model_dir: str) -> str:
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(lines))
     return path
+
+
+def benchmark_report_name(benchmark: str, files: Sequence[str], *how: str) -> str:
+    """eval/benchmark-<name>.<file stems><how>.json (each `how` part with its leading '-', '' for a default): named by
+    the files it scored and how, so an evaluation of other files, or made another way, is kept beside an earlier one."""
+    key = "+".join(re.sub(r"[^\w.-]", "_", os.path.splitext(os.path.basename(os.fspath(f).rstrip("/")))[0])
+                   for f in files) + "".join(how)
+    if len(key) > KEY_IN_NAME:  # a long list of files or members: its head, then the whole key's digest
+        key = f"{key[:KEY_IN_NAME - 9]}-{hashlib.sha256(key.encode()).hexdigest()[:8]}"
+    return f"benchmark-{benchmark}.{key}.json"
 
 
 def save_evaluation(model_dir: str, name: str, result: dict) -> str:

@@ -127,7 +127,7 @@ def test_a_detector_dir_is_a_model_to_score_evaluate_and_the_python_api(tmp_path
     assert main(["evaluate", str(clean), "--benchmark", "summac", str(toy)]) == 0
     table = capsys.readouterr().out
     assert "| entailgen detector |" in table and "| member claims-source |" in table and "| member dae-arcs |" in table
-    saved = json.loads((clean / "eval" / "benchmark-summac.json").read_text())
+    saved = json.loads((clean / "eval" / "benchmark-summac.toy.json").read_text())
     assert saved["model"]["dir"] == str(clean) and len(saved["model"]["ensemble"]) == 2
 
 
@@ -186,7 +186,7 @@ def test_rank19_and_true_take_a_detector_and_join_its_members_pair_scores(tmp_pa
                                     "correct_sent": "The dog chases the cat.",
                                     "incorrect_sent": "The cat chases the dog."}]))
     assert main(["evaluate", str(clean), "--benchmark", "rank19", str(triples)]) == 0
-    assert (clean / "eval" / "benchmark-rank19.json").is_file()
+    assert (clean / "eval" / "benchmark-rank19.pairs.json").is_file()
     true = tmp_path / "q2.csv"
     true.write_text("grounding,generated_text,label\n"
                     "The dog chases the cat in the park.,The dog chases the cat.,1\n"

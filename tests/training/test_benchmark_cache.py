@@ -55,7 +55,7 @@ def test_a_claim_longer_than_the_model_is_scored_zero_and_counted_not_an_error(s
     out = capsys.readouterr().out
     assert ("entailgen model: 1 row it could not score, each scored 0.0 (the lowest score: inconsistent at any "
             "threshold that finds a row inconsistent): toy 0 val + 1 test") in out.splitlines()
-    report = json.loads((short_model / "eval" / "benchmark-summac.json").read_text())
+    report = json.loads((short_model / "eval" / "benchmark-summac.toy.json").read_text())
     assert report["scorers"]["entailgen model"]["unscorable"] == {"toy": {"val": 0, "test": 1}}
     assert report["scorers"]["unigram overlap"]["unscorable"] == {"toy": {"val": 0, "test": 0}}
     assert "toy 0 val + 1 test." in (short_model / "README.md").read_text()
@@ -65,7 +65,7 @@ def test_a_claim_longer_than_the_model_is_scored_zero_and_counted_not_an_error(s
                                                                                                 "TooLong"]
     # the rerun reads every row: no forward pass, the same figures
     assert main(argv) == 0 and forward == [6]
-    again = json.loads((short_model / "eval" / "benchmark-summac.json").read_text())
+    again = json.loads((short_model / "eval" / "benchmark-summac.toy.json").read_text())
     assert again["scorers"] == report["scorers"]
     assert "entailgen model: 4 of 4 distinct rows read from the score cache, 0 to score (" in capsys.readouterr().err
     # DocumentScorer.score_documents keeps the same rule; score_many keeps the reason

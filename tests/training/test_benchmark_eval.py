@@ -235,6 +235,22 @@ TRAIN_JSON = {"task": "pair", "dataset": "/data/claims", "dataset_pipeline": "cl
                           "max_arcs": 20, "seed": 0}}
 
 
+def test_a_report_is_named_by_its_files_and_how_they_were_scored():
+    from entailgen.training.model_card import benchmark_report_name
+
+    assert benchmark_report_name("true", ["/data/q2.csv"]) == "benchmark-true.q2.json"
+    assert benchmark_report_name("true", ["begin_dev.csv"], "", "-int8", "-e-c-mc8-seed0") == \
+        "benchmark-true.begin_dev-int8-e-c-mc8-seed0.json"
+    assert benchmark_report_name("summac", [f"data/{s}.json" for s in ("cogensumm", "frank")], "-2sents") == \
+        "benchmark-summac.cogensumm+frank-2sents.json"
+    assert benchmark_report_name("rank19", ["my pairs (v2).json"]) == "benchmark-rank19.my_pairs__v2_.json"
+    # 20 files: the first 87 characters of their stems, then the digest of the whole key
+    many = benchmark_report_name("summac", [f"set{i:02d}.jsonl" for i in range(20)])
+    assert many.startswith("benchmark-summac.set00+set01+") and many.endswith(".json")
+    assert len(many) == len("benchmark-summac.") + 96 + len(".json") and many[-14] == "-"
+    assert many != benchmark_report_name("summac", [f"set{i:02d}.jsonl" for i in range(21)])
+
+
 def test_report_is_written_atomically_and_the_card_shows_the_table(tmp_path):
     from entailgen.training.model_card import save_evaluation
 
@@ -320,7 +336,7 @@ def test_cli_prints_the_table_and_writes_the_report(tmp_path, capsys, monkeypatc
                  "--granularity", "2sents"]) == 0
     out = capsys.readouterr().out
     assert "| entailgen model | 50.0 | 75.0 | 62.5 |" in out and "| SummaC-ZS (paper) | 58.4 | 79.0 | 68.7 |" in out
-    report = json.loads((tmp_path / "m" / "eval" / "benchmark-summac.json").read_text())
+    report = json.loads((tmp_path / "m" / "eval" / "benchmark-summac.rows-2sents.json").read_text())
     assert list(report["scorers"]) == ["entailgen model", UNIGRAM, NER]
     assert report["model"]["granularity"] == "2sents" and report["model"]["aggregation"] == "zs"
     assert "| entailgen model | 50.0 | 75.0 | 62.5 |" in (tmp_path / "m" / "README.md").read_text()
@@ -461,7 +477,7 @@ def test_cli_counts_a_file_given_twice_and_its_figures_are_unchanged(tmp_path, c
     assert "| entailgen model | 50.0 | 75.0 | 62.5 |" in out  # as given once
     assert "rows given twice (the same id, or the same document, claim and system), scored once: XSumFaith 12, " \
            "FRANK 6" in out.splitlines()
-    report = json.loads((tmp_path / "m" / "eval" / "benchmark-summac.json").read_text())
+    report = json.loads((tmp_path / "m" / "eval" / "benchmark-summac.rows+rows.json").read_text())
     assert report["duplicates_left_out"] == {"xsumfaith": 12, "frank": 6}
     assert report["counts"]["frank"]["test"] == {"consistent": 2, "inconsistent": 2}
     assert len(scored) == 16  # the distinct (document, claim) rows, each once
@@ -489,7 +505,7 @@ def test_a_killed_evaluation_rerun_scores_only_the_rest_to_the_same_figures(tmp_
     assert scored == ["0.5", "0.2", "0.3", "0.1", "0.7", "0.55", "0.45", "0.6"]  # only those the killed run had not
     out, err = capsys.readouterr()
     assert "entailgen model: 8 of 16 distinct rows read from the score cache, 8 to score (" in err
-    resumed = json.loads((tmp_path / "m" / "eval" / "benchmark-summac.json").read_text())
+    resumed = json.loads((tmp_path / "m" / "eval" / "benchmark-summac.rows.json").read_text())
     assert "| entailgen model | 50.0 | 75.0 | 62.5 |" in out
     (cache,) = resumed["model"]["score_caches"]
     assert cache.startswith(str(tmp_path / "cache" / "entailgen" / "scores" / "m-"))
@@ -497,9 +513,10 @@ def test_a_killed_evaluation_rerun_scores_only_the_rest_to_the_same_figures(tmp_
     scored = stub_model(tmp_path, monkeypatch)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other-cache"))
     assert main(argv) == 0 and len(scored) == 16
-    whole = json.loads((tmp_path / "m" / "eval" / "benchmark-summac.json").read_text())
+    whole = json.loads((tmp_path / "m" / "eval" / "benchmark-summac.rows.json").read_text())
     assert whole["scorers"] == resumed["scorers"]
     # a third run reads every row: no model is even built
     monkeypatch.setattr(StubDocumentScorer, "__init__", lambda *a, **k: pytest.fail("a model built for no row"))
     assert main(argv) == 0
-    assert json.loads((tmp_path / "m" / "eval" / "benchmark-summac.json").read_text())["scorers"] == whole["scorers"]
+    report = tmp_path / "m" / "eval" / "benchmark-summac.rows.json"
+    assert json.loads(report.read_text())["scorers"] == whole["scorers"]

@@ -267,7 +267,7 @@ def toy_benchmark(tmp_path):
 def test_evaluate_benchmark_runs_the_document_scorer_on_a_trained_model(pair_model, tmp_path, capsys):
     path = toy_benchmark(tmp_path)
     assert main(["evaluate", str(pair_model), "--benchmark", "summac", str(path)]) == 0
-    report = json.loads((pair_model / "eval" / "benchmark-summac.json").read_text())
+    report = json.loads((pair_model / "eval" / "benchmark-summac.toy.json").read_text())
     assert set(report["scorers"]) >= {"unigram overlap", "NER overlap"} and len(report["scorers"]) == 3
     assert report["counts"] == {"toy": {"val": {"consistent": 1, "inconsistent": 1},
                                         "test": {"consistent": 1, "inconsistent": 1}}}
@@ -278,7 +278,7 @@ def test_evaluate_benchmark_with_an_ensemble_and_its_refusals(pair_model, other_
     path = toy_benchmark(tmp_path)
     assert main(["evaluate", str(pair_model), "--benchmark", "summac", str(path), "--ensemble",
                  str(other_pair_model)]) == 0
-    report = json.loads((pair_model / "eval" / "benchmark-summac.json").read_text())
+    report = json.loads((pair_model / "eval" / "benchmark-summac.toy-with-model.json").read_text())
     assert set(report["scorers"]["entailgen ensemble (2 models)"]["per_dataset"]) == {"toy"}
     assert report["model"]["ensemble"] == [str(pair_model), str(other_pair_model)]
     card = (pair_model / "README.md").read_text()

@@ -119,7 +119,7 @@ def test_the_onnx_precision_is_recorded_and_keys_the_benchmark_cache(pair_model,
     assert main(["evaluate", str(model), "--benchmark", "summac", str(benchmark_file(tmp_path)),
                  "--precision", "onnx-int8"]) == 0
     capsys.readouterr()
-    report = json.loads((model / "eval" / "benchmark-summac.json").read_text())
+    report = json.loads((model / "eval" / "benchmark-summac.toy-onnx-int8.json").read_text())
     assert report["model"]["precision"] == "onnx-int8"
     assert report["model"]["score_caches"][0].endswith("-onnx-int8.json")
     assert "onnx-int8" in (model / "README.md").read_text()

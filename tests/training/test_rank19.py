@@ -60,7 +60,7 @@ def test_evaluate_reranks_with_a_dae_model_and_writes_the_report_and_the_card(ti
     assert main(["evaluate", str(model), "--benchmark", "rank19", str(path)]) == 0
     out = capsys.readouterr().out
     assert "| DAE (paper) | 83.6 | | |" in out
-    report = json.loads((model / "eval" / "benchmark-rank19.json").read_text())
+    report = json.loads((model / "eval" / "benchmark-rank19.summary_pairs.json").read_text())
     assert report["triples"] == 2 and list(report["scorers"]) == ["entailgen model", UNIGRAM, DEPENDENCY]
     assert report["scorers"]["entailgen model"]["unscorable"] == 1  # "?": no arc to score, 0.0 as the rule says
     assert "## The rank19 benchmark (DAE Table 4: summary reranking)" in (model / "README.md").read_text()

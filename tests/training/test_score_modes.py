@@ -130,7 +130,7 @@ def test_the_mode_is_in_the_cache_key_the_evaluation_json_and_the_card(three_way
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert main(["evaluate", str(three_way), "--benchmark", "summac", str(path), "--score", "e-c",
                  "--mc-dropout", "2"]) == 0
-    report = json.loads((three_way / "eval" / "benchmark-summac-e-c-mc2-seed0.json").read_text())
+    report = json.loads((three_way / "eval" / "benchmark-summac.toy-e-c-mc2-seed0.json").read_text())
     assert report["model"]["score_mode"] == {"score": "e-c", "mc_dropout": 2, "seed": 0}
     # --precision auto with MC dropout: torch fp32 (ONNX Runtime's graph has no dropout), cached as fp32 always was
     assert report["model"]["score_caches"][0].endswith("-e-c-mc2-seed0.json")

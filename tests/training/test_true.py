@@ -95,7 +95,7 @@ def test_evaluate_true_beside_overlap_and_the_paper_writes_the_report_and_the_ca
     assert main(["evaluate", str(model), "--benchmark", "true", str(q2), "--score", "e-c"]) == 0
     out = capsys.readouterr().out
     assert "| all three methods (paper) | 89.4 |" in out and "| base NLI (DeBERTa) (paper) | 79.8 |" in out
-    report = json.loads((model / "eval" / "benchmark-true-e-c-mc0-seed0.json").read_text())
+    report = json.loads((model / "eval" / "benchmark-true.q2-e-c-mc0-seed0.json").read_text())
     entry = report["files"][str(q2)]
     assert list(entry["scorers"]) == ["entailgen model", UNIGRAM] and entry["documents"] == 1
     # overlap: the consistent responses' content words are all in their groundings (1.0), the others' none (0.0)
@@ -103,6 +103,16 @@ def test_evaluate_true_beside_overlap_and_the_paper_writes_the_report_and_the_ca
     assert report["model"]["score_mode"] == {"score": "e-c", "mc_dropout": 0, "seed": 0}
     card = (model / "README.md").read_text()
     assert "## The TRUE benchmark (ROC AUC; With a Little Push, Table 1) (score e-c)" in card
+    # another file, scored the plain way: its own report beside q2's, and both in the card
+    begin = write_csv(tmp_path / "begin_dev.csv", [["a woman sees a dog", "a woman sees a dog", "1"],
+                                                   ["a woman sees a dog", "the cat chases a man", "0"]])
+    assert main(["evaluate", str(model), "--benchmark", "true", str(begin)]) == 0
+    capsys.readouterr()
+    assert sorted(p.name for p in (model / "eval").iterdir()) == ["benchmark-true.begin_dev.json",
+                                                                  "benchmark-true.q2-e-c-mc0-seed0.json"]
+    card = (model / "README.md").read_text()
+    assert card.count("## The TRUE benchmark") == 2
+    assert "Scored on `q2.csv`." in card and "Scored on `begin_dev.csv`." in card
     bad = write_csv(tmp_path / "bad.csv", [["A", "B", "1"]], "knowledge,response,label")
     for argv, message in [([str(q2), str(bad)], f"{bad}: no column grounding, generated_text (TRUE's layout"),
                           ([], "--benchmark true needs TRUE's CSV files"),
