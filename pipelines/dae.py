@@ -10,7 +10,7 @@ from apache_beam.coders import BytesCoder
 from apache_beam.io.filesystems import FileSystems
 
 from entailgen.pipelines.base import Family, FamilyOutput, RunConfig, select
-from entailgen.schemas.records import ArcExample
+from entailgen.schemas.records import AUGMENTED_KINDS, ArcExample
 from entailgen.schemas.sources import ParaphrasePair, SourceText
 from entailgen.transforms.generate import as_unit
 from entailgen.transforms.generate.hf import HfGenerateOptions
@@ -25,7 +25,7 @@ MODEL_GENERATORS = ("hf", "ct2")  # the generators that take --model
 COMPUTE_TYPES = ("auto", "int8", "int8_float32", "int8_float16", "int8_bfloat16", "int16", "float16", "bfloat16",
                  "float32")
 CPU_COMPUTE_TYPES = ("int8", "int8_float32", "int16")  # ct2 with these runs on CPU workers
-AUGMENTATIONS = ("word_swap", "synonym", "hallucination", "overlap", "span_deletion", "dialogue")
+AUGMENTATIONS = AUGMENTED_KINDS  # --augment's names are the kinds of the rows they add
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,11 @@ ENTAILED = "entailed"
 NOT_ENTAILED = "not-entailed"
 THREE_WAY = ("entailment", "neutral", "contradiction")
 
-# ArcExample kinds: where a hypothesis came from (Goyal & Durrett 2020 §4, §5.3).
-ARC_KINDS = ("gold", "identity", "top1", "bottom", "word_swap", "synonym", "hallucination", "overlap",
-             "span_deletion", "dialogue")
+# ArcExample kinds: where a hypothesis came from, a generator's beam (Goyal & Durrett 2020 §4) or an augmentation
+# (§5.3's four, then entailgen's span deletion and dialogue phrases), each written once here.
+GENERATED_KINDS = ("gold", "identity", "top1", "bottom")
+AUGMENTED_KINDS = ("word_swap", "synonym", "hallucination", "overlap", "span_deletion", "dialogue")
+ARC_KINDS = GENERATED_KINDS + AUGMENTED_KINDS
 
 
 @dataclass(frozen=True)
@@ -272,8 +274,8 @@ def with_split(record, split: str):
 
 
 __all__ = [
-    "ENTAILED", "NOT_ENTAILED", "THREE_WAY", "ARC_KINDS", "Token", "Arc", "LabelledArc", "ParsedSentence",
-    "ArcExample", "RtePair", "CORRECT", "INCORRECT", "CLAIM_TRANSFORMATIONS", "ClaimExample", "ScoredParaphrase",
-    "ArcScore", "ScoredPair", "ScoredDocument",
+    "ENTAILED", "NOT_ENTAILED", "THREE_WAY", "GENERATED_KINDS", "AUGMENTED_KINDS", "ARC_KINDS", "Token", "Arc",
+    "LabelledArc", "ParsedSentence", "ArcExample", "RtePair", "CORRECT", "INCORRECT", "CLAIM_TRANSFORMATIONS",
+    "ClaimExample", "ScoredParaphrase", "ArcScore", "ScoredPair", "ScoredDocument",
     "DeadLetter", "Skipped", "dead_letter", "RECORD_TYPES", "with_split",
 ]

@@ -8,6 +8,7 @@ from typing import Optional
 
 import torch
 
+from entailgen.schemas.records import GENERATED_KINDS
 from entailgen.training.checkpoint import load_meta
 from entailgen.training.data import DatasetError, featurizer, label_index, open_dataset, records
 from entailgen.training.features import IGNORE, collate
@@ -16,7 +17,7 @@ from entailgen.training.models import DAE, forward
 from entailgen.training.precision import AUTO, load_scoring_model
 from entailgen.transforms.views import sentence_label
 
-TABLE_2_KINDS = ("gold", "identity", "top1", "bottom")  # as transforms.label.TABLE_2_KINDS (no Beam import here)
+TABLE_2_KINDS = GENERATED_KINDS  # the paper's Table 2: the §4 kinds, the augmentations apart
 SENTENCE_RULE = ("a row's own sentence label where it has one, else entailed when all its labelled arcs are "
                  "entailed; predicted entailed when the mean of its arc probabilities is at least 0.5")
 

@@ -11,7 +11,7 @@ from entailgen.dataset.report.plots import clip
 from entailgen.dataset.report.stats import label_totals
 from entailgen.dataset.report.tables import share, stat_blocks, stat_notes
 from entailgen.schemas.arrow import arrow_schema
-from entailgen.schemas.records import RECORD_TYPES
+from entailgen.schemas.records import AUGMENTED_KINDS, RECORD_TYPES
 
 CARD = "README.md"
 DEAD_LETTERS = "dead_letters"
@@ -100,7 +100,7 @@ FIELD_NOTES_BY_TYPE = {
                              "lexical-match baseline's prediction (Table 2); null where the premise parse is not at "
                              "hand (overlap)",
         "kind": "gold (h*), top1 (h1), bottom (bottom of the beam), identity (x, x), or the augmentation: "
-                "word_swap, synonym, hallucination, overlap, span_deletion, dialogue",
+                + ", ".join(AUGMENTED_KINDS),
         "generator": "what wrote the hypothesis (apertium round trip + ranker, hf model id, candidates file, augment)",
         "beam_rank": "the hypothesis's rank in the beam, 1 best; null for gold and augmented rows",
         "beam_score": "the generator's score for the hypothesis; null when it has none",
