@@ -84,6 +84,11 @@ def _not_default(value, default) -> str:
     return "" if value in (None, default) else f"-{value}"
 
 
+def _dirs_part(option: str, dirs) -> str:
+    """The part of a report's name for the dirs an option names (a Conv head, ensemble members): '' for none."""
+    return f"-{option}-" + "+".join(os.path.basename(os.path.normpath(d)) for d in dirs) if dirs else ""
+
+
 def _train(args) -> int:
     from entailgen.training.data import DatasetError, open_dataset, parse_mix
     from entailgen.training.encoder import EncoderError
@@ -182,10 +187,8 @@ def _evaluate_benchmark(args) -> int:
                        **({"ensemble": model_dirs} if ensemble else {}), "score_caches": caches}
     print(format_table(report), flush=True)  # shown even when the model dir cannot take the eval file
     _save_report(detector or args.model, report, mode, _not_default(options.granularity, "sentence"),
-                 "" if options.conv_dir is None else "-conv-" + os.path.basename(os.path.normpath(options.conv_dir)),
-                 "" if detector or not ensemble else "-with-" + "+".join(os.path.basename(os.path.normpath(m))
-                                                                         for m in ensemble),
-                 _not_default(args.precision, "auto"))
+                 _dirs_part("conv", [options.conv_dir] if options.conv_dir else []),
+                 _dirs_part("with", [] if detector else ensemble), _not_default(args.precision, "auto"))
     return 0
 
 
