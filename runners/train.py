@@ -70,13 +70,20 @@ def _scorer(args, mode, precision: str, granularity: str = "sentence"):
     return DocumentScorer(args.model, granularity, **how)
 
 
+def _row(model_dir: str) -> str:
+    """MODEL_DIR's row in a benchmark's table: a detector's named as one, as summac's table names it."""
+    from entailgen.training.detector import is_detector
+
+    return "entailgen detector" if is_detector(model_dir) else "entailgen model"
+
+
 def _save_report(model_dir: str, report: dict, mode, *how: str) -> None:
     """A benchmark report saved in MODEL_DIR/eval under a name of its files and how they were scored (`how`: the
     options that change a score, each '-<value>' or ''), and the card rewritten: another file's report is kept."""
-    from entailgen.training.model_card import benchmark_report_name, save_evaluation
+    from entailgen.training.model_card import kept_report_name, save_evaluation
 
-    save_evaluation(model_dir, benchmark_report_name(report["benchmark"], report["model"]["files"], *how,
-                                                     mode.suffix()), report)
+    save_evaluation(model_dir, kept_report_name(model_dir, report["benchmark"], report["model"]["files"], *how,
+                                                mode.suffix()), report)
 
 
 def _not_default(value, default) -> str:
@@ -206,6 +213,7 @@ def _evaluate_rank19(args, files: list[str]) -> int:
         raise UsageError("--granularity, --aggregation, --conv and --ensemble are for --benchmark summac")
     mode = _score_mode(args)
     unscorable: list = []
+    row = _row(args.model)
 
     def model(pairs: list) -> list[float]:
         results = score(pairs)
@@ -216,10 +224,10 @@ def _evaluate_rank19(args, files: list[str]) -> int:
         triples = read_triples(files[0])
         precision = _precision(args)
         score = _scorer(args, mode, precision).pair_scores  # a detector's: its members' pair scores joined
-        report = evaluate_rank19(triples, {"entailgen model": model, **baselines()}, ties={DEPENDENCY: "random"})
+        report = evaluate_rank19(triples, {row: model, **baselines()}, ties={DEPENDENCY: "random"})
     except (EncoderError, ValueError, OSError, RuntimeError) as e:  # RuntimeError: torch's word on --device
         raise UsageError(message(e))
-    report["scorers"]["entailgen model"]["unscorable"] = len(unscorable)
+    report["scorers"][row]["unscorable"] = len(unscorable)
     report["model"] = {"dir": args.model, "files": files, "score_mode": mode.config(), "precision": precision}
     print(format_rank19(report), flush=True)
     _save_report(args.model, report, mode, _not_default(args.precision, "auto"))
@@ -250,7 +258,7 @@ def _evaluate_true(args, files: list[str]) -> int:
         rows = {path: read_true(path) for path in files}  # every file checked before the model loads
         precision = _precision(args)
         scorer = _scorer(args, mode, precision, args.granularity or "sentence")
-        report = evaluate_true(rows, {"entailgen model": model, UNIGRAM: lambda rs: unigram_overlap_scores(
+        report = evaluate_true(rows, {_row(args.model): model, UNIGRAM: lambda rs: unigram_overlap_scores(
             [(r.grounding, r.response) for r in rs])})
     except (EncoderError, ValueError, OSError, RuntimeError) as e:  # RuntimeError: torch's word on --device
         raise UsageError(message(e))
@@ -372,8 +380,12 @@ def _score(args) -> int:
     print(f"scored {total['written']} of {total['read']} {what} into {args.output}; {total['dead_letters']} dead "
           f"letters" + (f"; {len(repeated)} ids given to more than one row (first: {min(repeated)})" if repeated else ""))
     if total["read"] and not total["written"]:  # nothing scored is a failed job, not exit 0
+        reasons = sorted(manifest["counts"].get("dead_by_stage", {}))
+        layout = ("; rows of premise and hypothesis are scored without --documents" if args.documents else
+                  "; rows of document and summary are scored with --documents") if reasons == ["read:MissingField"] \
+            else ""  # every row without the fields: most likely the other layout's rows
         raise UsageError(f"every one of the {total['read']} {what} became a dead letter (their reasons: "
-                         f"{', '.join(sorted(manifest['counts'].get('dead_by_stage', {})))}); see {args.output}")
+                         f"{', '.join(reasons)}){layout}; see {args.output}")
     return 0
 
 

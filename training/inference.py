@@ -50,6 +50,20 @@ JSON_TYPES = {bool: "a boolean", int: "a number", float: "a number", list: "an a
 WORD = re.compile(r"\w")
 
 
+LAYOUTS = {("premise", "hypothesis"): "score it without --documents",  # the score job's two layouts of a row
+           ("document", "summary"): "score it with --documents"}
+
+
+def other_layout(row: dict, fields: Sequence[str]) -> str:
+    """How to score a row that lacks `fields` but holds the other layout's texts: ' (a row of document and summary:
+    score it with --documents)', else ''."""
+    for layout, how in LAYOUTS.items():
+        if tuple(fields) in LAYOUTS and layout != tuple(fields) and all(
+                isinstance(row.get(k), str) and row[k].strip() for k in layout):
+            return f" (a row of {' and '.join(layout)}: {how})"
+    return ""
+
+
 def json_row(line: str | bytes, source: str, fields: Sequence[str]) -> tuple[dict, str] | DeadLetter:
     """(row, source id) of a JSON Lines row whose string fields are all non-blank (id optional), or a DeadLetter
     saying why not; a line read as bytes that is not UTF-8 is its own dead letter, not the job's end."""
@@ -73,7 +87,8 @@ def json_row(line: str | bytes, source: str, fields: Sequence[str]) -> tuple[dic
         return dead_letter(source, source_id, "read", "NotText", f"{', '.join(not_text)}, not text", line)
     missing = [k for k in fields if not isinstance(row.get(k), str) or not row[k].strip()]
     if missing:
-        return dead_letter(source, source_id, "read", "MissingField", f"no text in {', '.join(missing)}", line)
+        return dead_letter(source, source_id, "read", "MissingField",
+                           f"no text in {', '.join(missing)}{other_layout(row, fields)}", line)
     wordless = [k for k in fields if not WORD.search(row[k])]
     if wordless:  # "...", "!!!": nothing a parser or a model can score
         return dead_letter(source, source_id, "read", "NoWords", f"no word in {', '.join(wordless)}", line)

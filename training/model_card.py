@@ -81,9 +81,9 @@ def mode_words(model: dict) -> list[str]:
 
 
 def files_line(model: dict) -> list[str]:
-    """The files a benchmark section scored (a model dir keeps a report per list of files): none for a report of old."""
+    """The files a benchmark section scored, as given (two folders' q2.csv told apart): none for a report of old."""
     files = model.get("files") or []
-    return [f"Scored on {', '.join(f'`{os.path.basename(os.fspath(f))}`' for f in files)}.", ""] if files else []
+    return [f"Scored on {', '.join(f'`{os.fspath(f)}`' for f in files)}.", ""] if files else []
 
 
 def benchmark_section(report: dict) -> list[str]:
@@ -158,6 +158,24 @@ def benchmark_report_name(benchmark: str, files: Sequence[str], *how: str) -> st
     if len(key) > KEY_IN_NAME:  # a long list of files or members: its head, then the whole key's digest
         key = f"{key[:KEY_IN_NAME - 9]}-{hashlib.sha256(key.encode()).hexdigest()[:8]}"
     return f"benchmark-{benchmark}.{key}.json"
+
+
+def kept_report_name(model_dir: str, benchmark: str, files: Sequence[str], *how: str) -> str:
+    """benchmark_report_name, or where MODEL_DIR/eval holds that name's report of other files (the same names in
+    other folders) that name with '-at-' and the digest of these files' absolute paths: it is never replaced."""
+    name = benchmark_report_name(benchmark, files, *how)
+    paths = [os.path.abspath(f) for f in files]
+    try:
+        with open(os.path.join(model_dir, EVAL_DIR, name), encoding="utf-8") as f:
+            earlier = [os.path.abspath(p) for p in json.load(f)["model"]["files"]]
+    except FileNotFoundError:  # the name is free
+        return name
+    except (OSError, ValueError, KeyError, TypeError):  # a file it cannot read as a report: kept, as another's
+        earlier = None
+    if earlier == paths:  # the same files scored again: their report is replaced
+        return name
+    digest = hashlib.sha256("\0".join(paths).encode()).hexdigest()[:8]
+    return benchmark_report_name(benchmark, files, f"-at-{digest}", *how)
 
 
 def save_evaluation(model_dir: str, name: str, result: dict) -> str:

@@ -186,10 +186,12 @@ def test_rank19_and_true_take_a_detector_and_join_its_members_pair_scores(tmp_pa
                                     "correct_sent": "The dog chases the cat.",
                                     "incorrect_sent": "The cat chases the dog."}]))
     assert main(["evaluate", str(clean), "--benchmark", "rank19", str(triples)]) == 0
-    assert (clean / "eval" / "benchmark-rank19.pairs.json").is_file()
+    report = json.loads((clean / "eval" / "benchmark-rank19.pairs.json").read_text())
+    assert list(report["scorers"])[0] == "entailgen detector"  # named as summac's table names it
     true = tmp_path / "q2.csv"
     true.write_text("grounding,generated_text,label\n"
                     "The dog chases the cat in the park.,The dog chases the cat.,1\n"
                     "The dog chases the cat in the park.,The cat chases the dog.,0\n")
     assert main(["evaluate", str(clean), "--benchmark", "true", str(true)]) == 0
-    assert "entailgen model" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "| entailgen detector |" in out and "entailgen model" not in out

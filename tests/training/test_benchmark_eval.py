@@ -1,6 +1,7 @@
 """The SummaC benchmark evaluator on small hand-written rows: reader layouts, the val-chosen threshold, balanced
 accuracy and ROC AUC worked out by hand, the two baselines, and the table beside the paper's Table 2."""
 import json
+import re
 
 import pytest
 
@@ -255,6 +256,16 @@ def test_a_report_is_named_by_its_files_and_how_they_were_scored():
     assert many.startswith("benchmark-summac.set00+set01+") and many.endswith(".json")
     assert len(many) == len("benchmark-summac.") + 96 + len(".json") and many[-14] == "-"
     assert many != benchmark_report_name("summac", [f"set{i:02d}.jsonl" for i in range(21)])
+
+
+def test_a_report_of_other_files_under_the_name_or_a_damaged_one_is_kept(tmp_path):
+    from entailgen.training.model_card import kept_report_name
+
+    assert kept_report_name(str(tmp_path), "true", ["a/q2.csv"], "-int8") == "benchmark-true.q2-int8.json"  # free
+    (tmp_path / "eval").mkdir()
+    (tmp_path / "eval" / "benchmark-true.q2-int8.json").write_text("{")  # damaged: not replaced
+    assert re.fullmatch(r"benchmark-true\.q2-at-[0-9a-f]{8}-int8\.json",
+                        kept_report_name(str(tmp_path), "true", ["a/q2.csv"], "-int8"))
 
 
 def test_report_is_written_atomically_and_the_card_shows_the_table(tmp_path):

@@ -25,6 +25,19 @@ def test_a_field_that_is_not_text_is_a_dead_letter_naming_its_type():
     assert (dead.error_type, dead.message) == ("MissingField", "no text in hypothesis")  # null: not given
 
 
+def test_a_row_of_the_other_layout_says_how_to_score_it():
+    document = json.dumps({"id": "r", "document": "A dog barks.", "summary": "A dog."})
+    assert parse_line(document, "f").message == \
+        "no text in premise, hypothesis (a row of document and summary: score it with --documents)"
+    pair = json.dumps({"id": "r", "premise": "A dog barks.", "hypothesis": "A dog."})
+    assert parse_document_line(pair, "f").message == \
+        "no text in document, summary (a row of premise and hypothesis: score it without --documents)"
+    # half of the other layout is no such row: the plain word
+    assert parse_line(json.dumps({"document": "A dog barks.", "summary": " "}), "f").message == \
+        "no text in premise, hypothesis"
+    assert parse_document_line(pair, "f", fields=("premise", "hypothesis")).source_id == "r"  # a detector's pairs
+
+
 def test_a_summary_without_a_word_is_a_dead_letter():
     for summary in ("...", "!? -", "“”"):
         dead = parse_document_line(json.dumps({"id": "r", "document": "A dog barks.", "summary": summary}), "f")

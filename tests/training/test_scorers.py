@@ -107,6 +107,16 @@ def test_a_score_job_in_which_every_row_is_a_dead_letter_fails_and_repeated_ids_
         f"entailgen: error: every one of the 2 pairs became a dead letter (their reasons: read:NoWords, read:NotText); "
         f"see {tmp_path / 'bad'}")
     assert (tmp_path / "bad" / "manifest.json").is_file()  # the dead letters say which rows and why
+    documents = tmp_path / "documents.jsonl"  # rows of the other layout: the refusal says how to score them
+    documents.write_text('{"id": "d", "document": "The dog sees the cat.", "summary": "The dog sees."}\n')
+    assert main(["score", str(dae_model), "--input", str(documents), "--output", str(tmp_path / "docs")]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "entailgen: error: every one of the 1 pairs became a dead letter (their reasons: read:MissingField); rows of "
+        f"document and summary are scored with --documents; see {tmp_path / 'docs'}")
+    assert main(["score", str(dae_model), "--input", str(bad), "--output", str(tmp_path / "pd"), "--documents"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "entailgen: error: every one of the 2 documents became a dead letter (their reasons: read:MissingField); "
+        f"rows of premise and hypothesis are scored without --documents; see {tmp_path / 'pd'}")
     pairs = tmp_path / "pairs.jsonl"
     row = {"id": "a", "premise": "the dog sees the cat", "hypothesis": "the cat sees the dog"}
     pairs.write_text("".join(json.dumps(r) + "\n" for r in (row, {**row, "hypothesis": "the dog sees the cat"},

@@ -2,6 +2,7 @@
 layout and its one-line refusals, one-sentence groundings scored as pairs and longer ones as documents, and
 `evaluate --benchmark true` end to end on a tiny pair model."""
 import json
+import re
 
 import pytest
 
@@ -112,7 +113,22 @@ def test_evaluate_true_beside_overlap_and_the_paper_writes_the_report_and_the_ca
                                                                   "benchmark-true.q2-e-c-mc0-seed0.json"]
     card = (model / "README.md").read_text()
     assert card.count("## The TRUE benchmark") == 2
-    assert "Scored on `q2.csv`." in card and "Scored on `begin_dev.csv`." in card
+    assert f"Scored on `{q2}`." in card and f"Scored on `{begin}`." in card
+    # a q2.csv of another folder: its own report beside the first (named by its path's digest), which is kept
+    (tmp_path / "other").mkdir()
+    other = write_csv(tmp_path / "other" / "q2.csv", [["a woman sees a dog", "the cat chases a man", "1"],
+                                                      ["a woman sees a dog", "a woman sees a dog", "0"]])
+    first_name = "benchmark-true.q2-e-c-mc0-seed0.json"
+    for path in (other, q2, other):  # scored again, each replaces its own report only
+        assert main(["evaluate", str(model), "--benchmark", "true", str(path), "--score", "e-c"]) == 0
+    capsys.readouterr()
+    names = sorted(p.name for p in (model / "eval").iterdir())
+    assert len(names) == 3 and names[0] == "benchmark-true.begin_dev.json" and names[2] == first_name, names
+    assert re.fullmatch(r"benchmark-true\.q2-at-[0-9a-f]{8}-e-c-mc0-seed0\.json", names[1]), names
+    assert json.loads((model / "eval" / names[1]).read_text())["model"]["files"] == [str(other)]
+    assert json.loads((model / "eval" / first_name).read_text())["model"]["files"] == [str(q2)]
+    card = (model / "README.md").read_text()
+    assert card.count("## The TRUE benchmark") == 3 and f"Scored on `{other}`." in card
     bad = write_csv(tmp_path / "bad.csv", [["A", "B", "1"]], "knowledge,response,label")
     for argv, message in [([str(q2), str(bad)], f"{bad}: no column grounding, generated_text (TRUE's layout"),
                           ([], "--benchmark true needs TRUE's CSV files"),
