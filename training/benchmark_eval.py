@@ -24,7 +24,7 @@ from entailgen.training.unscorable import Unscorable, every_scored
 from entailgen.transforms.views import content_words
 from entailgen.transforms.claims.transformations import words_of
 from entailgen.transforms.io.paths import user_cache
-from entailgen.transforms.parser import load_spacy
+from entailgen.transforms.parser import load_spacy, spacy_model_id
 
 CUTS = ("val", "test")
 PAPER_DATASETS = ("CoGenSumm", "XSumFaith", "Polytope", "FactCC", "SummEval", "FRANK")
@@ -546,9 +546,11 @@ def _sha256_of(paths: Sequence[str]) -> str:
 
 
 def scoring_code_sha256() -> str:
-    """The sha256 of the code that scores a row (SCORING_CODE) and of the cache's format."""
+    """The sha256 of the code that scores a row (SCORING_CODE), of the spaCy pipeline it parses with (another one
+    splits and parses rows otherwise) and of the cache's format."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the entailgen package
-    return hashlib.sha256(CACHE_FORMAT + _sha256_of([os.path.join(root, f) for f in SCORING_CODE]).encode()).hexdigest()
+    code = _sha256_of([os.path.join(root, f) for f in SCORING_CODE])
+    return hashlib.sha256(CACHE_FORMAT + f"{code} {spacy_model_id()}".encode()).hexdigest()
 
 
 def cache_name(model_dir, granularity: str = "sentence", aggregation: str = "zs",

@@ -67,6 +67,17 @@ def load_spacy(model: Optional[str] = None):
     raise OSError(f"no spaCy English model found; install one of {SPACY_MODELS}")
 
 
+def spacy_model_id() -> str:
+    """'name version' of the pipeline load_spacy() loads, read without loading it (a score cache is named by it); ''
+    where none is installed."""
+    import spacy.util
+
+    for name in SPACY_MODELS:
+        if spacy.util.is_package(name):
+            return f"{name} {spacy.util.get_package_version(name)}"
+    return ""
+
+
 def load_stanza(model_dir: str, lang: str = "en"):
     """A Stanza pipeline from a local model dir (never downloads; Stanza's models cannot be fetched here)."""
     import stanza

