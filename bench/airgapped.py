@@ -101,7 +101,7 @@ def pack(opts) -> None:
     from entailgen.training.benchmark_eval import read_benchmark
     from entailgen.training.document_scorer import DocumentScorer
     from entailgen.training.encoder import default_encoder_path
-    from entailgen.transforms.parser import Parser, ParserConfig
+    from entailgen.transforms.parser import Parser, ParserConfig, spacy_model_id
 
     bundle = opts.bundle
     bundle.mkdir(parents=True, exist_ok=True)
@@ -115,6 +115,7 @@ def pack(opts) -> None:
     sentences = sorted({s for _, summary in split for s in summary})  # DaeScorer parses each hypothesis
     parsed = Parser(ParserConfig()).tokens(sentences)
     write_xz(bundle / "parsed.json.xz", {s: [asdict(t) for t in tokens] for s, tokens in zip(sentences, parsed)})
+    (bundle / "parser.txt").write_text(spacy_model_id())  # the score caches' names hold it (cache_name)
     log(f"{len(keys)} rows split, {len(sentences)} summary sentences parsed")
     with tarfile.open(bundle / "datasets.tar.xz", "w:xz") as tar:
         for name in sorted({MODELS[m][0] for m in opts.models}):
@@ -167,10 +168,13 @@ def run(opts) -> None:
         def tokens(self, texts):
             return (parsed[t] for t in texts)
 
+    import entailgen.training.benchmark_eval as benchmark_eval
     import entailgen.training.document_scorer as document_scorer
     import entailgen.training.scorers as scorers
 
     parse.Parser = document_scorer.Parser = scorers.Parser = Parsed  # the name DocumentScorer and DaeScorer build
+    pipeline = (opts.bundle / "parser.txt").read_text()
+    benchmark_eval.spacy_model_id = lambda: pipeline  # the parses' pipeline, so cache_name(out) is the one made here
     opts.out.mkdir(parents=True, exist_ok=True)
     models = tmp / "models"
     for name in opts.models:
