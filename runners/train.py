@@ -340,7 +340,7 @@ def _score(args) -> int:
     from entailgen.training.checkpoint import verify_model_dir
     from entailgen.training.document_scorer import DocumentOptions
     from entailgen.training.encoder import EncoderError
-    from entailgen.training.inference import check_scoring
+    from entailgen.training.inference import LAYOUTS, check_scoring
     from entailgen.transforms.parser import ParserConfig, check_parser
 
     parser = ParserConfig(model=args.parser_model)
@@ -381,11 +381,11 @@ def _score(args) -> int:
           f"letters" + (f"; {len(repeated)} ids given to more than one row (first: {min(repeated)})" if repeated else ""))
     if total["read"] and not total["written"]:  # nothing scored is a failed job, not exit 0
         reasons = sorted(manifest["counts"].get("dead_by_stage", {}))
-        layout = ("; rows of premise and hypothesis are scored without --documents" if args.documents else
-                  "; rows of document and summary are scored with --documents") if reasons == ["read:MissingField"] \
-            else ""  # every row without the fields: most likely the other layout's rows
+        other = ("premise", "hypothesis") if args.documents else ("document", "summary")
+        hint = f"; rows of {' and '.join(other)} are scored {LAYOUTS[other]}" if reasons == ["read:MissingField"] \
+            else ""  # every row lacked its fields: most likely rows of the other layout
         raise UsageError(f"every one of the {total['read']} {what} became a dead letter (their reasons: "
-                         f"{', '.join(reasons)}){layout}; see {args.output}")
+                         f"{', '.join(reasons)}){hint}; see {args.output}")
     return 0
 
 

@@ -50,8 +50,8 @@ JSON_TYPES = {bool: "a boolean", int: "a number", float: "a number", list: "an a
 WORD = re.compile(r"\w")
 
 
-LAYOUTS = {("premise", "hypothesis"): "score it without --documents",  # the score job's two layouts of a row
-           ("document", "summary"): "score it with --documents"}
+LAYOUTS = {("premise", "hypothesis"): "without --documents",  # the score job's two layouts of a row, and its flag
+           ("document", "summary"): "with --documents"}
 
 
 def other_layout(row: dict, fields: Sequence[str]) -> str:
@@ -60,7 +60,7 @@ def other_layout(row: dict, fields: Sequence[str]) -> str:
     for layout, how in LAYOUTS.items():
         if tuple(fields) in LAYOUTS and layout != tuple(fields) and all(
                 isinstance(row.get(k), str) and row[k].strip() for k in layout):
-            return f" (a row of {' and '.join(layout)}: {how})"
+            return f" (a row of {' and '.join(layout)}: score it {how})"
     return ""
 
 
