@@ -71,7 +71,7 @@ def _scorer(args, mode, precision: str, granularity: str = "sentence"):
 
 
 def _row(model_dir: str) -> str:
-    """MODEL_DIR's row in a benchmark's table: a detector's named as one, as summac's table names it."""
+    """MODEL_DIR's row in a benchmark's table (summac, rank19, TRUE): a detector's named as one."""
     from entailgen.training.detector import is_detector
 
     return "entailgen detector" if is_detector(model_dir) else "entailgen model"
@@ -174,14 +174,14 @@ def _evaluate_benchmark(args) -> int:
         results = cached_results([lambda m=m: DocumentScorer(m, **given, device=device, precision=precision)
                                   for m in model_dirs],
                                  [(r.document, r.claim) for r in rows], caches,
-                                 "entailgen model" + (f" and {len(ensemble)} more" if ensemble else ""))
+                                 _row(args.model) + (f" and {len(ensemble)} more" if ensemble else ""))
         alone = lambda i: lambda pairs: [score_of(r) for r in results[i]]  # noqa: E731 (one model's scores)
         together = lambda pairs: [score_of(joined(by_model)) for by_model in zip(*results)]  # noqa: E731
         if detector:  # the detector's own row, then each member alone
-            scorers = {"entailgen detector": together,
+            scorers = {_row(detector): together,
                        **{f"member {os.path.basename(m)}": alone(i) for i, m in enumerate(model_dirs)}}
         else:
-            scorers = {"entailgen model": alone(0),
+            scorers = {_row(args.model): alone(0),
                        **({f"entailgen ensemble ({len(model_dirs)} models)": together} if ensemble else {})}
         scorers.update({b: with_progress(fn, b, chunk=512) for b, fn in BASELINES.items()})
         report = evaluate_benchmark(rows, scorers, duplicates=duplicates)

@@ -57,9 +57,10 @@ LAYOUTS = {("premise", "hypothesis"): "without --documents",  # the score job's 
 def other_layout(row: dict, fields: Sequence[str]) -> str:
     """How to score a row that lacks `fields` but holds the other layout's texts: ' (a row of document and summary:
     score it with --documents)', else ''."""
+    if tuple(fields) not in LAYOUTS:
+        return ""
     for layout, how in LAYOUTS.items():
-        if tuple(fields) in LAYOUTS and layout != tuple(fields) and all(
-                isinstance(row.get(k), str) and row[k].strip() for k in layout):
+        if layout != tuple(fields) and all(isinstance(row.get(k), str) and row[k].strip() for k in layout):
             return f" (a row of {' and '.join(layout)}: score it {how})"
     return ""
 
