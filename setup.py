@@ -8,7 +8,8 @@ HERE = Path(__file__).parent
 VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "__init__.py").read_text()).group(1)
 DASK = "apache-beam[dask]==2.77.0"  # dask and distributed, for the Beam release pinned below
 SUBPACKAGES = ["schemas", "dataset", "dataset.report", "transforms", "transforms.io", "transforms.generate",
-               "transforms.augment", "transforms.recast", "transforms.claims", "pipelines", "training", "runners"]
+               "transforms.augment", "transforms.recast", "transforms.claims", "pipelines", "training",
+               "training.fitting", "training.scoring", "training.benchmarks", "runners"]
 
 setup(
     name="entailgen",
