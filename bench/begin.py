@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from entailgen.training.true import csv_rows
+from entailgen.training.benchmarks.true import csv_rows
 from q2 import ConversionError, write_true  # bench/q2.py, beside this script
 
 COLUMNS = ("knowledge", "response", "begin_label")  # google/BEGIN-dataset TSVs: grounding, response, its label

@@ -9,7 +9,7 @@ document is in both. The figures are then on that half, not on the paper's test 
 which. SummaC's own XSumFaith and Polytope cuts share documents (a document's summaries go to val and test in turn),
 so of those the val rows of one half's documents and the test rows of the other half's are kept.
 Training text: the val-cut documents only, unlabelled, less any that is the same article as a test-cut document of any
-set (training.held_out: re-spaced, re-cased or cut off; the sets share articles), so no label and no test-cut article
+set (training.benchmarks.held_out: re-spaced, re-cased or cut off; the sets share articles), so no label and no test-cut article
 reaches any training step; and for recast, whose input is annotations, UDS 2.0's event factuality over UD-EWT (the
 decomp wheel, from PyPI).
 Pipeline (the figure): the val documents -> `entailgen detector` (claims; sentences -> paraphrase -> dae; the claims
@@ -44,8 +44,8 @@ from pathlib import Path
 
 import host  # bench/host.py, beside this script
 # evaluate's score cache, driven by Bench.scored; bench/airgapped.py writes its caches with these names from here
-from entailgen.training.benchmark_eval import cache_name, cached, cached_results, row_key  # noqa: F401
-from entailgen.training.held_out import held_out_of
+from entailgen.training.scoring.cache import cache_name, cached, cached_results, row_key  # noqa: F401
+from entailgen.training.benchmarks.held_out import held_out_of
 
 SETS = ("xsumfaith", "polytope", "summeval", "frank")  # the issue's four; FactCC and CoGenSumm are scored if given
 # one model per family, scored together (the mean of their log-odds): run 7 found claims data suits XSum's summaries and
@@ -84,7 +84,7 @@ def recut(rows: list) -> tuple[list, list[str], list[str]]:
 
 def val_documents(rows: list, path: Path) -> Path:
     """The distinct documents of the val cut as claims-family JSON Lines ({"id", "text"}): unlabelled training text,
-    without any that is a test-cut article of any set (training.held_out: the sets share articles)."""
+    without any that is a test-cut article of any set (training.benchmarks.held_out: the sets share articles)."""
     docs = sorted({hashlib.sha256(r.document.encode()).hexdigest(): r.document for r in rows if r.cut == "val"}.items())
     held = held_out_of(rows)
     kept = [(h, d) for h, d in docs if d not in held]
@@ -145,10 +145,10 @@ class Bench:
 
     def scored(self, model: Path, pairs: list) -> list:
         """DocumentScorer.scored of every row (an Unscorable where the model cannot score it), through evaluate's
-        score cache (training.benchmark_eval.cached_results) kept in the work dir: a set added later scores only its
+        score cache (training.scoring.cache.cached_results) kept in the work dir: a set added later scores only its
         own rows, a killed run keeps every chunk it finished, and a model trained again, or scored by changed code, is
         scored again (cache_name)."""
-        from entailgen.training.document_scorer import DocumentScorer
+        from entailgen.training.scoring.document_scorer import DocumentScorer
 
         blocks, built = self.opts.granularity, []
         cache = self.work / ("scores" if blocks == "sentence" else f"scores-{blocks}") / cache_name(model, blocks)
@@ -166,21 +166,21 @@ class Bench:
 
 def scorable(result) -> bool:
     """Whether Bench.scored could score the row (else its result is the Unscorable saying why)."""
-    from entailgen.training.scorers import Unscorable
+    from entailgen.training.scoring.scorers import Unscorable
 
     return not isinstance(result, Unscorable)
 
 
 def zs_results(results: list) -> list:
     """Bench.scored's results as each row's score, or its Unscorable (evaluate_benchmark scores it 0.0, counted)."""
-    from entailgen.training.document_scorer import score_of
+    from entailgen.training.scoring.document_scorer import score_of
 
     return [score_of(r) for r in results]
 
 
 def zs_scores(results: list) -> list[float]:
     """Bench.scored's results as scores, 0.0 for a row the model could not score (every_scored: evaluate's rule)."""
-    from entailgen.training.unscorable import every_scored
+    from entailgen.training.scoring.unscorable import every_scored
 
     return every_scored(zs_results(results))
 
@@ -189,7 +189,7 @@ def ensemble_results(results: list[list], join=None) -> list:
     """Several models' Bench.scored results joined row by row (by default ensemble_score, the mean of log-odds; min,
     the stricter member): a row one model could not score takes the others' score, the first model's Unscorable where
     none could."""
-    from entailgen.training.summac import ensemble_score
+    from entailgen.training.scoring.summac import ensemble_score
 
     join = join or ensemble_score
     return [join(s) if (s := [r["score"] for r in rs if scorable(r)]) else rs[0] for rs in zip(*results)]
@@ -197,7 +197,7 @@ def ensemble_results(results: list[list], join=None) -> list:
 
 def ensemble_scores(results: list[list], join=None) -> list[float]:
     """ensemble_results as scores, 0.0 where no model could score the row (every_scored: evaluate's rule)."""
-    from entailgen.training.unscorable import every_scored
+    from entailgen.training.scoring.unscorable import every_scored
 
     return every_scored(ensemble_results(results, join))
 
@@ -264,9 +264,9 @@ def main() -> None:
                       help="ablations: train and score these models (their work folders: claims-source, dae-arcs, "
                            "...; `all` for every one) and pick among them on val, instead of the detector's figure")
     opts = args.parse_args()
-    from entailgen.training.benchmark_eval import (NER, UNIGRAM, distinct_rows, evaluate_benchmark, format_table,
-                                                   ner_overlap_scores, read_benchmark, unigram_overlap_scores)
-    from entailgen.training.summac import conv_scores, load_conv
+    from entailgen.training.benchmarks.baselines import NER, UNIGRAM, ner_overlap_scores, unigram_overlap_scores
+    from entailgen.training.benchmarks.summac import distinct_rows, evaluate_benchmark, format_table, read_benchmark
+    from entailgen.training.scoring.summac import conv_scores, load_conv
     from entailgen.transforms.claims.claims import TRANSFORMATIONS
 
     def plus(name: str) -> str:

@@ -41,8 +41,9 @@ def main() -> None:
     args.add_argument("--work", type=Path, required=True, help="a bench/benchmark.py work dir")
     args.add_argument("--models", nargs="+", default=["claims-source", "dae-arcs-full"], metavar="FOLDER")
     opts = args.parse_args()
-    from entailgen.training.benchmark_eval import (UNIGRAM, balanced_accuracy, central_95, choose_threshold,
-                                                   read_benchmark, roc_auc, unigram_overlap_scores)
+    from entailgen.training.benchmarks.baselines import UNIGRAM, unigram_overlap_scores
+    from entailgen.training.benchmarks.metrics import balanced_accuracy, central_95, choose_threshold, roc_auc
+    from entailgen.training.benchmarks.summac import read_benchmark
 
     path = opts.summac / "frank.json"
     if not path.is_file() or not (opts.work / "models").is_dir():

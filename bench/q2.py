@@ -26,8 +26,8 @@ import re
 import sys
 from collections import Counter
 
-from entailgen.training.benchmark_eval import BenchmarkError
-from entailgen.training.true import csv_rows
+from entailgen.training.benchmarks.files import BenchmarkError
+from entailgen.training.benchmarks.true import csv_rows
 
 CROSS_KNOWLEDGE = "knowledge"  # cross_annotation.csv: the turn's grounding
 CROSS_RESPONSE = "{system}_response"  # each system's response and its label, the system named as in its files

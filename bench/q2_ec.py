@@ -30,8 +30,9 @@ def main() -> None:
     args.add_argument("--work", type=Path, default=Path.home() / ".cache" / "entailgen" / BENCH)
     opts = args.parse_args()
     models = dict(m.split("=", 1) for m in opts.model)
-    from entailgen.training.benchmark_eval import unigram_overlap_scores
-    from entailgen.training.true import auc_gap, auc_interval, read_true
+    from entailgen.training.benchmarks.baselines import unigram_overlap_scores
+    from entailgen.training.benchmarks.metrics import auc_gap, auc_interval
+    from entailgen.training.benchmarks.true import read_true
 
     files = {name: read_true(name) for name in opts.dev + opts.files}
     check_held_out(opts.documents, files, BENCH)

@@ -27,7 +27,8 @@ def main() -> None:
     args.add_argument("--examples", type=int, default=EXAMPLES, help="as bench/q2_table2.py's --examples")
     args.add_argument("--epochs", type=int, default=EPOCHS, help="as bench/q2_table2.py's --epochs")
     opts = args.parse_args()
-    from entailgen.training.true import auc_gap, auc_interval, read_true
+    from entailgen.training.benchmarks.metrics import auc_gap, auc_interval
+    from entailgen.training.benchmarks.true import read_true
 
     rows = read_true(opts.file)
     labels = [r.label for r in rows]

@@ -58,9 +58,9 @@ def models(opts, pairs: dict[str, Path], seed: int = 0) -> dict[str, Path]:
 
 
 def check_held_out(documents: Path, files: dict[str, list], bench: str = BENCH) -> None:
-    """Refuse a run whose training documents are, or hold, a grounding of the files (training/held_out.py's
+    """Refuse a run whose training documents are, or hold, a grounding of the files (training/benchmarks/held_out.py's
     normalised text: a one-sentence grounding inside a document counts too)."""
-    from entailgen.training.held_out import HeldOut, normalised
+    from entailgen.training.benchmarks.held_out import HeldOut, normalised
 
     groundings = {r.grounding for rows in files.values() for r in rows}
     held, parts = HeldOut(groundings), {normalised(g) for g in groundings}
@@ -73,9 +73,9 @@ def check_held_out(documents: Path, files: dict[str, list], bench: str = BENCH) 
 
 def arm_scores(opts, arm: tuple, model: Path, name: str, rows: list, bench: str = BENCH) -> list[float]:
     """The arm's score per row (an unscorable row 0.0, the lowest), from --work's cache or scored now."""
-    from entailgen.training.document_scorer import DocumentScorer
-    from entailgen.training.true import model_scores
-    from entailgen.training.unscorable import Unscorable
+    from entailgen.training.scoring.document_scorer import DocumentScorer
+    from entailgen.training.benchmarks.true import model_scores
+    from entailgen.training.scoring.unscorable import Unscorable
 
     label, _, score, passes = arm
     rows_key = hashlib.sha256(json.dumps([r[:2] for r in rows]).encode()).hexdigest()[:12]
@@ -124,8 +124,9 @@ def main() -> None:
     args.add_argument("--arms", nargs="+", choices=[a[0] for a in ARMS], default=[a[0] for a in ARMS],
                       metavar="ARM", help="the arms scored (default: all; the base is always scored)")
     opts = args.parse_args()
-    from entailgen.training.benchmark_eval import unigram_overlap_scores
-    from entailgen.training.true import auc_gap, auc_interval, read_true
+    from entailgen.training.benchmarks.baselines import unigram_overlap_scores
+    from entailgen.training.benchmarks.metrics import auc_gap, auc_interval
+    from entailgen.training.benchmarks.true import read_true
 
     report = {"machine": host.describe(), "rule": "bench/preregistered/q2-table2.md", "files": {}}
     files = {name: read_true(name) for name in opts.dev + opts.files}

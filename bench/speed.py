@@ -33,7 +33,7 @@ import host  # bench/host.py, beside this script
 BENCH = "speed"
 ROOT = Path(__file__).resolve().parent.parent  # the entailgen package (the repository root)
 BASE_COMMIT = "95d1abf"
-SCORE_CHUNK = 32  # rows per call, as training.benchmark_eval.SCORE_CHUNK
+SCORE_CHUNK = 32  # rows per call, as training.scoring.cache.SCORE_CHUNK
 WARM = ("The warm-up row is scored first. Its time is not counted.", "The warm-up row is not counted.")
 
 
@@ -49,7 +49,7 @@ def score_worker(args) -> dict:
 
         scorer = DocumentScorer(args.model, "sentence", device=args.device)
     else:
-        from entailgen.training.document_scorer import DocumentScorer
+        from entailgen.training.scoring.document_scorer import DocumentScorer
 
         scorer = DocumentScorer(args.model, "sentence", device=args.device, precision=args.path)
     scorer.score_documents([WARM])  # the first call's one-off costs (allocator, spaCy's first batch), on no row's text
@@ -64,7 +64,7 @@ def score_worker(args) -> dict:
 def train_worker(args) -> dict:
     """One epoch of `train` on the dataset's first --train-examples rows; examples/s over the epoch's steps (train.json's
     train_s: reading and steps, not loading or the dev pass) and dev accuracy."""
-    from entailgen.training.trainer import TrainOptions, train
+    from entailgen.training.fitting.trainer import TrainOptions, train
 
     load = os.getloadavg()
     options = TrainOptions(epochs=1, max_examples=args.train_examples, seed=0, progress=False, device=args.device)
@@ -83,9 +83,9 @@ def ceiling_worker(args) -> dict:
 
     import torch
 
-    from entailgen.training.checkpoint import load_meta
-    from entailgen.training.document_scorer import DocumentScorer
-    from entailgen.training.features import pair_features
+    from entailgen.training.fitting.checkpoint import load_meta
+    from entailgen.training.scoring.document_scorer import DocumentScorer
+    from entailgen.training.fitting.features import pair_features
 
     meta = load_meta(args.model)
     cfg = meta["encoder_config"]
@@ -142,7 +142,7 @@ def sample_rows() -> list[dict]:
 def benchmark_rows(paths: list[str], n: int, seed: int) -> list[dict]:
     """n rows drawn (seeded) from SummaC-layout files; a file's rows without a test cut are given val and test in
     turn, so each set has a threshold to choose and a cut to report."""
-    from entailgen.training.benchmark_eval import read_benchmark
+    from entailgen.training.benchmarks.summac import read_benchmark
 
     rows = read_benchmark(paths)
     rng = random.Random(seed)
@@ -206,7 +206,8 @@ def in_turns(kind: str, paths: list[str], rate: str, opts, rows_file: str, tree:
 def balanced_accuracies(rows: list[dict], scores: list[float]) -> dict:
     """Per-set test balanced accuracy (threshold chosen on val) of a path's scores, and their mean; a set whose cut
     lacks a label (too few rows drawn) is left out."""
-    from entailgen.training.benchmark_eval import BenchmarkError, BenchmarkRow, check_datasets, evaluate_benchmark
+    from entailgen.training.benchmarks.files import BenchmarkError
+    from entailgen.training.benchmarks.summac import BenchmarkRow, check_datasets, evaluate_benchmark
 
     kept = []
     for name in dict.fromkeys(r["dataset"] for r in rows):

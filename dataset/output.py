@@ -19,9 +19,9 @@ MARKER = ".entailgen-run"  # written first into every folder a run builds: entai
 PARTIAL = ".entailgen-partial"  # suffix of the sibling folder a run builds in, swapped in once complete
 OLD = ".entailgen-old"  # suffix of the replaced dataset between the swap's two renames
 LOCK = ".entailgen-lock"  # suffix of the file beside output that its one writer holds locked (pid and host in it)
-TRAIN_JSON = "train.json"  # what `entailgen train` writes into a model dir (training.trainer.TRAIN_JSON, without torch)
-CONV_JSON = "conv.json"  # what `entailgen train-conv` writes into a Conv head's dir (training.summac.CONV_CONFIG)
-DETECTOR_JSON = "detector.json"  # what `entailgen detector` writes last into a detector dir (training.detector)
+TRAIN_JSON = "train.json"  # what `entailgen train` writes into a model dir (training.fitting.trainer.TRAIN_JSON, without torch)
+CONV_JSON = "conv.json"  # what `entailgen train-conv` writes into a Conv head's dir (training.scoring.summac.CONV_CONFIG)
+DETECTOR_JSON = "detector.json"  # what `entailgen detector` writes last into a detector dir (training.scoring.detector)
 BUILD_FOLDER, MODEL_DIR, CONV_HEAD = "build folder", "model dir", "Conv head"  # kinds of output (and dataset_kind)
 DETECTOR = "detector dir"  # `entailgen detector`'s output: its stages are built inside its own build folder
 

@@ -53,9 +53,9 @@ class DetectorOptions:
 
 def kept_documents(inputs: Sequence[str], exclude: Sequence[str], path: str) -> dict:
     """The input documents as claims-family JSON Lines at path, less each that is the same article as a test-cut
-    document of an --exclude-documents file (training.held_out); returns the counts. A unit the reader refuses is
+    document of an --exclude-documents file (training.benchmarks.held_out); returns the counts. A unit the reader refuses is
     kept as its raw line, so the claims stage's dead letters still say why."""
-    from entailgen.training.held_out import held_out  # the benchmark reader: only when files are given
+    from entailgen.training.benchmarks.held_out import held_out  # the benchmark reader: only when files are given
 
     held = held_out(exclude) if exclude else None
     counts = {"read": 0, "excluded": 0, "kept": 0}
@@ -162,8 +162,8 @@ def finished(target: str) -> bool:
 def build_detector(inputs: Sequence[str], output: str, options: DetectorOptions = DetectorOptions(), *,
                    overwrite: bool = False, quiet: bool = False, say: Callable[[str], None] = print) -> dict:
     """Build the detector dir at output (in its build folder, swapped in once complete); returns detector.json."""
-    from entailgen.training.detector import DETECTOR_JSON, JOIN
-    from entailgen.training.summac import model_checksums
+    from entailgen.training.scoring.detector import DETECTOR_JSON, JOIN
+    from entailgen.training.scoring.summac import model_checksums
 
     options.check()
     recipe = recipe_of(inputs, options)
@@ -240,11 +240,11 @@ def _detector(args) -> int:
         for path in [*inputs, *options.exclude_documents]:
             if not os.path.isfile(path):
                 raise ValueError(f"no such file: {path}")
-        from entailgen.training.models import pick_device
+        from entailgen.training.fitting.models import pick_device
 
         pick_device(options.device)  # no GPU for --device cuda: one line now, not after the datasets are built
         if options.exclude_documents:
-            from entailgen.training.held_out import held_out
+            from entailgen.training.benchmarks.held_out import held_out
 
             held_out(options.exclude_documents)  # a bad benchmark file: one line now, not after reading the inputs
         check_output(args.output, DETECTOR, inputs, args.overwrite)

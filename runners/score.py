@@ -13,9 +13,9 @@ from entailgen.dataset.publish import finish_dataset, publish
 from entailgen.runners.progress import Progress
 from entailgen.runners.runner import direct_runner, is_direct
 from entailgen.runners.signals import interruptible, private_tempdir
-from entailgen.training.document_scorer import DocumentOptions
-from entailgen.training.inference import score_graph
-from entailgen.training.score_modes import ScoreMode
+from entailgen.training.scoring.document_scorer import DocumentOptions
+from entailgen.training.scoring.inference import score_graph
+from entailgen.training.scoring.score_modes import ScoreMode
 from entailgen.transforms.parser import ParserConfig
 
 SCORES = dataset_kind("score")  # what `entailgen score` writes, and the only output its --overwrite replaces

@@ -21,8 +21,8 @@ def message(e: Exception) -> str:
 def as_members(args) -> str | None:
     """A detector dir given as MODEL_DIR stands for its members, joined as --ensemble joins models: the first as the
     model, the others as the ensemble; returns the detector dir (where evaluations are saved), None for a model dir."""
-    from entailgen.training.detector import detector_members, is_detector
-    from entailgen.training.encoder import EncoderError
+    from entailgen.training.scoring.detector import detector_members, is_detector
+    from entailgen.training.fitting.encoder import EncoderError
 
     if not is_detector(args.model):
         return None
@@ -38,8 +38,8 @@ def as_members(args) -> str | None:
 
 
 def _score_mode(args):
-    """The score mode of --score and --mc-dropout (training.score_modes), or their one-line refusal."""
-    from entailgen.training.score_modes import ScoreMode
+    """The score mode of --score and --mc-dropout (training.scoring.score_modes), or their one-line refusal."""
+    from entailgen.training.scoring.score_modes import ScoreMode
 
     try:
         return ScoreMode(args.score, args.mc_dropout)
@@ -48,10 +48,10 @@ def _score_mode(args):
 
 
 def _precision(args) -> str:
-    """--precision resolved for --device and --mc-dropout (training.precision.resolved_precision); ValueError for a
+    """--precision resolved for --device and --mc-dropout (training.scoring.precision.resolved_precision); ValueError for a
     cpu-only precision on cuda, or onnx-* with MC dropout."""
-    from entailgen.training.models import pick_device
-    from entailgen.training.precision import resolved_precision
+    from entailgen.training.fitting.models import pick_device
+    from entailgen.training.scoring.precision import resolved_precision
 
     return resolved_precision(args.precision, pick_device(args.device), getattr(args, "mc_dropout", 0) or 0)
 
@@ -59,9 +59,9 @@ def _precision(args) -> str:
 def _scorer(args, mode, precision: str, granularity: str = "sentence"):
     """MODEL_DIR as a scorer of rows and of pairs (pair_scores): a detector dir's members joined (Detector), else the
     model's DocumentScorer; a missing or damaged one refused in one line before anything loads."""
-    from entailgen.training.checkpoint import verify_model_dir
-    from entailgen.training.detector import Detector, is_detector
-    from entailgen.training.document_scorer import DocumentScorer
+    from entailgen.training.fitting.checkpoint import verify_model_dir
+    from entailgen.training.scoring.detector import Detector, is_detector
+    from entailgen.training.scoring.document_scorer import DocumentScorer
 
     how = dict(device=args.device, score=mode.score, mc_dropout=mode.mc_dropout, precision=precision)
     if is_detector(args.model):
@@ -72,7 +72,7 @@ def _scorer(args, mode, precision: str, granularity: str = "sentence"):
 
 def _row(model_dir: str) -> str:
     """MODEL_DIR's row in a benchmark's table (summac, rank19, TRUE): a detector's named as one."""
-    from entailgen.training.detector import is_detector
+    from entailgen.training.scoring.detector import is_detector
 
     return "entailgen detector" if is_detector(model_dir) else "entailgen model"
 
@@ -80,10 +80,11 @@ def _row(model_dir: str) -> str:
 def _save_report(model_dir: str, report: dict, mode, *how: str) -> None:
     """A benchmark report saved in MODEL_DIR/eval under a name of its files and how they were scored (`how`: the
     options that change a score, each '-<value>' or ''), and the card rewritten: another file's report is kept."""
-    from entailgen.training.model_card import kept_report_name, save_evaluation
+    from entailgen.training.benchmarks.card import with_card_section
+    from entailgen.training.fitting.model_card import kept_report_name, save_evaluation
 
     save_evaluation(model_dir, kept_report_name(model_dir, report["benchmark"], report["model"]["files"], *how,
-                                                mode.suffix()), report)
+                                                mode.suffix()), with_card_section(report))
 
 
 def _not_default(value, default) -> str:
@@ -97,10 +98,10 @@ def _dirs_part(option: str, dirs) -> str:
 
 
 def _train(args) -> int:
-    from entailgen.training.data import DatasetError, open_dataset, parse_mix
-    from entailgen.training.encoder import EncoderError
-    from entailgen.training.model_card import never_predicted
-    from entailgen.training.trainer import TrainOptions, train
+    from entailgen.training.fitting.data import DatasetError, open_dataset, parse_mix
+    from entailgen.training.fitting.encoder import EncoderError
+    from entailgen.training.fitting.model_card import never_predicted
+    from entailgen.training.fitting.trainer import TrainOptions, train
 
     try:
         mix = parse_mix(args.mix, [(os.path.basename(d.rstrip("/")), open_dataset(d)[0].get("pipeline"))
@@ -131,13 +132,13 @@ def _evaluate_benchmark(args) -> int:
     """`evaluate MODEL_DIR --benchmark summac FILE...`: the rows and cuts are checked before the model loads; each
     model's scores are cached as each chunk of rows is scored (score_cache_dir()), so a rerun after an interruption
     scores only the rows not yet scored; a row the model cannot score is scored 0.0 and counted, never an error."""
-    from entailgen.training.benchmark_eval import (BASELINES, cache_name, cached_results, check_datasets,
-                                                   distinct_rows, evaluate_benchmark, format_table, read_benchmark,
-                                                   score_cache_dir, with_progress)
-    from entailgen.training.checkpoint import verify_model_dir
-    from entailgen.training.document_scorer import DocumentOptions, DocumentScorer, joined, score_of
-    from entailgen.training.encoder import EncoderError
-    from entailgen.training.models import pick_device
+    from entailgen.training.benchmarks.summac import (BASELINES, check_datasets, distinct_rows, evaluate_benchmark,
+                                                      format_table, read_benchmark)
+    from entailgen.training.scoring.cache import cache_name, cached_results, score_cache_dir, with_progress
+    from entailgen.training.fitting.checkpoint import verify_model_dir
+    from entailgen.training.scoring.document_scorer import DocumentOptions, DocumentScorer, joined, score_of
+    from entailgen.training.fitting.encoder import EncoderError
+    from entailgen.training.fitting.models import pick_device
 
     name, files = args.benchmark[0], args.benchmark[1:]
     if name == "rank19":
@@ -202,10 +203,10 @@ def _evaluate_benchmark(args) -> int:
 def _evaluate_rank19(args, files: list[str]) -> int:
     """`evaluate MODEL_DIR --benchmark rank19 FILE`: the DAE paper's summary reranking (Table 4), the model scoring
     each sentence against its source: a DAE arc model by the mean of its arcs' probabilities (F(h, x), §3), a pair
-    model by P(entailed); a sentence it cannot score is 0.0 (training.unscorable) and counted."""
-    from entailgen.training.encoder import EncoderError
-    from entailgen.training.rank19 import DEPENDENCY, baselines, evaluate_rank19, format_rank19, read_triples
-    from entailgen.training.unscorable import Unscorable, every_scored
+    model by P(entailed); a sentence it cannot score is 0.0 (training.scoring.unscorable) and counted."""
+    from entailgen.training.fitting.encoder import EncoderError
+    from entailgen.training.benchmarks.rank19 import DEPENDENCY, baselines, evaluate_rank19, format_rank19, read_triples
+    from entailgen.training.scoring.unscorable import Unscorable, every_scored
 
     if len(files) != 1:
         raise UsageError("--benchmark rank19 takes one file (summary_pairs.json, or JSON Lines of its fields)")
@@ -238,9 +239,9 @@ def _evaluate_true(args, files: list[str]) -> int:
     """`evaluate MODEL_DIR --benchmark true FILE...`: TRUE's CSV files (With a Little Push's Q2, BEGIN, DialFact), ROC
     AUC per file with a bootstrap interval, beside unigram overlap on the same rows and the paper's Table 1; a grounding
     longer than a sentence is scored as a document (--granularity its blocks), in the --score / --mc-dropout mode."""
-    from entailgen.training.benchmark_eval import unigram_overlap_scores
-    from entailgen.training.encoder import EncoderError
-    from entailgen.training.true import UNIGRAM, evaluate_true, format_true, model_scores, read_true
+    from entailgen.training.benchmarks.baselines import unigram_overlap_scores
+    from entailgen.training.fitting.encoder import EncoderError
+    from entailgen.training.benchmarks.true import UNIGRAM, evaluate_true, format_true, model_scores, read_true
 
     if not files:
         raise UsageError("--benchmark true needs TRUE's CSV files (grounding, generated_text, label)")
@@ -283,11 +284,11 @@ def _evaluate(args) -> int:
         raise UsageError("--granularity, --aggregation, --conv and --ensemble are for --benchmark")
     if not _score_mode(args).plain:
         raise UsageError("--score and --mc-dropout are for --benchmark (a dataset's accuracy is the model's argmax)")
-    from entailgen.training.data import DatasetError
-    from entailgen.training.encoder import EncoderError
-    from entailgen.training.evaluation import evaluate, result_table, write_evaluation
+    from entailgen.training.fitting.data import DatasetError
+    from entailgen.training.fitting.encoder import EncoderError
+    from entailgen.training.scoring.evaluation import evaluate, result_table, write_evaluation
 
-    from entailgen.training.detector import is_detector
+    from entailgen.training.scoring.detector import is_detector
 
     if is_detector(args.model):
         return _evaluate_members(args)
@@ -304,11 +305,11 @@ def _evaluate(args) -> int:
 def _evaluate_members(args) -> int:
     """`evaluate DETECTOR DATASET`: each member that reads the dataset, on its own task, written into the detector's
     eval folder; a member that cannot read it is said, and none that can is an error."""
-    from entailgen.training.data import DatasetError
-    from entailgen.training.detector import detector_members
-    from entailgen.training.encoder import EncoderError
-    from entailgen.training.evaluation import evaluate, result_table
-    from entailgen.training.model_card import save_evaluation
+    from entailgen.training.fitting.data import DatasetError
+    from entailgen.training.scoring.detector import detector_members
+    from entailgen.training.fitting.encoder import EncoderError
+    from entailgen.training.scoring.evaluation import evaluate, result_table
+    from entailgen.training.fitting.model_card import save_evaluation
 
     try:
         members = detector_members(args.model)
@@ -337,10 +338,10 @@ def _score(args) -> int:
     from entailgen.dataset.output import OutputError, check_output
     from entailgen.runners.progress import line_every
     from entailgen.runners.score import SCORES, score_job
-    from entailgen.training.checkpoint import verify_model_dir
-    from entailgen.training.document_scorer import DocumentOptions
-    from entailgen.training.encoder import EncoderError
-    from entailgen.training.inference import LAYOUTS, check_scoring
+    from entailgen.training.fitting.checkpoint import verify_model_dir
+    from entailgen.training.scoring.document_scorer import DocumentOptions
+    from entailgen.training.fitting.encoder import EncoderError
+    from entailgen.training.scoring.inference import LAYOUTS, check_scoring
     from entailgen.transforms.parser import ParserConfig, check_parser
 
     parser = ParserConfig(model=args.parser_model)
@@ -390,10 +391,10 @@ def _score(args) -> int:
 
 
 def _train_conv(args) -> int:
-    from entailgen.training.data import DatasetError
+    from entailgen.training.fitting.data import DatasetError
     from entailgen.dataset.output import OutputError
-    from entailgen.training.conv_fit import fit_conv
-    from entailgen.training.encoder import EncoderError
+    from entailgen.training.scoring.conv_fit import fit_conv
+    from entailgen.training.fitting.encoder import EncoderError
 
     def progress(done: int, total: int) -> None:
         print(f"  scored {done} of {total} rows' blocks", file=sys.stderr, flush=True)
@@ -413,7 +414,7 @@ def _train_conv(args) -> int:
 
 
 def _add_score_mode(parser, what: str) -> None:
-    """--score and --mc-dropout (With a Little Push's inference, training.score_modes) on evaluate and score."""
+    """--score and --mc-dropout (With a Little Push's inference, training.scoring.score_modes) on evaluate and score."""
     parser.add_argument("--score", default="e", choices=("e", "e-c"),
                         help=f"{what}: e = P(entailed); e-c = P(entailed) - P(contradicted) as (1 + e - c) / 2, "
                              "for a 3-way model (Steen et al. 2023)")
@@ -426,8 +427,8 @@ def register(commands) -> None:
     from entailgen.transforms.views import CLAIM_VIEWS, DEFAULT_CLAIM_VIEW
     from entailgen.transforms.claims.blocks import GRANULARITIES
 
-    AGGREGATIONS = ("zs", "conv")  # training.summac.AGGREGATIONS, unimported: `entailgen --help` stays fast
-    PRECISIONS = ("auto", "fp32", "int8", "onnx-fp32", "onnx-int8")  # training.precision.PRECISIONS (tests agree)
+    AGGREGATIONS = ("zs", "conv")  # training.scoring.summac.AGGREGATIONS, unimported: `entailgen --help` stays fast
+    PRECISIONS = ("auto", "fp32", "int8", "onnx-fp32", "onnx-int8")  # training.scoring.precision.PRECISIONS (tests agree)
     PRECISION_HELP = ("the model's numbers and runtime: fp32 or int8 in torch (int8: dynamic int8 linear layers, the "
                       "feed-forward's down projections fp32), onnx-fp32 or onnx-int8 in ONNX Runtime (its graph "
                       "fused, the same layers int8; one plain pass: no --mc-dropout), int8 and onnx-* cpu only; auto "

@@ -76,7 +76,7 @@ def toy_example(i: int) -> ArcExample:
 
 def train_tiny_dae(root: Path, encoder: Path) -> Path:
     """A dae model dir trained for one epoch on 8 toy rows: what the scoring and writer tests score with."""
-    from entailgen.training.trainer import TrainOptions, train
+    from entailgen.training.fitting.trainer import TrainOptions, train
 
     data = write_dataset(root / "data", "ArcExample", {"train": [toy_example(i) for i in range(8)]})
     train(str(data), str(root / "model"), TrainOptions(encoder=str(encoder), epochs=1, max_length=24, progress=False))
@@ -93,7 +93,7 @@ def toy_pair(i: int, three_way: bool) -> RtePair:
 
 def tiny_pair_model(root: Path, encoder: Path, three_way: bool) -> Path:
     """A pair model dir (3-way when three_way) trained for one epoch on 8 toy rows."""
-    from entailgen.training.trainer import TrainOptions, train
+    from entailgen.training.fitting.trainer import TrainOptions, train
 
     data = write_dataset(root / "data", "RtePair", {"train": [toy_pair(i, three_way) for i in range(8)]},
                          pipeline="recast")
@@ -104,7 +104,7 @@ def tiny_pair_model(root: Path, encoder: Path, three_way: bool) -> Path:
 
 def train_pair_model(root: Path, encoder: Path, seed: int = 0) -> Path:
     """A pair model dir trained for one epoch on 8 toy recast rows: what the document and speed tests score with."""
-    from entailgen.training.trainer import TrainOptions, train
+    from entailgen.training.fitting.trainer import TrainOptions, train
 
     rows = [RtePair(f"p{i}", "the man likes a park", "a man likes" if i % 2 else "a dog chases",
                     "entailed" if i % 2 else "not-entailed", "toy", "t", "toy", f"toy:{i}") for i in range(8)]

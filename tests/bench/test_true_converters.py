@@ -62,7 +62,7 @@ def test_q2_refuses_files_that_do_not_point_one_way_and_a_missing_column(q2_file
 
 
 def test_q2_writes_trues_layout_that_evaluate_reads(q2_files, tmp_path, capsys):
-    from entailgen.training.true import read_true
+    from entailgen.training.benchmarks.true import read_true
 
     cross, files = q2_files
     assert q2.main([cross, *files.values(), "--output", str(tmp_path / "q2.csv")]) == 0

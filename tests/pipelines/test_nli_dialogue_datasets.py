@@ -92,7 +92,7 @@ def test_nli_dialogue_reads_a_claims_dataset_and_accounts_for_every_row(tmp_path
         splits.setdefault(json.loads(r["provenance"])["context"], set()).add(r["split"])
     assert all(len(s) == 1 for s in splits.values())  # a document's pairs in one split
     assert manifest["inputs"][0]["name"] == "claims"  # the input is the dataset: its manifest's sha256
-    from entailgen.training.data import vocabulary
+    from entailgen.training.fitting.data import vocabulary
 
     assert vocabulary(str(tmp_path / "out"), "pair", "all") == list(THREE_WAY)
     again, _ = run(data, tmp_path / "again")

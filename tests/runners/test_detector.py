@@ -175,8 +175,8 @@ def test_a_detector_is_never_built_over_another_kind_or_inside_one(tmp_path, cle
 
 def test_rank19_and_true_take_a_detector_and_join_its_members_pair_scores(tmp_path, clean, capsys):
     from entailgen.training import Detector
-    from entailgen.training.scorers import model_pair_scores
-    from entailgen.training.summac import ensemble_score
+    from entailgen.training.scoring.scorers import model_pair_scores
+    from entailgen.training.scoring.summac import ensemble_score
 
     pair = [("The dog chases the cat in the park.", "The dog chases the cat.")]
     members = [model_pair_scores(str(clean / "members" / m))(pair)[0] for m in ("claims-source", "dae-arcs")]

@@ -11,7 +11,7 @@ torch.set_num_threads(1)
 from entailgen.dataset.manifest import dumps, write_json
 from entailgen.dataset.split import SplitConfig
 from entailgen.runners.cli import main
-from entailgen.training.trainer import TrainOptions, stop_if_not_finite
+from entailgen.training.fitting.trainer import TrainOptions, stop_if_not_finite
 from entailgen.transforms.flags import finite_float
 from trainer_fixtures import tiny_encoder, toy_example, write_dataset  # noqa: F401 (tiny_encoder: a fixture)
 

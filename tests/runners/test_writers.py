@@ -176,7 +176,7 @@ def test_overwrite_refuses_a_dataset_holding_files_its_manifest_does_not_list(tm
 
 def test_the_api_refuses_a_dataset_or_a_model_dir_as_output_and_replaces_a_model_only_when_asked(
         arcs, dae_model, tiny_encoder, tmp_path):
-    from entailgen.training.trainer import TrainOptions, train
+    from entailgen.training.fitting.trainer import TrainOptions, train
 
     card = (arcs / "manifest.json").read_bytes()
     with pytest.raises(ValueError, match=f"^--output {arcs} holds an entailgen dae dataset, not a model dir; "
@@ -216,7 +216,7 @@ def test_a_read_only_output_is_one_line(kind, tmp_path, corpus, arcs, dae_model,
 
 
 def test_a_full_disk_is_one_line_and_leaves_no_build_folder(tmp_path, corpus, arcs, monkeypatch, capsys):
-    import entailgen.training.trainer as trainer
+    import entailgen.training.fitting.trainer as trainer
     import entailgen.dataset.shard as shard
 
     def full(output, *args, **kwargs):
@@ -242,7 +242,7 @@ def terminated(signum, frame):
 def test_sigterm_while_a_run_or_a_training_finishes_is_one_line_exit_130_and_leaves_nothing(
         tmp_path, corpus, arcs, monkeypatch, capsys):
     import entailgen.dataset.publish as publishing
-    import entailgen.training.trainer as trainer
+    import entailgen.training.fitting.trainer as trainer
 
     def sigterm(*args, **kwargs):
         os.kill(os.getpid(), signal.SIGTERM)

@@ -9,11 +9,11 @@ import torch
 
 from entailgen.runners.cli import main
 from entailgen.schemas.records import RtePair
-from entailgen.training import benchmark_eval
-from entailgen.training.benchmark_eval import (append_cache, cache_name, cached, read_cache, restored,
-                                               scoring_code_sha256)
-from entailgen.training.scorers import Unscorable
-from entailgen.training.trainer import TrainOptions, train
+from entailgen.training.scoring import cache as score_cache
+from entailgen.training.scoring.cache import (append_cache, cache_name, cached, read_cache, restored,
+                                              scoring_code_sha256)
+from entailgen.training.scoring.scorers import Unscorable
+from entailgen.training.fitting.trainer import TrainOptions, train
 from trainer_fixtures import write_dataset
 
 torch.set_num_threads(1)
@@ -35,8 +35,8 @@ def short_model(tmp_path_factory, tiny_encoder):
 
 def test_a_claim_longer_than_the_model_is_scored_zero_and_counted_not_an_error(short_model, tmp_path, capsys,
                                                                                monkeypatch):
-    from entailgen.training import scorers
-    from entailgen.training.document_scorer import DocumentScorer
+    from entailgen.training.scoring import scorers
+    from entailgen.training.scoring.document_scorer import DocumentScorer
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     forward = []  # cells per forward pass of the model
@@ -126,11 +126,11 @@ def test_the_cache_name_changes_with_the_model_the_code_the_blocks_and_the_conv_
     (model / "model.safetensors").write_bytes(b"weights")
     assert cache_name(model) == f"pair-mix-{hashlib.sha256(b'weights').hexdigest()[:12]}-{code[:8]}.json"
     # another spaCy pipeline (en_core_web_sm installed beside the offline copy): another cache
-    monkeypatch.setattr(benchmark_eval, "spacy_model_id", lambda: "en_core_web_sm 3.8.0")
+    monkeypatch.setattr(score_cache, "spacy_model_id", lambda: "en_core_web_sm 3.8.0")
     assert scoring_code_sha256() != code
     monkeypatch.undo()
     # other scoring code (or cache format): another cache
-    monkeypatch.setattr(benchmark_eval, "CACHE_FORMAT", b"another format")
+    monkeypatch.setattr(score_cache, "CACHE_FORMAT", b"another format")
     assert scoring_code_sha256() != code and cache_name(model).split("-")[-1] != f"{code[:8]}.json"
 
 

@@ -6,10 +6,12 @@ import re
 import pytest
 
 from entailgen.runners.cli import main
-from entailgen.training.benchmark_eval import (NER, PAPER_TABLE_2, UNIGRAM, BenchmarkError, BenchmarkRow,
-                                               balanced_accuracy, central_95, choose_threshold, entities_found,
-                                               evaluate_benchmark, format_table, gap_interval, ner_overlap,
-                                               read_benchmark, roc_auc, unigram_overlap)
+from entailgen.training.benchmarks.baselines import NER, UNIGRAM, entities_found, ner_overlap, unigram_overlap
+from entailgen.training.benchmarks.files import BenchmarkError
+from entailgen.training.benchmarks.metrics import (balanced_accuracy, central_95, choose_threshold, gap_interval,
+                                                   roc_auc)
+from entailgen.training.benchmarks.summac import (PAPER_TABLE_2, BenchmarkRow, evaluate_benchmark, format_table,
+                                                  read_benchmark)
 
 # 8 val rows (label, score). Thresholds t (consistent when score > t) and balanced accuracy (P = N = 4):
 #   -0.9: tp 4 tn 0 -> (4/4 + 0/4)/2 = .500     0.15: tp 4 tn 1 -> .625     0.25: tp 4 tn 2 -> .750
@@ -237,7 +239,7 @@ TRAIN_JSON = {"task": "pair", "dataset": "/data/claims", "dataset_pipeline": "cl
 
 
 def test_a_report_is_named_by_its_files_and_how_they_were_scored():
-    from entailgen.training.model_card import benchmark_report_name
+    from entailgen.training.fitting.model_card import benchmark_report_name
 
     assert benchmark_report_name("true", ["/data/q2.csv"]) == "benchmark-true.q2.json"
     assert benchmark_report_name("true", ["begin_dev.csv"], "", "-int8", "-e-c-mc8-seed0") == \
@@ -259,7 +261,7 @@ def test_a_report_is_named_by_its_files_and_how_they_were_scored():
 
 
 def test_a_report_of_other_files_under_the_name_or_a_damaged_one_is_kept(tmp_path):
-    from entailgen.training.model_card import kept_report_name
+    from entailgen.training.fitting.model_card import kept_report_name
 
     assert kept_report_name(str(tmp_path), "true", ["a/q2.csv"], "-int8") == "benchmark-true.q2-int8.json"  # free
     (tmp_path / "eval").mkdir()
@@ -269,7 +271,7 @@ def test_a_report_of_other_files_under_the_name_or_a_damaged_one_is_kept(tmp_pat
 
 
 def test_report_is_written_atomically_and_the_card_shows_the_table(tmp_path):
-    from entailgen.training.model_card import save_evaluation
+    from entailgen.training.fitting.model_card import save_evaluation
 
     (tmp_path / "train.json").write_text(json.dumps(TRAIN_JSON))
     report = evaluate_benchmark(hand_rows(), {"model": stub})
@@ -298,7 +300,7 @@ def test_cli_benchmark_options_misused_are_one_line(tmp_path, capsys, argv, mess
 
 
 class StubDocumentScorer:
-    """Stands in for training.document_scorer.DocumentScorer: the claim is its own score ("long": unscorable); the
+    """Stands in for training.scoring.document_scorer.DocumentScorer: the claim is its own score ("long": unscorable); the
     rows it scores are counted in `scored_rows`, and it is stopped (KeyboardInterrupt, as Ctrl-C) at call `stop_at`."""
 
     scored_rows: list = []
@@ -316,7 +318,7 @@ class StubDocumentScorer:
         return [None] * len(documents)
 
     def scored(self, rows, split=None):
-        from entailgen.training.scorers import Unscorable
+        from entailgen.training.scoring.scorers import Unscorable
 
         self.calls += 1
         if self.calls == self.stop_at:
@@ -328,7 +330,8 @@ class StubDocumentScorer:
 
 def stub_model(tmp_path, monkeypatch, stop_at=None):
     """A model dir the StubDocumentScorer stands in for, scores cached under tmp_path/cache; returns its scored rows."""
-    from entailgen.training import checkpoint, document_scorer
+    from entailgen.training.fitting import checkpoint
+    from entailgen.training.scoring import document_scorer
 
     monkeypatch.setattr(document_scorer, "DocumentScorer", StubDocumentScorer)
     monkeypatch.setattr(StubDocumentScorer, "scored_rows", [])
@@ -341,7 +344,8 @@ def stub_model(tmp_path, monkeypatch, stop_at=None):
 
 
 def test_cli_prints_the_table_and_writes_the_report(tmp_path, capsys, monkeypatch):
-    from entailgen.training import checkpoint, document_scorer
+    from entailgen.training.fitting import checkpoint
+    from entailgen.training.scoring import document_scorer
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setattr(document_scorer, "DocumentScorer", StubDocumentScorer)
@@ -362,7 +366,7 @@ def test_cli_prints_the_table_and_writes_the_report(tmp_path, capsys, monkeypatc
 def test_progress_counts_rows_scored_on_stderr():
     import io
 
-    from entailgen.training.benchmark_eval import with_progress
+    from entailgen.training.scoring.cache import with_progress
 
     stream = io.StringIO()
     pairs = [("doc", str(s)) for s in (0.1, 0.2, 0.3, 0.4, 0.5)]
@@ -381,14 +385,14 @@ def test_cli_a_dir_that_is_not_a_model_is_one_line(tmp_path, capsys):
 
 def unscorable_at(claim):
     """A scorer like `stub`, but the row whose claim is `claim` it cannot score."""
-    from entailgen.training.scorers import Unscorable
+    from entailgen.training.scoring.scorers import Unscorable
 
     return lambda pairs: [Unscorable("TooLong", "too long") if c == claim else float(c) for _, c in pairs]
 
 
 def test_a_row_the_model_cannot_score_is_scored_zero_and_counted_by_dataset_and_cut():
-    from entailgen.training.unscorable import every_scored
-    from entailgen.training.scorers import Unscorable
+    from entailgen.training.scoring.unscorable import every_scored
+    from entailgen.training.scoring.scorers import Unscorable
 
     assert every_scored([0.5, Unscorable("TooLong", "too long"), 0.25]) == [0.5, 0.0, 0.25]
     # frank's test row (1, 0.55) unscorable -> 0.0: test scores 0.7 (1), 0.0 (1), 0.45 (0), 0.6 (0); val t 0.5 ->
@@ -420,7 +424,7 @@ def write(path, rows):
 
 
 def test_a_row_given_twice_is_scored_once_and_counted(tmp_path):
-    from entailgen.training.benchmark_eval import distinct_rows
+    from entailgen.training.benchmarks.summac import distinct_rows
 
     frank = write(tmp_path / "frank.jsonl", [{**GOOD, "id": "f1"}, {**GOOD, "id": "f2", "claim": "C2.", "label": 0}])
     plain = write(tmp_path / "plain.jsonl", [GOOD, {**GOOD, "claim": "C2."}, GOOD])  # no ids: line 3 is line 1
@@ -438,7 +442,7 @@ def test_a_row_given_twice_is_scored_once_and_counted(tmp_path):
 
 def test_separate_annotations_of_the_same_text_are_kept_as_the_paper_keeps_them(tmp_path):
     """SummaC's Polytope: two systems wrote the same summary, each annotated under its own id (once labelled apart)."""
-    from entailgen.training.benchmark_eval import distinct_rows, repeated_text
+    from entailgen.training.benchmarks.summac import distinct_rows, repeated_text
 
     path = write(tmp_path / "polytope.jsonl", [
         {**GOOD, "id": "99-8"}, {**GOOD, "id": "99-3"}, {**GOOD, "id": "67-5", "label": 0},
@@ -468,7 +472,7 @@ CONFLICTS = {  # name: (files as (name, rows), the message after the paths)
 
 @pytest.mark.parametrize("name", sorted(CONFLICTS))
 def test_two_readings_of_one_row_that_disagree_are_refused_in_one_line(tmp_path, capsys, name):
-    from entailgen.training.benchmark_eval import distinct_rows
+    from entailgen.training.benchmarks.summac import distinct_rows
 
     files, message = CONFLICTS[name]
     paths = []
@@ -504,9 +508,9 @@ def test_cli_counts_a_file_given_twice_and_its_figures_are_unchanged(tmp_path, c
 # Issue 42: a killed evaluation keeps what it scored; the rerun scores only the rest, to the same figures.
 
 def test_a_killed_evaluation_rerun_scores_only_the_rest_to_the_same_figures(tmp_path, capsys, monkeypatch):
-    from entailgen.training import benchmark_eval
+    from entailgen.training.scoring import cache as score_cache
 
-    monkeypatch.setattr(benchmark_eval, "SCORE_CHUNK", 4)
+    monkeypatch.setattr(score_cache, "SCORE_CHUNK", 4)
     write(tmp_path / "rows.jsonl", [r._asdict() for r in hand_rows()])
     argv = ["evaluate", str(tmp_path / "m"), "--benchmark", "summac", str(tmp_path / "rows.jsonl")]
     # 16 distinct (document, claim) rows (frank's val rows are xsumfaith's), in the file's order, in chunks of 4:

@@ -7,8 +7,8 @@ import pytest
 from transformers import AutoTokenizer
 
 from entailgen.schemas.records import ArcExample, ClaimExample, LabelledArc, RtePair
-from entailgen.training import evaluation
-from entailgen.training.features import TOO_LONG, pair_features
+from entailgen.training.scoring import evaluation
+from entailgen.training.fitting.features import TOO_LONG, pair_features
 from entailgen.transforms.views import Pair, claim_pairs, content_words, pair_examples, sentence_label
 
 BLOCKS = ["Acme opened a factory in Leeds on Monday.", "Its chief executive lives in York.",

@@ -11,9 +11,9 @@ import torch
 from entailgen.runners.cli import main
 from entailgen.schemas.reader import read_dataset
 from entailgen.schemas.records import ClaimExample
-from entailgen.training.document_scorer import DocumentScorer, EnsembleScorer, joined, truecased
-from entailgen.training.scorers import PairScorer, Unscorable
-from entailgen.training.summac import (column_histogram, conv_scores, ensemble_score, load_conv, save_conv, train_conv,
+from entailgen.training.scoring.document_scorer import DocumentScorer, EnsembleScorer, joined, truecased
+from entailgen.training.scoring.scorers import PairScorer, Unscorable
+from entailgen.training.scoring.summac import (column_histogram, conv_scores, ensemble_score, load_conv, save_conv, train_conv,
                                        zs_score)
 from trainer_fixtures import train_pair_model, write_dataset
 
@@ -165,7 +165,7 @@ def other_pair_model(tmp_path_factory, tiny_encoder):
 def test_pair_scorer_gives_the_models_own_p_entailed(pair_model):
     from transformers import AutoTokenizer
 
-    from entailgen.training.checkpoint import load_trained
+    from entailgen.training.fitting.checkpoint import load_trained
 
     pairs = [("the man likes a park", "a man likes"), ("a dog", "the cat sees a dog")]
     got = PairScorer(str(pair_model), precision="fp32").score_many(pairs)  # int8: test_speed.py

@@ -5,8 +5,8 @@ import pytest
 import torch
 
 from entailgen.runners.cli import main
-from entailgen.training.evaluation import evaluate
-from entailgen.training.trainer import TrainOptions, train
+from entailgen.training.scoring.evaluation import evaluate
+from entailgen.training.fitting.trainer import TrainOptions, train
 
 torch.set_num_threads(1)
 

@@ -5,7 +5,7 @@ import pytest
 from transformers import AutoTokenizer
 
 from entailgen.schemas.records import ArcExample, LabelledArc
-from entailgen.training.features import (IGNORE, NO_ARCS, TOO_LONG, arc_features, encode_pair,
+from entailgen.training.fitting.features import (IGNORE, NO_ARCS, TOO_LONG, arc_features, encode_pair,
                                          last_subword_positions)
 
 X = "can you people guarantee the liquidation of Bluestar ?"

@@ -2,7 +2,7 @@
 comes in again re-spaced, re-cased or cut off; a document that only shares a paragraph with it is not."""
 import json
 
-from entailgen.training.held_out import PREFIX, HeldOut, held_out, normalised, same_article
+from entailgen.training.benchmarks.held_out import PREFIX, HeldOut, held_out, normalised, same_article
 
 LEAD = ("Police in Lincolnshire say a man has been arrested after a lorry crashed into a house in Spalding on "
         "Tuesday night.\n\n")

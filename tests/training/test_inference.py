@@ -1,4 +1,4 @@
-"""The score job's rows (training.inference): what a JSON Lines row must hold to be scored, each refusal a dead letter
+"""The score job's rows (training.scoring.inference): what a JSON Lines row must hold to be scored, each refusal a dead letter
 that says why, and a compressed file read by its bytes' word, not its name's alone."""
 import gzip
 import json
@@ -6,7 +6,7 @@ import json
 import pytest
 
 from entailgen.schemas.records import DeadLetter
-from entailgen.training.inference import PairInput, check_scoring, parse_document_line, parse_line
+from entailgen.training.scoring.inference import PairInput, check_scoring, parse_document_line, parse_line
 
 
 def test_an_id_that_is_not_a_string_is_kept_as_json():

@@ -12,11 +12,11 @@ torch.set_num_threads(1)
 
 from entailgen.runners.cli import main
 from entailgen.schemas.reader import ChecksumMismatch, UnreadableShard, read_dataset
-from entailgen.training.checkpoint import load_trained
-from entailgen.training.data import records
-from entailgen.training.encoder import EncoderError
-from entailgen.training.evaluation import result_table
-from entailgen.training.trainer import TrainOptions, train
+from entailgen.training.fitting.checkpoint import load_trained
+from entailgen.training.fitting.data import records
+from entailgen.training.fitting.encoder import EncoderError
+from entailgen.training.scoring.evaluation import result_table
+from entailgen.training.fitting.trainer import TrainOptions, train
 from trainer_fixtures import toy_example, write_dataset
 
 SAVED = {"config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json"}

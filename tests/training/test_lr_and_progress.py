@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from entailgen.runners.cli import main
-from entailgen.training.model_card import never_predicted
-from entailgen.training.trainer import auto_lr
+from entailgen.training.fitting.model_card import never_predicted
+from entailgen.training.fitting.trainer import auto_lr
 from trainer_fixtures import toy_example, write_dataset
 
 torch.set_num_threads(1)
@@ -44,7 +44,7 @@ def test_train_without_lr_records_the_lr_auto_chose_and_shows_progress_lines(sma
 
 def test_the_bar_counts_examples_as_they_are_trained_not_rows_read_into_the_shuffle_buffer(
         small_dataset, tiny_encoder, tmp_path, monkeypatch):
-    import entailgen.training.trainer as trainer
+    import entailgen.training.fitting.trainer as trainer
 
     bars, done_at_step = [], []
     real_bar, real_loss = trainer.progress_bar, trainer.loss_of
@@ -68,7 +68,7 @@ def test_train_quiet_prints_only_the_model_dir(small_dataset, tiny_encoder, tmp_
 
 def test_score_shows_counters_as_it_runs(small_dataset, tiny_encoder, tmp_path, monkeypatch, capsys):
     from entailgen.runners import progress
-    from entailgen.training.trainer import TrainOptions, train
+    from entailgen.training.fitting.trainer import TrainOptions, train
 
     train(str(small_dataset), str(tmp_path / "m"), TrainOptions(encoder=str(tiny_encoder), epochs=1, max_length=24,
                                                                 progress=False))

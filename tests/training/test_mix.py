@@ -8,8 +8,8 @@ import torch
 
 from entailgen.runners.cli import main
 from entailgen.schemas.records import ArcExample, ClaimExample, LabelledArc, RtePair
-from entailgen.training.data import parse_mix, quotas, training_stream
-from entailgen.training.trainer import TrainOptions, train
+from entailgen.training.fitting.data import parse_mix, quotas, training_stream
+from entailgen.training.fitting.trainer import TrainOptions, train
 from trainer_fixtures import toy_example, write_dataset
 
 torch.set_num_threads(1)

@@ -1,4 +1,4 @@
-"""ONNX Runtime as a scorer's runtime (issue 41, training.onnx_runtime): onnx-fp32 scores within FP32_TOLERANCE of
+"""ONNX Runtime as a scorer's runtime (issue 41, training.scoring.onnx_runtime): onnx-fp32 scores within FP32_TOLERANCE of
 torch fp32 and onnx-int8 within INT8_TOLERANCE, the same layers int8 as torch's int8, the same scores for the same
 inputs, the graph built once into the user's cache (never into the model dir), the precision recorded and keying the
 benchmark cache, MC dropout kept on torch, a bad choice refused in one line."""
@@ -12,12 +12,12 @@ import pytest
 import torch
 
 from entailgen.runners.cli import main, make_parser
-from entailgen.training import onnx_runtime
-from entailgen.training.benchmark_eval import cache_name
-from entailgen.training.document_scorer import DocumentScorer
-from entailgen.training.onnx_runtime import FP32_TOLERANCE, OrtModel, cached_graph
-from entailgen.training.precision import INT8_TOLERANCE, PRECISIONS, resolved_precision
-from entailgen.training.scorers import DaeScorer, PairScorer
+from entailgen.training.scoring import onnx_runtime
+from entailgen.training.scoring.cache import cache_name
+from entailgen.training.scoring.document_scorer import DocumentScorer
+from entailgen.training.scoring.onnx_runtime import FP32_TOLERANCE, OrtModel, cached_graph
+from entailgen.training.scoring.precision import INT8_TOLERANCE, PRECISIONS, resolved_precision
+from entailgen.training.scoring.scorers import DaeScorer, PairScorer
 from trainer_fixtures import SCORED_PAIRS as PAIRS
 from trainer_fixtures import dae_model, pair_model  # noqa: F401 (fixtures: pytest finds them here)
 
@@ -72,7 +72,7 @@ def test_the_same_inputs_give_the_same_onnx_scores_and_the_graph_is_built_once(p
 
 def test_mc_dropout_stays_on_torch_and_onnx_is_cpu_only(pair_model, tmp_path, capsys):
     assert {"onnx-fp32", "onnx-int8"} <= set(PRECISIONS) and set(onnx_runtime.ONNX_PRECISIONS) <= set(PRECISIONS)
-    for command in ("score", "evaluate"):  # the CLI's choices are training.precision's
+    for command in ("score", "evaluate"):  # the CLI's choices are training.scoring.precision's
         sub = make_parser(command)._subparsers._group_actions[0].choices[command]
         assert next(a.choices for a in sub._actions if a.dest == "precision") == PRECISIONS
     # torch fp32: ONNX Runtime's graph has no dropout, and torch int8 moved XSumFaith 3.4 points (speed.md, run 6)

@@ -6,8 +6,8 @@ import torch
 
 from entailgen.runners.cli import main
 from entailgen.schemas.records import RtePair
-from entailgen.training.evaluation import evaluate
-from entailgen.training.trainer import TrainOptions, train
+from entailgen.training.scoring.evaluation import evaluate
+from entailgen.training.fitting.trainer import TrainOptions, train
 from trainer_fixtures import write_dataset
 
 torch.set_num_threads(1)
@@ -127,7 +127,7 @@ def test_a_dataset_without_a_usable_example_is_refused_and_the_old_model_stays(p
 def test_pairs_with_a_label_the_model_never_saw_are_counted_apart_not_wrong():
     import dataclasses
 
-    from entailgen.training.evaluation import evaluate_pairs
+    from entailgen.training.scoring.evaluation import evaluate_pairs
 
     entailed, odd = pair(0), dataclasses.replace(pair(4), label="unknown")  # 'a dog sees': entailed
     result = evaluate_pairs([(entailed, None, torch.tensor([0.1, 0.9])), (odd, None, torch.tensor([0.1, 0.9]))],

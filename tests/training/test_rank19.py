@@ -5,9 +5,9 @@ import json
 import pytest
 
 from entailgen.runners.cli import main
-from entailgen.training.benchmark_eval import unigram_overlap_scores
-from entailgen.training.rank19 import (DEPENDENCY, UNIGRAM, Triple, accuracy_interval, dependency_overlap_scores,
-                                       evaluate_rank19, outcomes, read_triples)
+from entailgen.training.benchmarks.baselines import dependency_overlap_scores, unigram_overlap_scores
+from entailgen.training.benchmarks.metrics import accuracy_interval
+from entailgen.training.benchmarks.rank19 import DEPENDENCY, UNIGRAM, Triple, evaluate_rank19, outcomes, read_triples
 from entailgen.transforms.parser import Parser, ParserConfig
 from trainer_fixtures import train_tiny_dae
 

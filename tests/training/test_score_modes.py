@@ -7,11 +7,11 @@ import pytest
 import torch
 
 from entailgen.runners.cli import main
-from entailgen.training.benchmark_eval import cache_name
-from entailgen.training.checkpoint import load_trained
-from entailgen.training.document_scorer import DocumentScorer
-from entailgen.training.score_modes import ScoreMode, score_of
-from entailgen.training.scorers import DaeScorer, PairScorer
+from entailgen.training.scoring.cache import cache_name
+from entailgen.training.fitting.checkpoint import load_trained
+from entailgen.training.scoring.document_scorer import DocumentScorer
+from entailgen.training.scoring.score_modes import ScoreMode, score_of
+from entailgen.training.scoring.scorers import DaeScorer, PairScorer
 from trainer_fixtures import tiny_pair_model, train_tiny_dae
 
 torch.set_num_threads(1)

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from entailgen.runners.cli import main
-from entailgen.training.scorers import DaeScorer, Unscorable
+from entailgen.training.scoring.scorers import DaeScorer, Unscorable
 from trainer_fixtures import train_tiny_dae
 
 torch.set_num_threads(1)

@@ -8,12 +8,12 @@ import pytest
 import torch
 
 from entailgen.runners.cli import main
-from entailgen.training.benchmark_eval import cache_name
-from entailgen.training.document_scorer import DocumentScorer, remembered
-from entailgen.training.features import Features
-from entailgen.training.precision import INT8_TOLERANCE, PRECISIONS, resolved_precision
-from entailgen.training.scorers import DaeScorer, PairScorer, distinct
-from entailgen.training.trainer import TrainOptions, bucketed, fit
+from entailgen.training.scoring.cache import cache_name
+from entailgen.training.scoring.document_scorer import DocumentScorer, remembered
+from entailgen.training.fitting.features import Features
+from entailgen.training.scoring.precision import INT8_TOLERANCE, PRECISIONS, resolved_precision
+from entailgen.training.scoring.scorers import DaeScorer, PairScorer, distinct
+from entailgen.training.fitting.trainer import TrainOptions, bucketed, fit
 from entailgen.transforms.claims.blocks import sentences_of
 from entailgen.transforms.parser import Parser, ParserConfig
 from trainer_fixtures import SCORED_PAIRS as PAIRS, toy_example, write_dataset

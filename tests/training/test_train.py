@@ -6,10 +6,10 @@ import torch
 
 torch.set_num_threads(1)  # tiny models: threads only contend on a shared machine
 
-from entailgen.training.checkpoint import load_trained
-from entailgen.training.features import IGNORE
-from entailgen.training.models import loss_of
-from entailgen.training.trainer import TrainOptions, train
+from entailgen.training.fitting.checkpoint import load_trained
+from entailgen.training.fitting.features import IGNORE
+from entailgen.training.fitting.models import loss_of
+from entailgen.training.fitting.trainer import TrainOptions, train
 from trainer_fixtures import toy_example, write_dataset
 
 @pytest.fixture(scope="module")
@@ -72,9 +72,9 @@ def test_same_data_options_and_seed_give_identical_weights(toy_dataset, tiny_enc
 
 
 def test_the_package_exports_the_functions_even_after_their_modules_are_imported():
-    import entailgen.training.evaluation
-    import entailgen.training.trainer
+    import entailgen.training.scoring.evaluation
+    import entailgen.training.fitting.trainer
     from entailgen.training import DaeScorer, TrainOptions, evaluate, train  # docs/training.md's line
 
-    assert train is entailgen.training.trainer.train and evaluate is entailgen.training.evaluation.evaluate
-    assert TrainOptions is entailgen.training.trainer.TrainOptions and callable(DaeScorer)
+    assert train is entailgen.training.fitting.trainer.train and evaluate is entailgen.training.scoring.evaluation.evaluate
+    assert TrainOptions is entailgen.training.fitting.trainer.TrainOptions and callable(DaeScorer)

@@ -7,10 +7,11 @@ import re
 import pytest
 
 from entailgen.runners.cli import main
-from entailgen.training.benchmark_eval import BenchmarkError
-from entailgen.training.document_scorer import DocumentScorer
-from entailgen.training.true import (PAPER_TABLE_1, UNIGRAM, TrueRow, auc_gap, auc_interval, evaluate_true,
-                                     model_scores, read_true, set_of)
+from entailgen.training.benchmarks.files import BenchmarkError
+from entailgen.training.benchmarks.metrics import auc_gap, auc_interval
+from entailgen.training.benchmarks.true import (PAPER_TABLE_1, UNIGRAM, TrueRow, evaluate_true, model_scores, read_true,
+                                                set_of)
+from entailgen.training.scoring.document_scorer import DocumentScorer
 from trainer_fixtures import tiny_pair_model
 
 LABELS, SCORES = [1, 0, 1, 0, 1, 0], [0.8, 0.8, 0.3, 0.5, 0.9, 0.1]

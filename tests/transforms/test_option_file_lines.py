@@ -4,7 +4,7 @@ relations no template covers counted."""
 import pytest
 
 from entailgen.schemas.records import DeadLetter, ParsedSentence, Skipped, Token
-from entailgen.training.inference import PairInput, check_scoring, parse_line
+from entailgen.training.scoring.inference import PairInput, check_scoring, parse_line
 from entailgen.transforms.augment.dialogue import DialoguePhrase, read_phrase_lines
 from entailgen.transforms.generate.candidates import CandidateRow, UserCandidatesOptions, parse_row
 from entailgen.transforms.io.option_files import check_option_file, option_file_lines

@@ -6,7 +6,7 @@ import hashlib
 import json
 import os
 
-from entailgen.training.encoder import EncoderError, encoder_from_config
+from entailgen.training.fitting.encoder import EncoderError, encoder_from_config
 from entailgen.transforms.generate.model_dir import copy_to_local, is_remote
 
 WEIGHTS = "model.safetensors"
@@ -65,7 +65,7 @@ def _expected_shapes(meta: dict) -> dict:
     """Each weight's shape for the model the config describes, built on the meta device (no memory, no init)."""
     import torch
 
-    from entailgen.training.models import build_model  # torch: the checks before it stay light for the CLI
+    from entailgen.training.fitting.models import build_model  # torch: the checks before it stay light for the CLI
 
     with torch.device("meta"):
         model = build_model(meta["task"], encoder_from_config(meta["encoder_config"]), _n_out(meta))
@@ -133,7 +133,7 @@ def load_trained(directory: str, device: str = "cpu"):
     from safetensors.torch import load_file
     from transformers import AutoTokenizer
 
-    from entailgen.training.models import build_model  # torch: the checks before it stay light for the CLI
+    from entailgen.training.fitting.models import build_model  # torch: the checks before it stay light for the CLI
 
 
     if is_remote(directory):

@@ -1,10 +1,10 @@
 """ONNX Runtime as a scorer's runtime on CPU (issue 41): a runtime adapter, kept apart from the model code (as Beam's
 RunInference keeps its framework handlers apart from the models). A trained model (encoder and head, as
-training.models builds it) is exported once to ONNX with torch's TorchScript exporter, its BERT subgraphs fused
+training.fitting.models builds it) is exported once to ONNX with torch's TorchScript exporter, its BERT subgraphs fused
 (onnxruntime.transformers.optimizer: the embeddings with their LayerNorm, attention, LayerNorm with the residual add,
 GELU with its bias), and, for
 onnx-int8, its encoder's matmuls dynamically quantized to int8 with the same layers kept fp32 as torch's int8
-(training.precision.int8_layers: the feed-forward's down projections and the head). ORT's numbers are not torch's:
+(training.scoring.precision.int8_layers: the feed-forward's down projections and the head). ORT's numbers are not torch's:
 onnx-fp32 stays within FP32_TOLERANCE of torch fp32, onnx-int8 within precision.INT8_TOLERANCE.
 
 The exported graph is cached outside the model dir (a model dir may be read-only or shared): one file per model
@@ -20,7 +20,8 @@ import os
 import tempfile
 import warnings
 
-from entailgen.training.precision import ONNX_INT8, ONNX_PRECISIONS  # noqa: F401 (the precisions it runs)
+ONNX_FP32, ONNX_INT8 = "onnx-fp32", "onnx-int8"  # the precisions it runs (training.scoring.precision offers them)
+ONNX_PRECISIONS = (ONNX_FP32, ONNX_INT8)
 
 FP32_TOLERANCE = 1e-5  # the most an onnx-fp32 probability may differ from torch fp32's on the tests' tiny model
 OPSET = 17
@@ -47,8 +48,8 @@ def cached_graph(model_dir: str, precision: str) -> str:
     or another exporter, never reads the graph of before."""
     import onnxruntime
 
-    from entailgen.training.checkpoint import WEIGHTS, file_sha256
-    from entailgen.training.summac import model_checksums
+    from entailgen.training.fitting.checkpoint import WEIGHTS, file_sha256
+    from entailgen.training.scoring.summac import model_checksums
     from entailgen.transforms.io.paths import user_cache
 
     model_dir = os.path.normpath(os.fspath(model_dir))
@@ -93,7 +94,7 @@ def _fuse(path: str, config) -> None:
 def _int8_nodes(path: str, config) -> list[str]:
     """The graph's MatMul and Attention nodes that int8 runs: those whose weights are the encoder's (hidden x hidden,
     hidden x intermediate, the fused attention's hidden x 3 hidden); not the feed-forward's down projections (weights
-    intermediate x hidden: training.precision.int8_layers) nor the head."""
+    intermediate x hidden: training.scoring.precision.int8_layers) nor the head."""
     import onnx
 
     graph = onnx.load(path, load_external_data=False).graph
@@ -145,7 +146,7 @@ def build_graph(model, task: str, config, precision: str, path: str) -> None:
 
 
 class OrtModel:
-    """An ONNX Runtime session called as training.models.forward calls a torch model: model(**batch) -> logits (a
+    """An ONNX Runtime session called as training.fitting.models.forward calls a torch model: model(**batch) -> logits (a
     torch tensor); inputs the graph does not read (labels, arc_mask) are left out. One plain pass: no dropout."""
 
     def __init__(self, path: str, task: str, threads: int):

@@ -8,10 +8,6 @@ import os
 import re
 from typing import Sequence
 
-from entailgen.training.benchmark_eval import benchmark_table
-from entailgen.training.rank19 import BENCHMARK, rank19_table
-from entailgen.training.true import true_notes, true_table
-
 EVAL_DIR = "eval"
 KEY_IN_NAME = 96  # the most characters of files and options a report's name holds (a file name may hold 255)
 
@@ -72,7 +68,7 @@ def datasets_table(trained: dict) -> list[str]:
 
 
 def mode_words(model: dict) -> list[str]:
-    """The score mode an evaluation ran in, in words, where it is not plain e (training.score_modes)."""
+    """The score mode an evaluation ran in, in words, where it is not plain e (training.scoring.score_modes)."""
     mode = model.get("score_mode") or {}
     if mode.get("score", "e") == "e" and not mode.get("mc_dropout"):
         return []
@@ -87,26 +83,13 @@ def files_line(model: dict) -> list[str]:
 
 
 def benchmark_section(report: dict) -> list[str]:
-    """A human-labelled benchmark's section: the table beside the paper's rows, then its notes."""
-    model = report.get("model", {})
-    mode = ", ".join(mode_words(model))
-    if report["benchmark"] == BENCHMARK:  # the DAE paper's summary reranking: one accuracy per scorer
-        return [f"## The {BENCHMARK} benchmark (DAE Table 4: summary reranking)" + (f" ({mode})" if mode else ""),
-                "", *files_line(model), report["protocol"] + ".", "", *rank19_table(report), ""]
-    if report["benchmark"] == "true":  # TRUE's files: ROC AUC per file
-        return ["## The TRUE benchmark (ROC AUC; With a Little Push, Table 1)" + (f" ({mode})" if mode else ""), "",
-                *files_line(model), report["protocol"] + ".", "", *true_table(report), "",
-                *[n + "." for n in true_notes(report)], ""]
-    table, notes = benchmark_table(report)
-    options = ", ".join([f"{k} {model[k]}" for k in ("granularity", "aggregation", "conv_dir", "precision")
-                         if model.get(k)]
-                        + ([f"ensemble of {', '.join(model['ensemble'])}"] if model.get("ensemble") else [])
-                        + mode_words(model))
-    lines = [f"## The {report['benchmark']} benchmark" + (f" ({options})" if options else ""), "", *files_line(model),
-             "Test balanced accuracy (%), the threshold chosen on each dataset's val cut.", "", *table, ""]
-    for note in notes:
-        lines += [note + ".", ""]
-    return lines
+    """A human-labelled benchmark's section, as its evaluator wrote it into the report (training.benchmarks.card);
+    a report of an older entailgen, which kept none, is named with the command that writes it again."""
+    if report.get("card_section"):
+        return list(report["card_section"])
+    return [f"## The {report['benchmark']} benchmark", "", *files_line(report.get("model", {})),
+            "A report of an older entailgen: `entailgen evaluate MODEL_DIR --benchmark "
+            f"{report['benchmark']} FILE...` writes its table here again.", ""]
 
 
 def write_card(model_dir: str) -> str:

@@ -85,7 +85,7 @@ def mode_probabilities(model, batch: list, pad_id: int, device, mode: ScoreMode,
     its call), so the same pairs in the same call give the same scores and the caller's random state is untouched."""
     import torch
 
-    from entailgen.training.evaluation import probabilities
+    from entailgen.training.scoring.evaluation import probabilities
 
     if not mode.mc_dropout:
         return probabilities(model, batch, pad_id, device)

@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from entailgen.schemas.records import ENTAILED, THREE_WAY, ArcExample, LabelledArc
-from entailgen.training.checkpoint import load_meta
-from entailgen.training.data import DatasetError
-from entailgen.training.features import arc_features, pair_features
-from entailgen.training.precision import AUTO, load_scoring_model
-from entailgen.training.score_modes import CONTRADICTION, ScoreMode, mode_probabilities, score_of
-from entailgen.training.unscorable import Unscorable, only_result
+from entailgen.training.fitting.checkpoint import load_meta
+from entailgen.training.fitting.data import DatasetError
+from entailgen.training.fitting.features import arc_features, pair_features
+from entailgen.training.scoring.precision import AUTO, load_scoring_model
+from entailgen.training.scoring.score_modes import CONTRADICTION, ScoreMode, mode_probabilities, score_of
+from entailgen.training.scoring.unscorable import Unscorable, only_result
 from entailgen.transforms.arcs import extract_arcs
 from entailgen.transforms.parser import Parser, ParserConfig
 
@@ -90,7 +90,7 @@ class DaeScorer:
 
 class PairScorer:
     """A trained pair model (`entailgen train --task pair`), loaded once; the score of (premise, hypothesis) pairs:
-    P(entailed), or e-c on a 3-way model (training.score_modes), from one pass or MC dropout's mean."""
+    P(entailed), or e-c on a 3-way model (training.scoring.score_modes), from one pass or MC dropout's mean."""
 
     def __init__(self, model_dir: str, device: str = "cpu", batch_size: int = 32, *, score: str = "e",
                  mc_dropout: int = 0, seed: int = 0, precision: str = AUTO):

@@ -1,30 +1,21 @@
 """The SummaC benchmark (Laban et al. 2022) as an evaluator: human-labelled (document, claim) rows, a threshold chosen
 on each dataset's val cut, test balanced accuracy and ROC AUC beside the paper's Table 2 and two baselines.
 
-Every row gets a score (an unscorable row 0.0, counted: training.unscorable.every_scored), each row is scored
+Every row gets a score (an unscorable row 0.0, counted: training.scoring.unscorable.every_scored), each row is scored
 once (a row given twice is left out, counted: distinct_rows), and a model's scores are cached row by row as they are
 made (cached_results), so an interrupted or failed evaluation loses at most a chunk of rows."""
 from __future__ import annotations
 
-import functools
-import hashlib
 import json
 import math
 import os
-import random
-import sys
-import time
 from collections import Counter
-from typing import Callable, NamedTuple, Optional, Sequence
+from typing import NamedTuple, Optional, Sequence
 
-from entailgen.training.checkpoint import WEIGHTS
-from entailgen.training.score_modes import ScoreMode
-from entailgen.training.summac import CONV_CONFIG, CONV_WEIGHTS, model_checksums
-from entailgen.training.unscorable import Unscorable, every_scored
-from entailgen.transforms.views import content_words
-from entailgen.transforms.claims.transformations import words_of
-from entailgen.transforms.io.paths import user_cache
-from entailgen.transforms.parser import load_spacy, spacy_model_id
+from entailgen.training.benchmarks.baselines import NER, UNIGRAM, Scorer, ner_overlap_scores, unigram_overlap_scores
+from entailgen.training.benchmarks.files import BenchmarkError
+from entailgen.training.benchmarks.metrics import balanced_accuracy, choose_threshold, gap_interval, roc_auc
+from entailgen.training.scoring.unscorable import Unscorable, every_scored
 
 CUTS = ("val", "test")
 PAPER_DATASETS = ("CoGenSumm", "XSumFaith", "Polytope", "FactCC", "SummEval", "FRANK")
@@ -38,14 +29,7 @@ PAPER_TABLE_2 = {
         ("QuestEval", (62.6, 62.1, 70.3, 66.6, 72.5, 82.1, 69.4)),
         ("SummaC-ZS", (70.4, 58.4, 62.0, 83.8, 78.7, 79.0, 72.1)),
         ("SummaC-Conv", (64.7, 66.4, 62.7, 89.5, 81.7, 81.6, 74.4)))}
-UNIGRAM, NER = "unigram overlap", "NER overlap"
-
-Scorer = Callable[[list[tuple[str, str]]], list[float]]
-
-
-class BenchmarkError(ValueError):
-    """Bad benchmark input or a dataset the protocol cannot score: one line naming the file and row, or the dataset
-    and cut."""
+BASELINES: dict[str, Scorer] = {UNIGRAM: unigram_overlap_scores, NER: ner_overlap_scores}
 
 
 class BenchmarkRow(NamedTuple):
@@ -189,130 +173,6 @@ def repeated_text(rows: Sequence[BenchmarkRow]) -> dict[str, int]:
     return {d: n for d, n in repeats.items() if n}
 
 
-def _both_labels(labels: Sequence[int]) -> tuple[int, int]:
-    """(consistent, inconsistent) counts; ValueError when a label is missing (the measure is undefined)."""
-    pos = sum(1 for y in labels if y == 1)
-    if pos == 0 or pos == len(labels):
-        raise ValueError("balanced accuracy and ROC AUC need rows of both labels")
-    return pos, len(labels) - pos
-
-
-def balanced_accuracy(labels: Sequence[int], predictions: Sequence[int]) -> float:
-    """Mean of the recall on consistent (1) and on inconsistent (0) rows: the paper's measure, blind to the skew."""
-    pos, neg = _both_labels(labels)
-    tp = sum(1 for y, p in zip(labels, predictions) if y == 1 and p == 1)
-    tn = sum(1 for y, p in zip(labels, predictions) if y == 0 and p == 0)
-    return (tp / pos + tn / neg) / 2
-
-
-def roc_auc(labels: Sequence[int], scores: Sequence[float]) -> float:
-    """P(a consistent row scores above an inconsistent one), a tie counting half (Mann-Whitney, average ranks)."""
-    pos, neg = _both_labels(labels)
-    order = sorted(range(len(scores)), key=lambda i: scores[i])
-    rank_sum, i = 0.0, 0
-    while i < len(order):
-        j = i
-        while j < len(order) and scores[order[j]] == scores[order[i]]:
-            j += 1
-        average = (i + 1 + j) / 2  # ranks i+1 .. j share their mean
-        rank_sum += average * sum(1 for k in order[i:j] if labels[k] == 1)
-        i = j
-    return (rank_sum - pos * (pos + 1) / 2) / (pos * neg)
-
-
-def choose_threshold(labels: Sequence[int], scores: Sequence[float]) -> float:
-    """The threshold t (a row is predicted consistent when score > t) with the highest balanced accuracy on these
-    rows. Candidates: min - 1 (all consistent), the midpoints between distinct sorted scores, max + 1 (none); ties:
-    the smallest such t (compared exactly, in integers)."""
-    pos, neg = _both_labels(labels)
-    per_score: dict[float, list[int]] = {}
-    for y, s in zip(labels, scores):
-        per_score.setdefault(s, [0, 0])[y] += 1
-    distinct = sorted(per_score)
-    tp, tn = pos, 0  # at min - 1 every row is predicted consistent
-    best_key, best = tp * neg + tn * pos, distinct[0] - 1.0  # balanced accuracy * 2 * pos * neg
-    for k, s in enumerate(distinct):  # past s, the rows scoring s are predicted inconsistent
-        tn, tp = tn + per_score[s][0], tp - per_score[s][1]
-        t = (s + distinct[k + 1]) / 2 if k + 1 < len(distinct) else s + 1.0
-        if tp * neg + tn * pos > best_key:
-            best_key, best = tp * neg + tn * pos, t
-    return best
-
-
-def gap_interval(cuts: Sequence[tuple[Sequence[int], Sequence[int], Sequence[int]]], resamples: int = 1000,
-                 seed: int = 0) -> tuple[float, float, float]:
-    """(gap, low, high): overall balanced accuracy of predictions a minus b (mean over the datasets' (labels, a, b)
-    test cuts), with its 95% paired bootstrap interval: each dataset's rows drawn again with replacement, the same
-    draw for a and b (a draw with one label only is drawn again), so a gap the test rows cannot tell from 0 shows."""
-    rng = random.Random(seed)
-
-    def one(labels, a, b, k) -> float:
-        drawn = [labels[i] for i in k]
-        return balanced_accuracy(drawn, [a[i] for i in k]) - balanced_accuracy(drawn, [b[i] for i in k])
-
-    def gap(picks) -> float:
-        return sum(one(*cut, k) for cut, k in zip(cuts, picks)) / len(cuts)
-
-    def draw(labels) -> list[int]:
-        while True:
-            k = [rng.randrange(len(labels)) for _ in labels]
-            if 0 < sum(labels[i] for i in k) < len(k):
-                return k
-
-    gaps = [gap([draw(y) for y, _, _ in cuts]) for _ in range(resamples)]
-    return (gap([range(len(y)) for y, _, _ in cuts]), *central_95(gaps))
-
-
-def central_95(draws: Sequence[float]) -> tuple[float, float]:
-    """The lowest and highest of the middle 95% of the draws: as many left out below as above (25 each of 1,000)."""
-    ordered, cut = sorted(draws), round(0.025 * len(draws))
-    return ordered[cut], ordered[len(ordered) - 1 - cut]
-
-
-def unigram_overlap(document: str, claim: str) -> float:
-    """Share of the claim's content word types (lower-cased, alphanumeric, spaCy's English stop words dropped:
-    transforms.views.content_words) that occur as words of the document; 1.0 for a claim with none."""
-    return unigram_overlap_scores([(document, claim)])[0]
-
-
-@functools.lru_cache(maxsize=1)
-def _nlp():
-    return load_spacy()
-
-
-def entities_found(document: str, entities: Sequence[str]) -> float:
-    """1.0 when every entity's text occurs in the document (case-insensitive), else 0.0."""
-    text = document.lower()
-    return float(all(e.lower() in text for e in entities))
-
-
-def ner_overlap(document: str, claim: str) -> float:
-    """SummaC's NER-Overlap baseline: 1.0 when every named entity spaCy finds in the claim occurs in the document
-    (case-insensitive text match), else 0.0; a claim without entities is 1.0."""
-    return ner_overlap_scores([(document, claim)])[0]
-
-
-def ner_overlap_scores(pairs: list[tuple[str, str]]) -> list[float]:
-    """ner_overlap over many (document, claim) pairs, the claims parsed in one nlp.pipe (documents are not parsed)."""
-    nlp = _nlp()
-    docs = nlp.pipe((c for _, c in pairs), disable=[p for p in nlp.pipe_names if p not in ("tok2vec", "ner")])
-    return [entities_found(d, [e.text for e in doc.ents]) for (d, _), doc in zip(pairs, docs)]
-
-
-def unigram_overlap_scores(pairs: list[tuple[str, str]]) -> list[float]:
-    """unigram_overlap over many (document, claim) pairs (a document's words found once: sets repeat documents)."""
-    documents: dict[str, set] = {}
-    scores = []
-    for d, c in pairs:
-        claimed = content_words(c)
-        if d not in documents:
-            documents[d] = words_of(d)
-        scores.append(len(claimed & documents[d]) / len(claimed) if claimed else 1.0)
-    return scores
-
-
-BASELINES: dict[str, Scorer] = {UNIGRAM: unigram_overlap_scores, NER: ner_overlap_scores}
-
 
 def _dataset_order(name: str) -> tuple:
     """The paper's column order, then other sets by name."""
@@ -348,7 +208,7 @@ def _pct(x: float) -> float:
 
 def _checked_scores(name: str, results, n: int) -> tuple[list[float], list[bool]]:
     """(scores, unscorable) of a scorer's output: one finite number per row, an Unscorable one 0.0 by the one rule
-    (training.unscorable.every_scored) and marked; ValueError naming the scorer otherwise."""
+    (training.scoring.unscorable.every_scored) and marked; ValueError naming the scorer otherwise."""
     results = list(results)
     unscorable = [isinstance(r, Unscorable) for r in results]
     scores = [float(s) for s in every_scored(results)]
@@ -359,7 +219,7 @@ def _checked_scores(name: str, results, n: int) -> tuple[list[float], list[bool]
     return scores, unscorable
 
 
-UNSCORABLE_RULE = ("a row a scorer cannot score (training.unscorable.Unscorable) is scored 0.0, the lowest score: "
+UNSCORABLE_RULE = ("a row a scorer cannot score (training.scoring.unscorable.Unscorable) is scored 0.0, the lowest score: "
                    "inconsistent at any threshold that finds any row inconsistent, and counted")
 
 
@@ -494,170 +354,3 @@ def format_table(report: dict) -> str:
     table, notes = benchmark_table(report)
     return "\n".join([f"SummaC benchmark ({report['benchmark']}): test balanced accuracy (%), threshold chosen on val",
                       *table, *notes])
-
-
-def with_progress(scorer: Scorer, name: str = "", chunk: int = 32, every_s: float = 5.0, stream=None) -> Scorer:
-    """The scorer run over chunks of rows, '[name: ]scored N / TOTAL rows' on stderr every every_s seconds once it
-    takes that long (a document model on a benchmark takes minutes)."""
-    def scored(pairs: list[tuple[str, str]]) -> list[float]:
-        out: list[float] = []
-        start = last = time.monotonic()
-        for i in range(0, len(pairs), chunk):
-            out += list(scorer(pairs[i:i + chunk]))
-            if time.monotonic() - last >= every_s:
-                last = time.monotonic()
-                print(f"{name + ': ' if name else ''}scored {len(out)} / {len(pairs)} rows ({last - start:.0f} s)",
-                      file=stream or sys.stderr, flush=True)
-        return out
-
-    return scored
-
-
-# The score cache: a model's DocumentScorer.scored results, row by row, so a long evaluation survives an interruption or
-# a late error and a rerun scores only the rows not yet scored. `evaluate --benchmark` keeps it in score_cache_dir(),
-# bench/benchmark.py in its work dir; both through cached_results.
-SCORING_CODE = ("training/document_scorer.py", "training/scorers.py", "training/score_modes.py", "training/summac.py",
-                "training/features.py",
-                "training/evaluation.py", "training/checkpoint.py", "training/encoder.py", "training/models.py",
-                "training/trainer.py", "training/precision.py",
-                "transforms/claims/blocks.py", "transforms/parser.py", "transforms/arcs.py")
-# what turns a model and a row into its score: the split, the parse, the features, the loaded model and its forward
-CACHE_FORMAT = b"score cache 2: lines of {row key: {score, matrix, blocks, summary_sentences, sentence_scores} or " \
-               b"{unscorable, message}}"
-CACHED = ("score", "matrix", "blocks", "summary_sentences", "sentence_scores")  # what ZS, Conv and an ensemble read
-SCORE_CHUNK = 32  # rows per scoring call: the cache grows, and progress is told, a chunk at a time
-
-
-def score_cache_dir() -> str:
-    """Where `evaluate --benchmark` caches scores: ~/.cache/entailgen/scores ($XDG_CACHE_HOME/entailgen/scores), one
-    place outside any model dir (a model dir may be read-only or shared), safe to delete."""
-    return user_cache("scores")
-
-
-def _sha256_of(paths: Sequence[str]) -> str:
-    """The sha256 of the files' contents, in order (a missing file adds nothing)."""
-    digest = hashlib.sha256()
-    for path in paths:
-        if os.path.isfile(path):
-            with open(path, "rb") as f:
-                for block in iter(lambda: f.read(1 << 20), b""):
-                    digest.update(block)
-    return digest.hexdigest()
-
-
-def scoring_code_sha256() -> str:
-    """The sha256 of the code that scores a row (SCORING_CODE), of the spaCy pipeline it parses with (another one
-    splits and parses rows otherwise) and of the cache's format."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the entailgen package
-    code = _sha256_of([os.path.join(root, f) for f in SCORING_CODE])
-    return hashlib.sha256(CACHE_FORMAT + f"{code} {spacy_model_id()}".encode()).hexdigest()
-
-
-def cache_name(model_dir, granularity: str = "sentence", aggregation: str = "zs",
-               conv_dir: Optional[str] = None, device: str = "cpu", mode: ScoreMode = ScoreMode(),
-               precision: str = "fp32") -> str:
-    """A model's score cache file: named by its checksums (its weights where it has none), the scoring code's sha256
-    and the options that change a score (blocks, a Conv head's files, the score mode: e-c, MC dropout; the device and
-    the resolved precision), so neither a model trained again into the same folder, nor other code, spaCy pipeline,
-    blocks, head, mode or precision, reads the scores of before: int8 scores are never served for an fp32 request."""
-    model_dir = os.path.normpath(os.fspath(model_dir))
-    model = model_checksums(model_dir) or _sha256_of([os.path.join(model_dir, WEIGHTS)])
-    options = "" if granularity == "sentence" else f"-{granularity}"
-    if aggregation == "conv":
-        head = _sha256_of([os.path.join(conv_dir, CONV_CONFIG), os.path.join(conv_dir, CONV_WEIGHTS)])
-        options += f"-conv-{head[:8]}"
-    options += "" if device == "cpu" else f"-{device}"  # cuda scores in bf16: not the cpu's fp32 scores
-    options += mode.suffix()  # nothing for plain e
-    options += "" if precision == "fp32" else f"-{precision}"  # int8 linear layers: not fp32's scores
-    return f"{os.path.basename(model_dir)}-{model[:12]}-{scoring_code_sha256()[:8]}{options}.json"
-
-
-def row_key(pair: tuple[str, str]) -> str:
-    """A (document, claim) row's cache key."""
-    return hashlib.sha256("\x1f".join(pair).encode()).hexdigest()
-
-
-def cached(result) -> dict:
-    """A DocumentScorer.scored result as the cache keeps it (JSON): what ZS, Conv and an ensemble read, or why it could
-    not be scored."""
-    if isinstance(result, Unscorable):
-        return {"unscorable": result.error_type, "message": str(result)}
-    return {k: result[k] for k in CACHED if k in result}
-
-
-def restored(entry):
-    """A cached entry as DocumentScorer.scored gave it: the result, or its Unscorable (None: a cache of before kept no
-    reason)."""
-    if entry is None:
-        return Unscorable("Unscorable", "could not be scored (the cache keeps no reason)")
-    if "unscorable" in entry:
-        return Unscorable(entry["unscorable"], entry.get("message", ""))
-    return entry
-
-
-def read_cache(path: str) -> dict[str, dict]:
-    """Row key -> cached entry of a score cache (lines of {key: entry}; a cache of one JSON object is one line); a
-    line a killed run cut short is skipped, its rows scored again. A missing file holds none."""
-    done: dict[str, dict] = {}
-    try:
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                try:
-                    chunk = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(chunk, dict):
-                    done.update(chunk)
-    except FileNotFoundError:
-        pass
-    return done
-
-
-def append_cache(path: str, entries: dict) -> None:
-    """Entries appended to a score cache as one line, its folder made; a last line a killed run cut short is ended
-    first, so it costs only its own rows."""
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "ab+") as f:
-        if f.seek(0, os.SEEK_END):
-            f.seek(-1, os.SEEK_END)
-            if f.read(1) != b"\n":
-                f.write(b"\n")
-        f.write((json.dumps(entries) + "\n").encode())
-
-
-def cached_results(makers: Sequence[Callable], pairs: Sequence[tuple[str, str]], paths: Sequence[str], name: str = "",
-                   stream=None) -> list[list]:
-    """Each model's DocumentScorer.scored results of the pairs (one list per model, in order): the rows its cache
-    (paths, one per model) holds are read, the others scored a chunk at a time and appended to the cache as each
-    chunk finishes, so an interrupted or failed run loses at most a chunk. makers build the models (DocumentScorer),
-    only those with rows to score; models that split rows alike split each chunk once."""
-    keys = [row_key(p) for p in pairs]
-    rows = dict(zip(keys, pairs))
-    for path in paths:  # a folder that cannot be made fails now, not after the first chunk is scored
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    done = [read_cache(path) for path in paths]
-    todo = [k for k in rows if any(k not in cache for cache in done)]
-    out = stream or sys.stderr
-    if rows:  # where the scores are kept, and what is left to score
-        print(f"{name + ': ' if name else ''}{len(rows) - len(todo)} of {len(rows)} distinct rows read from the score "
-              f"cache, {len(todo)} to score ({', '.join(paths)})", file=out, flush=True)
-    models: dict[int, object] = {}
-
-    def score(chunk: list[str]) -> list[str]:
-        splits: dict = {}
-        for i, (make, cache, path) in enumerate(zip(makers, done, paths)):
-            need = [k for k in chunk if k not in cache]
-            if not need:
-                continue
-            model = models[i] if i in models else models.setdefault(i, make())
-            if model.split_key() not in splits:
-                split = model.split([rows[k][0] for k in chunk], [rows[k][1] for k in chunk])
-                splits[model.split_key()] = dict(zip(chunk, split))
-            results = model.scored([rows[k] for k in need], [splits[model.split_key()][k] for k in need])
-            entries = {k: cached(r) for k, r in zip(need, results)}
-            append_cache(path, entries)
-            cache.update(entries)
-        return chunk
-
-    with_progress(score, name, chunk=SCORE_CHUNK, stream=out)(todo)
-    return [[restored(cache[k]) for k in keys] for cache in done]

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator, Optional, Sequence
 
 from entailgen.schemas.reader import manifest_sha256
-from entailgen.training.checkpoint import save_model
-from entailgen.training.data import (DatasetError, check_mix, check_quotas, featurizer, open_dataset, quotas, records,
+from entailgen.training.fitting.checkpoint import save_model
+from entailgen.training.fitting.data import (DatasetError, check_mix, check_quotas, featurizer, open_dataset, quotas, records,
                                      shuffled, training_stream, usable, vocabulary)
-from entailgen.training.encoder import DEFAULT_ENCODER, load_encoder
-from entailgen.training.features import IGNORE, collate
-from entailgen.training.model_card import write_card
-from entailgen.training.models import DAE, PAIR, build_model, forward, loss_of, pick_device
+from entailgen.training.fitting.encoder import DEFAULT_ENCODER, load_encoder
+from entailgen.training.fitting.features import IGNORE, collate
+from entailgen.training.fitting.model_card import write_card
+from entailgen.training.fitting.models import DAE, PAIR, build_model, forward, loss_of, pick_device
 from entailgen.transforms.views import CLAIM_VIEWS, DEFAULT_CLAIM_VIEW, pair_examples, pairs_per_row
 
 TRAIN_JSON = "train.json"

@@ -19,11 +19,11 @@ from entailgen.dataset.manifest import StageSummary, count_by
 from entailgen.dataset.shard import ShardConfig, WriteDeadLetters, WriteShards
 from entailgen.schemas.ids import content_id
 from entailgen.schemas.records import ArcScore, DeadLetter, ScoredDocument, ScoredPair, dead_letter
-from entailgen.training.document_scorer import DocumentOptions, DocumentScorer, EnsembleScorer, RowScorer
-from entailgen.training.models import pick_device
-from entailgen.training.precision import AUTO, resolved_precision
-from entailgen.training.score_modes import ScoreMode
-from entailgen.training.scorers import DaeScorer, Unscorable
+from entailgen.training.scoring.document_scorer import DocumentOptions, DocumentScorer, EnsembleScorer, RowScorer
+from entailgen.training.fitting.models import pick_device
+from entailgen.training.scoring.precision import AUTO, resolved_precision
+from entailgen.training.scoring.score_modes import ScoreMode
+from entailgen.training.scoring.scorers import DaeScorer, Unscorable
 from entailgen.transforms.io.option_files import check_option_file
 from entailgen.transforms.parser import ParserConfig
 

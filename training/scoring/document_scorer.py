@@ -3,7 +3,7 @@
 The document is split into blocks (the claims family's splitter: document | paragraph | 2sents | sentence) and the
 summary into sentences (read in its document's case when written all in lower case); a trained model scores every
 (block, summary sentence) cell: a pair model its P(entailed), a DAE arc model its sentence score. SummaC-ZS or Conv
-(training.summac) makes the row's score. Several models (one per family: each family's data teaches other errors)
+(training.scoring.summac) makes the row's score. Several models (one per family: each family's data teaches other errors)
 score a row together by the mean of their log-odds. Plain torch: no Beam here.
 """
 from __future__ import annotations
@@ -13,13 +13,13 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Optional, Sequence
 
-from entailgen.training.checkpoint import load_meta, verify_model_dir
-from entailgen.training.precision import AUTO
-from entailgen.training.score_modes import E, ScoreMode
-from entailgen.training.scorers import PairScores, model_pair_scores
-from entailgen.training.summac import (AGGREGATIONS, CONV, ZS, conv_scores, ensemble_score, load_conv,
+from entailgen.training.fitting.checkpoint import load_meta, verify_model_dir
+from entailgen.training.scoring.precision import AUTO
+from entailgen.training.scoring.score_modes import E, ScoreMode
+from entailgen.training.scoring.scorers import PairScores, model_pair_scores
+from entailgen.training.scoring.summac import (AGGREGATIONS, CONV, ZS, conv_scores, ensemble_score, load_conv,
                                        model_checksums, zs_score)
-from entailgen.training.unscorable import Unscorable, every_scored, only_result
+from entailgen.training.scoring.unscorable import Unscorable, every_scored, only_result
 from entailgen.transforms.claims.blocks import GRANULARITIES, blocks_of, document_text, paragraphs, sentences_of
 from entailgen.transforms.parser import Parser, ParserConfig
 
@@ -220,7 +220,7 @@ class DocumentOptions:
     conv_dir: Optional[str] = None
     ensemble: tuple[str, ...] = ()  # more model dirs scoring beside the model (EnsembleScorer)
     pairs: bool = False  # rows of premise and hypothesis, the premise the document: a detector scoring pairs
-    score: str = E  # each cell's score: e or e-c (training.score_modes)
+    score: str = E  # each cell's score: e or e-c (training.scoring.score_modes)
     mc_dropout: int = 0  # MC dropout passes per cell (0: one eval pass)
     seed: int = 0  # MC dropout's seed
 

@@ -11,7 +11,7 @@ import unicodedata
 from collections import defaultdict
 from typing import Iterable, Sequence
 
-from entailgen.training.benchmark_eval import read_benchmark
+from entailgen.training.benchmarks.summac import read_benchmark
 
 PREFIX = 300  # normalised characters a cut-off copy keeps at least (about 60 words): shorter copies must be equal
 

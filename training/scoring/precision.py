@@ -3,7 +3,7 @@ layers on CPU (weights int8 per tensor, each batch's activations quantized on th
 fp32's rate; the feed-forward's down projections stay fp32 (int8_layers). On a MiniLM pair model the forward passes
 took 0.7x fp32's time and moved P(entailed) by 0.004 on average, 0.06 at most (docs/benchmarks/speed.md).
 
-onnx-fp32 and onnx-int8 run the same model in ONNX Runtime instead of torch (training.onnx_runtime: its graph fused
+onnx-fp32 and onnx-int8 run the same model in ONNX Runtime instead of torch (training.scoring.onnx_runtime: its graph fused
 and, for onnx-int8, quantized with the same layers kept fp32), CPU only, one plain pass: MC dropout (--mc-dropout N)
 stays on torch (auto runs torch fp32 for it; onnx-* with it is refused in one line).
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import warnings
 
+from entailgen.training.scoring.onnx_runtime import ONNX_FP32, ONNX_INT8, ONNX_PRECISIONS, available
+
 AUTO, FP32, INT8 = "auto", "fp32", "int8"
-ONNX_FP32, ONNX_INT8 = "onnx-fp32", "onnx-int8"
-ONNX_PRECISIONS = (ONNX_FP32, ONNX_INT8)  # ONNX Runtime's (training.onnx_runtime)
 PRECISIONS = (AUTO, FP32, INT8, ONNX_FP32, ONNX_INT8)
 CPU_ONLY = (INT8, ONNX_FP32, ONNX_INT8)
 AUTO_CPU = ONNX_FP32  # what auto runs on CPU: fp32's scores to the 4th decimal, 2.00x the base's rows/s on shared
@@ -46,8 +46,6 @@ def resolved_precision(precision: str, device, mc_dropout: int = 0) -> str:
 
 
 def _onnx_available() -> bool:
-    from entailgen.training.onnx_runtime import available
-
     return available()
 
 
@@ -82,15 +80,15 @@ def at_precision(model, precision: str):
 
 def load_scoring_model(model_dir: str, device: str, precision: str, mc_dropout: int = 0):
     """(device, model at its precision, tokenizer, meta, precision) of a model dir, loaded once per scorer; at onnx-*
-    the model is an ONNX Runtime session (training.onnx_runtime.OrtModel) called as a torch model is."""
-    from entailgen.training.checkpoint import load_trained
-    from entailgen.training.models import pick_device  # torch: resolved_precision stays light for the CLI
+    the model is an ONNX Runtime session (training.scoring.onnx_runtime.OrtModel) called as a torch model is."""
+    from entailgen.training.fitting.checkpoint import load_trained
+    from entailgen.training.fitting.models import pick_device  # torch: resolved_precision stays light for the CLI
 
     device_ = pick_device(device)
     precision = resolved_precision(precision, device_, mc_dropout)  # a bad value refused before the weights load
     model, tokenizer, meta = load_trained(model_dir, str(device_))
     if precision in ONNX_PRECISIONS:
-        from entailgen.training.onnx_runtime import onnx_model
+        from entailgen.training.scoring.onnx_runtime import onnx_model
 
         return device_, onnx_model(model, model_dir, meta, precision), tokenizer, meta, precision
     return device_, at_precision(model, precision), tokenizer, meta, precision

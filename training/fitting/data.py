@@ -11,8 +11,8 @@ from typing import Iterable, Iterator, Optional, Sequence
 
 from entailgen.schemas.reader import IncompleteDataset, load_manifest, read_dataset
 from entailgen.schemas.records import ENTAILED, NOT_ENTAILED, THREE_WAY
-from entailgen.training.features import IGNORE, NO_LABEL, UNKNOWN_RELATION, arc_features, pair_features
-from entailgen.training.models import DAE, PAIR
+from entailgen.training.fitting.features import IGNORE, NO_LABEL, UNKNOWN_RELATION, arc_features, pair_features
+from entailgen.training.fitting.models import DAE, PAIR
 
 TASKS = {"ArcExample": DAE, "RtePair": PAIR, "ClaimExample": PAIR}  # claims: through transforms.views
 TWO_WAY = (ENTAILED, NOT_ENTAILED)

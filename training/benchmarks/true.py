@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import csv
 import os
-import random
 import sys
 from typing import Callable, NamedTuple, Sequence
 
-from entailgen.training.benchmark_eval import BenchmarkError, central_95, roc_auc, unigram_overlap_scores
-from entailgen.training.unscorable import Unscorable
+from entailgen.training.benchmarks.files import BenchmarkError
+from entailgen.training.benchmarks.metrics import auc_interval
+from entailgen.training.scoring.unscorable import Unscorable
 from entailgen.transforms.claims.blocks import paragraphs, sentences_of
 
 BENCHMARK = "true"
@@ -84,36 +84,10 @@ def set_of(path: str):
     return next((name for key, name in SETS.items() if key in stem), None)
 
 
-def _draws(labels: Sequence[int], resamples: int, seed: int) -> list[list[int]]:
-    """Row indices drawn again with replacement from random.Random(seed), each draw holding both labels (a draw of
-    one label only is drawn again)."""
-    rng, n = random.Random(seed), len(labels)
-    draws = []
-    while len(draws) < resamples:
-        k = [rng.randrange(n) for _ in range(n)]
-        if 0 < sum(labels[i] for i in k) < n:
-            draws.append(k)
-    return draws
 
 
-def auc_interval(labels: Sequence[int], scores: Sequence[float], resamples: int = 1000,
-                 seed: int = 0) -> tuple[float, float, float]:
-    """(ROC AUC, low, high) in percent: the AUC (a tie counts half) and its 95% bootstrap interval (_draws)."""
-    draws = [roc_auc([labels[i] for i in k], [scores[i] for i in k]) for k in _draws(labels, resamples, seed)]
-    low, high = central_95(draws)
-    return round(100 * roc_auc(labels, scores), 1), round(100 * low, 1), round(100 * high, 1)
 
 
-def auc_gap(labels: Sequence[int], scores: Sequence[float], base: Sequence[float], resamples: int = 1000,
-            seed: int = 0) -> tuple[float, float, float]:
-    """(gap, low, high) in points: scores' ROC AUC minus base's on the same rows, with its 95% paired bootstrap
-    interval (both scored on each draw of _draws), as Table 2 of With a Little Push compares a method with its base."""
-    def gap(k):
-        picked = [labels[i] for i in k]
-        return roc_auc(picked, [scores[i] for i in k]) - roc_auc(picked, [base[i] for i in k])
-
-    low, high = central_95([gap(k) for k in _draws(labels, resamples, seed)])
-    return round(100 * gap(range(len(labels))), 1), round(100 * low, 1), round(100 * high, 1)
 
 
 def sentence_counts(texts: Sequence[str], parser) -> list[int]:
@@ -128,7 +102,7 @@ def model_scores(rows: Sequence[TrueRow], scorer) -> tuple[list, list[bool]]:
     """(a score or Unscorable per row, whether it was scored as a document): a DocumentScorer's cell score of
     (grounding, response) where the grounding is one sentence, its row score (blocks x response sentences) where
     it is longer."""
-    from entailgen.training.document_scorer import score_of  # torch: the report and the card read this module
+    from entailgen.training.scoring.document_scorer import score_of  # torch: the report and the card read this module
 
     long = [n > 1 for n in sentence_counts([r.grounding for r in rows], scorer.parser)]
     pairs = scorer.pair_scores([(r.grounding, r.response) for r, d in zip(rows, long) if not d])

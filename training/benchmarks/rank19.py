@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Callable, NamedTuple, Sequence
+from typing import NamedTuple, Sequence
 
-from entailgen.training.benchmark_eval import BenchmarkError, central_95, unigram_overlap_scores
-from entailgen.transforms.arcs import arc_keys, extract_arcs
+from entailgen.training.benchmarks.baselines import Scorer, dependency_overlap_scores, unigram_overlap_scores
+from entailgen.training.benchmarks.files import BenchmarkError
+from entailgen.training.benchmarks.metrics import accuracy_interval
 from entailgen.transforms.parser import Parser, ParserConfig
 
 BENCHMARK = "rank19"
@@ -22,7 +23,6 @@ PAPER_TABLE_4 = {"BERT-MNLI (paper)": 72.3, "RoBERTa-MNLI (paper)": 78.3, "ELECT
                  "human (paper)": 83.9}
 FIELDS = ("article_sent", "correct_sent", "incorrect_sent")  # tagoyal/dae-factuality resources/summary_pairs.json
 
-Scorer = Callable[[list[tuple[str, str]]], list[float]]  # (source, sentence) pairs -> a score each
 
 
 class Triple(NamedTuple):
@@ -73,20 +73,6 @@ def outcomes(correct: Sequence[float], incorrect: Sequence[float], ties: str = "
     return out
 
 
-def accuracy_interval(results: Sequence[float], resamples: int = 1000, seed: int = 0) -> tuple[float, float, float]:
-    """(accuracy, low, high) in percent: the mean outcome and its 95% bootstrap interval over the triples."""
-    rng, n = random.Random(seed), len(results)
-    draws = [sum(results[rng.randrange(n)] for _ in range(n)) / n for _ in range(resamples)]
-    low, high = central_95(draws)
-    return round(100 * sum(results) / n, 1), round(100 * low, 1), round(100 * high, 1)
-
-
-def dependency_overlap_scores(pairs: list[tuple[str, str]], parser: Parser) -> list[float]:
-    """The paper's rule-based score: the share of the sentence's content arcs (head lemma, child lemma, relation)
-    found among the source's arcs; 1.0 for a sentence with none. Each distinct text is parsed once."""
-    texts = list(dict.fromkeys(t for pair in pairs for t in pair))
-    keys = {t: arc_keys(extract_arcs(tokens)) for t, tokens in zip(texts, parser.tokens(texts))}
-    return [len(keys[s] & keys[x]) / len(keys[s]) if keys[s] else 1.0 for x, s in pairs]
 
 
 def evaluate_rank19(triples: Sequence[Triple], scorers: dict[str, Scorer], ties: dict[str, str] = {}) -> dict:

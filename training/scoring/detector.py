@@ -2,7 +2,7 @@
 
 The dir holds the members (model dirs under members/), the datasets they were trained on, detector.json (the recipe,
 each member's checksums and dataset, the documents left out) and a card. A row's score is the members' SummaC-ZS
-scores joined by the mean of their log-odds (training.summac.ensemble_score), as `evaluate --ensemble` joins models:
+scores joined by the mean of their log-odds (training.scoring.summac.ensemble_score), as `evaluate --ensemble` joins models:
 the claims source view's model and the DAE arc model, the pair bench/benchmark.py's val cuts chose (runs 7-12).
 Plain torch: no Beam here.
 """
@@ -11,15 +11,15 @@ from __future__ import annotations
 import json
 import os
 from typing import Sequence
-from entailgen.training.checkpoint import verify_model_dir
-from entailgen.training.document_scorer import DocumentScorer, EnsembleScorer
-from entailgen.training.encoder import EncoderError
-from entailgen.training.summac import ensemble_score, model_checksums
-from entailgen.training.unscorable import Unscorable
+from entailgen.training.fitting.checkpoint import verify_model_dir
+from entailgen.training.scoring.document_scorer import DocumentScorer, EnsembleScorer
+from entailgen.training.fitting.encoder import EncoderError
+from entailgen.training.scoring.summac import ensemble_score, model_checksums
+from entailgen.training.scoring.unscorable import Unscorable
 from entailgen.transforms.parser import ParserConfig
 
 DETECTOR_JSON = "detector.json"  # dataset.output.DETECTOR_JSON: written last, so a dir without it is no detector
-JOIN = "mean of the members' log-odds, each member's SummaC-ZS score (training.summac.ensemble_score)"
+JOIN = "mean of the members' log-odds, each member's SummaC-ZS score (training.scoring.summac.ensemble_score)"
 
 
 def is_detector(directory: str) -> bool:

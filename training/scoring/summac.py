@@ -9,7 +9,7 @@ import os
 import random
 from typing import Optional, Sequence
 
-from entailgen.training.checkpoint import CHECKSUMS, file_sha256
+from entailgen.training.fitting.checkpoint import CHECKSUMS, file_sha256
 
 
 ZS, CONV = "zs", "conv"

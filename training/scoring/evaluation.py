@@ -9,12 +9,12 @@ from typing import Optional
 import torch
 
 from entailgen.schemas.records import GENERATED_KINDS
-from entailgen.training.checkpoint import load_meta
-from entailgen.training.data import DatasetError, featurizer, label_index, open_dataset, records
-from entailgen.training.features import IGNORE, collate
-from entailgen.training.model_card import cell, metrics_table, save_evaluation
-from entailgen.training.models import DAE, forward
-from entailgen.training.precision import AUTO, load_scoring_model
+from entailgen.training.fitting.checkpoint import load_meta
+from entailgen.training.fitting.data import DatasetError, featurizer, label_index, open_dataset, records
+from entailgen.training.fitting.features import IGNORE, collate
+from entailgen.training.fitting.model_card import cell, metrics_table, save_evaluation
+from entailgen.training.fitting.models import DAE, forward
+from entailgen.training.scoring.precision import AUTO, load_scoring_model
 from entailgen.transforms.views import sentence_label
 
 TABLE_2_KINDS = GENERATED_KINDS  # the paper's Table 2: the §4 kinds, the augmentations apart
@@ -146,7 +146,7 @@ def evaluate_pairs(scored, labels: list[str], audit: dict) -> dict:
 
 def evaluate(model_dir: str, dataset: str, split: str = "test", device: str = "auto", write: bool = True,
              precision: str = AUTO) -> dict:
-    """Evaluate a model dir on a dataset split ('all' for every split) at a precision (training.precision); writes
+    """Evaluate a model dir on a dataset split ('all' for every split) at a precision (training.scoring.precision); writes
     MODEL_DIR/eval/<dataset>.json."""
     meta = load_meta(model_dir)
     manifest, task = open_dataset(dataset)

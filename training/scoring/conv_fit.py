@@ -6,13 +6,12 @@ from typing import Optional, Sequence
 from entailgen.dataset.output import CONV_HEAD, check_output
 from entailgen.dataset.publish import publish
 from entailgen.schemas.records import ENTAILED, ClaimExample
-from entailgen.training.benchmark_eval import balanced_accuracy
-from entailgen.training.checkpoint import verify_model_dir
-from entailgen.training.data import DatasetError, open_dataset, records
-from entailgen.training.models import pick_device
-from entailgen.training.precision import AUTO, resolved_precision
-from entailgen.training.scorers import PairScores, Unscorable, model_pair_scores
-from entailgen.training.summac import BINS, conv_scores, model_checksums, save_conv, train_conv
+from entailgen.training.fitting.checkpoint import verify_model_dir
+from entailgen.training.fitting.data import DatasetError, open_dataset, records
+from entailgen.training.fitting.models import pick_device
+from entailgen.training.scoring.precision import AUTO, resolved_precision
+from entailgen.training.scoring.scorers import PairScores, Unscorable, model_pair_scores
+from entailgen.training.scoring.summac import BINS, conv_scores, model_checksums, save_conv, train_conv
 
 
 def claim_rows(dataset: str, split: str, limit: Optional[int]) -> list[tuple[list[str], str, int]]:
@@ -51,7 +50,9 @@ def balanced_accuracy_at(scores: Sequence[float], labels: Sequence[int], thresho
     """The benchmark's balanced accuracy (percent) of the scores at a threshold; None without both labels."""
     if len(set(labels)) < 2:
         return None
-    return round(100 * balanced_accuracy(labels, [int(s > threshold) for s in scores]), 2)
+    from sklearn.metrics import balanced_accuracy_score
+
+    return round(100 * float(balanced_accuracy_score(labels, [int(s > threshold) for s in scores])), 2)
 
 
 def fit_conv(model_dir: str, dataset: str, output: str, *, max_rows: Optional[int] = 2000, seed: int = 0,

@@ -1,0 +1,123 @@
+"""The measures every benchmark reports: balanced accuracy and ROC AUC (scikit-learn's), the val-chosen threshold,
+and seeded bootstrap intervals over the test rows.
+
+The bootstrap is written here rather than taken from SciPy's `stats.bootstrap`: a draw holding one label only has no
+balanced accuracy or ROC AUC and is drawn again, which SciPy cannot do, and the draws come from random.Random(seed),
+so a report's interval is the one a later run of the same rows gives."""
+from __future__ import annotations
+
+import random
+from typing import Sequence
+
+from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+
+
+def _both_labels(labels: Sequence[int]) -> tuple[int, int]:
+    """(consistent, inconsistent) counts; ValueError when a label is missing (the measure is undefined)."""
+    pos = sum(1 for y in labels if y == 1)
+    if pos == 0 or pos == len(labels):
+        raise ValueError("balanced accuracy and ROC AUC need rows of both labels")
+    return pos, len(labels) - pos
+
+
+def balanced_accuracy(labels: Sequence[int], predictions: Sequence[int]) -> float:
+    """Mean of the recall on consistent (1) and on inconsistent (0) rows: the paper's measure, blind to the skew."""
+    _both_labels(labels)
+    return float(balanced_accuracy_score(list(labels), list(predictions)))
+
+
+def roc_auc(labels: Sequence[int], scores: Sequence[float]) -> float:
+    """P(a consistent row scores above an inconsistent one), a tie counting half."""
+    _both_labels(labels)
+    return float(roc_auc_score(list(labels), list(scores)))
+
+
+def choose_threshold(labels: Sequence[int], scores: Sequence[float]) -> float:
+    """The threshold t (a row is predicted consistent when score > t) with the highest balanced accuracy on these
+    rows. Candidates: min - 1 (all consistent), the midpoints between distinct sorted scores, max + 1 (none); ties:
+    the smallest such t (compared exactly, in integers). scikit-learn's roc_curve would give the same best point, but
+    its thresholds are the scores themselves (a row at t is then predicted consistent), not midpoints between them."""
+    pos, neg = _both_labels(labels)
+    per_score: dict[float, list[int]] = {}
+    for y, s in zip(labels, scores):
+        per_score.setdefault(s, [0, 0])[y] += 1
+    distinct = sorted(per_score)
+    tp, tn = pos, 0  # at min - 1 every row is predicted consistent
+    best_key, best = tp * neg + tn * pos, distinct[0] - 1.0  # balanced accuracy * 2 * pos * neg
+    for k, s in enumerate(distinct):  # past s, the rows scoring s are predicted inconsistent
+        tn, tp = tn + per_score[s][0], tp - per_score[s][1]
+        t = (s + distinct[k + 1]) / 2 if k + 1 < len(distinct) else s + 1.0
+        if tp * neg + tn * pos > best_key:
+            best_key, best = tp * neg + tn * pos, t
+    return best
+
+
+def central_95(draws: Sequence[float]) -> tuple[float, float]:
+    """The lowest and highest of the middle 95% of the draws: as many left out below as above (25 each of 1,000)."""
+    ordered, cut = sorted(draws), round(0.025 * len(draws))
+    return ordered[cut], ordered[len(ordered) - 1 - cut]
+
+
+def both_label_draws(labels: Sequence[int], resamples: int, seed: int) -> list[list[int]]:
+    """Row indices drawn again with replacement from random.Random(seed), each draw holding both labels (a draw of
+    one label only is drawn again)."""
+    rng, n = random.Random(seed), len(labels)
+    draws = []
+    while len(draws) < resamples:
+        k = [rng.randrange(n) for _ in range(n)]
+        if 0 < sum(labels[i] for i in k) < n:
+            draws.append(k)
+    return draws
+
+
+def gap_interval(cuts: Sequence[tuple[Sequence[int], Sequence[int], Sequence[int]]], resamples: int = 1000,
+                 seed: int = 0) -> tuple[float, float, float]:
+    """(gap, low, high): overall balanced accuracy of predictions a minus b (mean over the datasets' (labels, a, b)
+    test cuts), with its 95% paired bootstrap interval: each dataset's rows drawn again with replacement, the same
+    draw for a and b (a draw with one label only is drawn again), so a gap the test rows cannot tell from 0 shows."""
+    rng = random.Random(seed)
+
+    def one(labels, a, b, k) -> float:
+        drawn = [labels[i] for i in k]
+        return balanced_accuracy(drawn, [a[i] for i in k]) - balanced_accuracy(drawn, [b[i] for i in k])
+
+    def gap(picks) -> float:
+        return sum(one(*cut, k) for cut, k in zip(cuts, picks)) / len(cuts)
+
+    def draw(labels) -> list[int]:
+        while True:
+            k = [rng.randrange(len(labels)) for _ in labels]
+            if 0 < sum(labels[i] for i in k) < len(k):
+                return k
+
+    gaps = [gap([draw(y) for y, _, _ in cuts]) for _ in range(resamples)]
+    return (gap([range(len(y)) for y, _, _ in cuts]), *central_95(gaps))
+
+
+def auc_interval(labels: Sequence[int], scores: Sequence[float], resamples: int = 1000,
+                 seed: int = 0) -> tuple[float, float, float]:
+    """(ROC AUC, low, high) in percent: the AUC (a tie counts half) and its 95% bootstrap interval (both_label_draws)."""
+    draws = [roc_auc([labels[i] for i in k], [scores[i] for i in k]) for k in both_label_draws(labels, resamples, seed)]
+    low, high = central_95(draws)
+    return round(100 * roc_auc(labels, scores), 1), round(100 * low, 1), round(100 * high, 1)
+
+
+def auc_gap(labels: Sequence[int], scores: Sequence[float], base: Sequence[float], resamples: int = 1000,
+            seed: int = 0) -> tuple[float, float, float]:
+    """(gap, low, high) in points: scores' ROC AUC minus base's on the same rows, with its 95% paired bootstrap
+    interval (both scored on each draw of both_label_draws), as Table 2 of With a Little Push compares a method with
+    its base."""
+    def gap(k):
+        picked = [labels[i] for i in k]
+        return roc_auc(picked, [scores[i] for i in k]) - roc_auc(picked, [base[i] for i in k])
+
+    low, high = central_95([gap(k) for k in both_label_draws(labels, resamples, seed)])
+    return round(100 * gap(range(len(labels))), 1), round(100 * low, 1), round(100 * high, 1)
+
+
+def accuracy_interval(results: Sequence[float], resamples: int = 1000, seed: int = 0) -> tuple[float, float, float]:
+    """(accuracy, low, high) in percent: the mean outcome and its 95% bootstrap interval over the rows."""
+    rng, n = random.Random(seed), len(results)
+    draws = [sum(results[rng.randrange(n)] for _ in range(n)) / n for _ in range(resamples)]
+    low, high = central_95(draws)
+    return round(100 * sum(results) / n, 1), round(100 * low, 1), round(100 * high, 1)

@@ -1,0 +1,183 @@
+"""The score cache: a model's DocumentScorer.scored results, row by row, so a long evaluation survives an interruption
+or a late error and a rerun scores only the rows not yet scored. `evaluate --benchmark` keeps it in score_cache_dir(),
+bench/benchmark.py in its work dir; both through cached_results."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+from typing import Callable, Optional, Sequence
+
+from entailgen.training.fitting.checkpoint import WEIGHTS
+from entailgen.training.scoring.score_modes import ScoreMode
+from entailgen.training.scoring.summac import CONV_CONFIG, CONV_WEIGHTS, model_checksums
+from entailgen.training.scoring.unscorable import Unscorable
+from entailgen.transforms.io.paths import user_cache
+from entailgen.transforms.parser import spacy_model_id
+
+Scorer = Callable[[list[tuple[str, str]]], list[float]]
+
+
+def with_progress(scorer: Scorer, name: str = "", chunk: int = 32, every_s: float = 5.0, stream=None) -> Scorer:
+    """The scorer run over chunks of rows, '[name: ]scored N / TOTAL rows' on stderr every every_s seconds once it
+    takes that long (a document model on a benchmark takes minutes)."""
+    def scored(pairs: list[tuple[str, str]]) -> list[float]:
+        out: list[float] = []
+        start = last = time.monotonic()
+        for i in range(0, len(pairs), chunk):
+            out += list(scorer(pairs[i:i + chunk]))
+            if time.monotonic() - last >= every_s:
+                last = time.monotonic()
+                print(f"{name + ': ' if name else ''}scored {len(out)} / {len(pairs)} rows ({last - start:.0f} s)",
+                      file=stream or sys.stderr, flush=True)
+        return out
+
+    return scored
+
+
+SCORING_CODE = (*(f"training/scoring/{m}.py" for m in ("document_scorer", "scorers", "score_modes", "summac",
+                                                    "evaluation", "precision")),
+                *(f"training/fitting/{m}.py" for m in ("features", "checkpoint", "encoder", "models", "trainer")),
+                "transforms/claims/blocks.py", "transforms/parser.py", "transforms/arcs.py")
+# what turns a model and a row into its score: the split, the parse, the features, the loaded model and its forward
+CACHE_FORMAT = b"score cache 2: lines of {row key: {score, matrix, blocks, summary_sentences, sentence_scores} or " \
+               b"{unscorable, message}}"
+CACHED = ("score", "matrix", "blocks", "summary_sentences", "sentence_scores")  # what ZS, Conv and an ensemble read
+SCORE_CHUNK = 32  # rows per scoring call: the cache grows, and progress is told, a chunk at a time
+
+
+def score_cache_dir() -> str:
+    """Where `evaluate --benchmark` caches scores: ~/.cache/entailgen/scores ($XDG_CACHE_HOME/entailgen/scores), one
+    place outside any model dir (a model dir may be read-only or shared), safe to delete."""
+    return user_cache("scores")
+
+
+def _sha256_of(paths: Sequence[str]) -> str:
+    """The sha256 of the files' contents, in order (a missing file adds nothing)."""
+    digest = hashlib.sha256()
+    for path in paths:
+        if os.path.isfile(path):
+            with open(path, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    digest.update(block)
+    return digest.hexdigest()
+
+
+def scoring_code_sha256() -> str:
+    """The sha256 of the code that scores a row (SCORING_CODE), of the spaCy pipeline it parses with (another one
+    splits and parses rows otherwise) and of the cache's format."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the entailgen package
+    code = _sha256_of([os.path.join(root, f) for f in SCORING_CODE])
+    return hashlib.sha256(CACHE_FORMAT + f"{code} {spacy_model_id()}".encode()).hexdigest()
+
+
+def cache_name(model_dir, granularity: str = "sentence", aggregation: str = "zs",
+               conv_dir: Optional[str] = None, device: str = "cpu", mode: ScoreMode = ScoreMode(),
+               precision: str = "fp32") -> str:
+    """A model's score cache file: named by its checksums (its weights where it has none), the scoring code's sha256
+    and the options that change a score (blocks, a Conv head's files, the score mode: e-c, MC dropout; the device and
+    the resolved precision), so neither a model trained again into the same folder, nor other code, spaCy pipeline,
+    blocks, head, mode or precision, reads the scores of before: int8 scores are never served for an fp32 request."""
+    model_dir = os.path.normpath(os.fspath(model_dir))
+    model = model_checksums(model_dir) or _sha256_of([os.path.join(model_dir, WEIGHTS)])
+    options = "" if granularity == "sentence" else f"-{granularity}"
+    if aggregation == "conv":
+        head = _sha256_of([os.path.join(conv_dir, CONV_CONFIG), os.path.join(conv_dir, CONV_WEIGHTS)])
+        options += f"-conv-{head[:8]}"
+    options += "" if device == "cpu" else f"-{device}"  # cuda scores in bf16: not the cpu's fp32 scores
+    options += mode.suffix()  # nothing for plain e
+    options += "" if precision == "fp32" else f"-{precision}"  # int8 linear layers: not fp32's scores
+    return f"{os.path.basename(model_dir)}-{model[:12]}-{scoring_code_sha256()[:8]}{options}.json"
+
+
+def row_key(pair: tuple[str, str]) -> str:
+    """A (document, claim) row's cache key."""
+    return hashlib.sha256("\x1f".join(pair).encode()).hexdigest()
+
+
+def cached(result) -> dict:
+    """A DocumentScorer.scored result as the cache keeps it (JSON): what ZS, Conv and an ensemble read, or why it could
+    not be scored."""
+    if isinstance(result, Unscorable):
+        return {"unscorable": result.error_type, "message": str(result)}
+    return {k: result[k] for k in CACHED if k in result}
+
+
+def restored(entry):
+    """A cached entry as DocumentScorer.scored gave it: the result, or its Unscorable (None: a cache of before kept no
+    reason)."""
+    if entry is None:
+        return Unscorable("Unscorable", "could not be scored (the cache keeps no reason)")
+    if "unscorable" in entry:
+        return Unscorable(entry["unscorable"], entry.get("message", ""))
+    return entry
+
+
+def read_cache(path: str) -> dict[str, dict]:
+    """Row key -> cached entry of a score cache (lines of {key: entry}; a cache of one JSON object is one line); a
+    line a killed run cut short is skipped, its rows scored again. A missing file holds none."""
+    done: dict[str, dict] = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                try:
+                    chunk = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(chunk, dict):
+                    done.update(chunk)
+    except FileNotFoundError:
+        pass
+    return done
+
+
+def append_cache(path: str, entries: dict) -> None:
+    """Entries appended to a score cache as one line, its folder made; a last line a killed run cut short is ended
+    first, so it costs only its own rows."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "ab+") as f:
+        if f.seek(0, os.SEEK_END):
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b"\n":
+                f.write(b"\n")
+        f.write((json.dumps(entries) + "\n").encode())
+
+
+def cached_results(makers: Sequence[Callable], pairs: Sequence[tuple[str, str]], paths: Sequence[str], name: str = "",
+                   stream=None) -> list[list]:
+    """Each model's DocumentScorer.scored results of the pairs (one list per model, in order): the rows its cache
+    (paths, one per model) holds are read, the others scored a chunk at a time and appended to the cache as each
+    chunk finishes, so an interrupted or failed run loses at most a chunk. makers build the models (DocumentScorer),
+    only those with rows to score; models that split rows alike split each chunk once."""
+    keys = [row_key(p) for p in pairs]
+    rows = dict(zip(keys, pairs))
+    for path in paths:  # a folder that cannot be made fails now, not after the first chunk is scored
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    done = [read_cache(path) for path in paths]
+    todo = [k for k in rows if any(k not in cache for cache in done)]
+    out = stream or sys.stderr
+    if rows:  # where the scores are kept, and what is left to score
+        print(f"{name + ': ' if name else ''}{len(rows) - len(todo)} of {len(rows)} distinct rows read from the score "
+              f"cache, {len(todo)} to score ({', '.join(paths)})", file=out, flush=True)
+    models: dict[int, object] = {}
+
+    def score(chunk: list[str]) -> list[str]:
+        splits: dict = {}
+        for i, (make, cache, path) in enumerate(zip(makers, done, paths)):
+            need = [k for k in chunk if k not in cache]
+            if not need:
+                continue
+            model = models[i] if i in models else models.setdefault(i, make())
+            if model.split_key() not in splits:
+                split = model.split([rows[k][0] for k in chunk], [rows[k][1] for k in chunk])
+                splits[model.split_key()] = dict(zip(chunk, split))
+            results = model.scored([rows[k] for k in need], [splits[model.split_key()][k] for k in need])
+            entries = {k: cached(r) for k, r in zip(need, results)}
+            append_cache(path, entries)
+            cache.update(entries)
+        return chunk
+
+    with_progress(score, name, chunk=SCORE_CHUNK, stream=out)(todo)
+    return [[restored(cache[k]) for k in keys] for cache in done]
