@@ -42,7 +42,8 @@ def register(commands) -> None:
     f.add_argument("--from", dest="from_dir", metavar="DIR",
                    help="convert files downloaded by hand (each found by its name under DIR); no network")
     f.add_argument("--mirror", default=os.environ.get(MIRROR_ENV) or MIRROR, metavar="URL",
-                   help=f"serves {{owner/repo}}/{{commit}}/{{path}} as raw.githubusercontent.com does (or ${MIRROR_ENV})")
+                   help=f"serves {{owner/repo}}/{{commit}}/{{path}} as raw.githubusercontent.com does "
+                        f"(or ${MIRROR_ENV})")
     f.add_argument("--overwrite", action="store_true", help="replace DIR when an earlier fetch wrote it")
     f.add_argument("--quiet", action="store_true", help="no progress and no summary, only DIR")
     f.set_defaults(handler=_fetch)
