@@ -157,7 +157,18 @@ def test_from_a_folder_of_hand_downloaded_files_needs_no_server(tmp_path, capsys
                                 f"http://127.0.0.1:{closed_port()}")
     assert code == 0 and err == "" and out.startswith("rank19: wrote summary_pairs.json (2 rows)")
     assert json.loads((to / "fetch.json").read_text())["sources"][0]["from"] == str(hand / "summary_pairs.json")
-    (hand / "summary_pairs.json").unlink()
+    clone = hand / "dae-factuality" / "resources"  # a clone of the repository: the one file of that name in it
+    clone.mkdir(parents=True)
+    (hand / "summary_pairs.json").rename(clone / "summary_pairs.json")
+    assert fetched(capsys, "rank19", "--to", str(tmp_path / "cloned"), "--from", str(hand))[0] == 0
+    (hand / "copy").mkdir()
+    (hand / "copy" / "summary_pairs.json").write_text("[]")
+    code, out, err = fetched(capsys, "rank19", "--to", str(tmp_path / "two"), "--from", str(hand))
+    assert code == 2 and err == (f"entailgen: error: --from {hand}: 2 files named summary_pairs.json "
+                                 f"({hand / 'copy' / 'summary_pairs.json'}, {clone / 'summary_pairs.json'}); give the "
+                                 "folder holding the one to use")
+    (clone / "summary_pairs.json").unlink()
+    (hand / "copy" / "summary_pairs.json").unlink()
     code, out, err = fetched(capsys, "rank19", "--to", str(tmp_path / "again"), "--from", str(hand))
     assert code == 2 and err == (f"entailgen: error: --from {hand}: no summary_pairs.json in it (download "
                                  "https://raw.githubusercontent.com/tagoyal/dae-factuality/"

@@ -119,8 +119,9 @@ def find_by_hand(folder: str, file: RemoteFile) -> str:
         return found[0]
     if not found:
         raise FetchError(f"--from {folder}: no {file.name} in it (download {file.url(MIRROR)})")
-    raise FetchError(f"--from {folder}: {len(found)} files named {file.name} ({', '.join(found[:2])}, ...); give "
-                     "the folder holding the one to use")
+    listed = ", ".join(found[:2]) + (", ..." if len(found) > 2 else "")
+    raise FetchError(f"--from {folder}: {len(found)} files named {file.name} ({listed}); give the folder holding the "
+                     "one to use")
 
 
 def checked(file: RemoteFile, path: str, said: str) -> dict:
