@@ -218,6 +218,10 @@ def test_a_users_files_are_never_replaced_and_an_earlier_fetch_only_with_overwri
     assert code == 2 and err == (f"entailgen: error: --to {to} holds files its fetch.json does not list (mine.txt); "
                                  "give an empty or new folder")
     (to / "mine.txt").unlink()
+    (tmp_path / "rank19.old").mkdir()  # where the earlier fetch would wait: someone else's
+    code, _, err = fetched(capsys, "rank19", "--to", str(to), "--mirror", mirror, "--overwrite")
+    assert code == 2 and err == f"entailgen: error: {to}.old is in the way of replacing {to}; move it away"
+    (tmp_path / "rank19.old").rmdir()
     assert fetched(capsys, "rank19", "--to", str(to), "--mirror", mirror, "--overwrite")[0] == 0
     assert (mine / "notes.txt").read_text() == "keep"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "rank19"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import http.client
 import io
 import json
 import os
@@ -102,7 +103,7 @@ def download(url: str, path: str, timeout: float) -> None:
     except urllib.error.HTTPError as e:
         raise FetchError(f"cannot fetch {url}: HTTP {e.code} {e.reason}; give --from DIR with the files downloaded "
                          "by hand")
-    except (urllib.error.URLError, OSError) as e:
+    except (urllib.error.URLError, OSError, http.client.HTTPException) as e:  # HTTPException: a cut-off answer
         reason = getattr(e, "reason", None) or e
         reason = getattr(reason, "strerror", None) or reason  # 'Connection refused', not '[Errno 111] ...'
         raise FetchError(f"cannot reach {url}: {reason}; give --from DIR with the files downloaded by hand")
@@ -171,6 +172,13 @@ def check_target(to: str, overwrite: bool) -> None:
                          "or new folder")
     if not overwrite:
         raise FetchError(f"--to {to} holds an earlier fetch; pass --overwrite to replace it")
+    if os.path.exists(aside(to)):
+        raise FetchError(f"{aside(to)} is in the way of replacing {to}; move it away")
+
+
+def aside(to: str) -> str:
+    """Where an earlier fetch at DIR waits while the new one is renamed in."""
+    return to.rstrip("/" + os.sep) + ".old"
 
 
 def start_folder(to: str) -> str:
@@ -196,9 +204,7 @@ def swap_in(building: str, to: str) -> None:
     if not os.path.isdir(to):
         os.rename(building, to)
         return
-    old = to.rstrip("/" + os.sep) + ".old"
-    if os.path.exists(old):
-        raise FetchError(f"{old} is in the way of replacing {to}; move it away")
+    old = aside(to)
     os.rename(to, old)
     os.rename(building, to)
     shutil.rmtree(old)
