@@ -9,7 +9,8 @@ VERSION = re.search(r'__version__ = "([^"]+)"', (HERE / "__init__.py").read_text
 DASK = "apache-beam[dask]==2.77.0"  # dask and distributed, for the Beam release pinned below
 SUBPACKAGES = ["schemas", "dataset", "dataset.report", "transforms", "transforms.io", "transforms.generate",
                "transforms.augment", "transforms.recast", "transforms.claims", "pipelines", "training",
-               "training.fitting", "training.scoring", "training.benchmarks", "runners"]
+               "training.fitting", "training.scoring", "training.benchmarks", "training.benchmarks.sources",
+               "runners"]
 
 setup(
     name="entailgen",

@@ -1,8 +1,8 @@
 """Does the data catch real errors? entailgen-trained detectors on the human-labelled SummaC benchmark (Laban et al. 2022).
 
-Data: the SummaC repository's `data/<set>.json` files (--summac DIR; never committed: news articles, other licences),
-FRANK as `DIR/frank.json`, made from FRANK's repository by bench/frank.py with its own val and test cuts, and XSumFaith
-and Polytope with SummaC's own two cuts, made by bench/xsumfaith.py and bench/polytope.py from their sources.
+Data: what `entailgen benchmarks fetch summac --to DIR` writes (--summac DIR; never committed: news articles, other
+licences): XSumFaith and Polytope with SummaC's own two cuts and FRANK with its own, made from their sources, and the
+SummaC repository's SummEval val rows.
 A set with a val cut but no test cut (the repository ships val cuts only; the test cuts come from its benchmark
 download) is cut in two by a hash of its document: one half stays the val cut, the other becomes the test cut, and no
 document is in both. The figures are then on that half, not on the paper's test cut: docs/benchmarks/summac.md says
@@ -44,8 +44,9 @@ from pathlib import Path
 
 import host  # bench/host.py, beside this script
 # evaluate's score cache, driven by Bench.scored; bench/airgapped.py writes its caches with these names from here
-from entailgen.training.scoring.cache import cache_name, cached, cached_results, row_key  # noqa: F401
 from entailgen.training.benchmarks.held_out import held_out_of
+from entailgen.training.benchmarks.sources.summac import document_half  # the rule `benchmarks fetch` halves SummEval by
+from entailgen.training.scoring.cache import cache_name, cached, cached_results, row_key  # noqa: F401
 
 SETS = ("xsumfaith", "polytope", "summeval", "frank")  # the issue's four; FactCC and CoGenSumm are scored if given
 # one model per family, scored together (the mean of their log-odds): run 7 found claims data suits XSum's summaries and
@@ -61,11 +62,6 @@ ONE_SCALE_NAME = ("ensemble, stricter member on one scale (min of val quantiles)
 
 log = functools.partial(host.log, "benchmark")
 entailgen = functools.partial(host.entailgen, "benchmark")
-
-
-def document_half(document: str) -> str:
-    """The cut a document of a set without a test cut falls in: a hash, so the same document always lands alike."""
-    return "val" if int(hashlib.sha256(document.encode()).hexdigest()[:8], 16) % 2 == 0 else "test"
 
 
 def recut(rows: list) -> tuple[list, list[str], list[str]]:

@@ -7,8 +7,8 @@ AUC within each origin (its gap to overlap's, with a 95% paired bootstrap interv
 passed as consistent at the val-chosen threshold.
 
 Usage: python bench/frank_origins.py --summac DIR --work W [--models FOLDER ...]
-DIR/frank.json is bench/frank.py's file (it keeps each row's `origin`); W a bench/benchmark.py work dir whose models
-are scored already (a row not cached yet is scored).
+DIR/frank.json is `entailgen benchmarks fetch summac`'s (it keeps each row's `origin`); W a bench/benchmark.py work
+dir whose models are scored already (a row not cached yet is scored).
 """
 from __future__ import annotations
 
@@ -47,7 +47,8 @@ def main() -> None:
 
     path = opts.summac / "frank.json"
     if not path.is_file() or not (opts.work / "models").is_dir():
-        args.error(f"needs {path} (bench/frank.py) and a bench/benchmark.py work dir with models/ (--work)")
+        args.error(f"needs {path} (entailgen benchmarks fetch summac --to DIR) and a bench/benchmark.py work dir "
+                   "with models/ (--work)")
     origin = {(r["document"], r["claim"]): r["origin"] for r in json.loads(path.read_text()).values()}
     rows, _, _ = recut(read_benchmark([str(path)]))
     pairs = [(r.document, r.claim) for r in rows]

@@ -1,7 +1,6 @@
 """What every benchmark shares: the machine line its figures depend on, its log lines, and the CLI as a user runs it."""
 from __future__ import annotations
 
-import json
 import os
 import platform
 import subprocess
@@ -38,10 +37,3 @@ def entailgen(bench: str, *args: str) -> None:
     done = subprocess.run([sys.executable, "-m", "entailgen.runners.cli", *args])
     if done.returncode != 0:
         raise SystemExit(f"{bench} bench: `entailgen {' '.join(args)}` exited {done.returncode}")
-
-
-def write_benchmark_set(name: str, rows: dict[str, dict], out: str, note: str = "") -> None:
-    """A set's rows in SummaC's dict layout (id -> row), and one line counting them by cut: the set readers' output."""
-    Path(out).write_text(json.dumps(rows))
-    counts = {cut: sum(r["cut"] == cut for r in rows.values()) for cut in ("val", "test")}
-    print(f"{name}: {len(rows)} rows (val {counts['val']}, test {counts['test']}{note}) -> {out}")

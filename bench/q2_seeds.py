@@ -23,7 +23,7 @@ def main() -> None:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--claims", type=Path, required=True, help="the claims dataset bench/q2_table2.py was given")
     args.add_argument("--work", type=Path, required=True, help="bench/q2_table2.py's --work")
-    args.add_argument("--file", required=True, help="Q2 in TRUE's layout (bench/q2.py)")
+    args.add_argument("--file", required=True, help="Q2 in TRUE's layout (entailgen benchmarks fetch true's q2.csv)")
     args.add_argument("--examples", type=int, default=EXAMPLES, help="as bench/q2_table2.py's --examples")
     args.add_argument("--epochs", type=int, default=EPOCHS, help="as bench/q2_table2.py's --epochs")
     opts = args.parse_args()

@@ -32,6 +32,7 @@ COMMAND_MODULES: dict[str, str] = {
     "report": "entailgen.runners.report", "refresh": "entailgen.runners.refresh",
     "train": "entailgen.runners.train", "evaluate": "entailgen.runners.train", "score": "entailgen.runners.train",
     "train-conv": "entailgen.runners.train", "detector": "entailgen.runners.detector",
+    "benchmarks": "entailgen.runners.benchmarks",
 }
 
 

@@ -1,0 +1,251 @@
+"""`entailgen benchmarks fetch`: each benchmark's hand-made source files served by a loopback HTTP server (or given
+with --from), converted into the exact rows evaluate's readers read; a pinned sha256 that differs, a 404 and a refused
+connection each end in one line and exit 2, with nothing written; a user's files are never replaced."""
+import contextlib
+import dataclasses
+import functools
+import http.server
+import json
+import socket
+import threading
+
+import pytest
+
+from benchmark_sources import K1, K2, K3, SUMMEVAL_DOCS, write_by_hand, write_mirror
+from entailgen.runners.cli import main
+from entailgen.training.benchmarks import fetch as fetching
+from entailgen.training.benchmarks.fetch import FetchError, FetchOptions, fetch
+from entailgen.training.benchmarks.sources import BENCHMARKS
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serving(root):
+    """A loopback HTTP server (a free port) serving root's files; its base URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+@pytest.fixture(scope="module")
+def mirror(tmp_path_factory):
+    """Every benchmark's source files served in raw.githubusercontent.com's layout."""
+    with serving(write_mirror(tmp_path_factory.mktemp("mirror"))) as url:
+        yield url
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on: one the system handed out, then closed."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def fetched(capsys, *argv) -> tuple[int, str, str]:
+    code = main(["benchmarks", "fetch", *argv])
+    out, err = capsys.readouterr()
+    return code, out.strip(), err.strip()
+
+
+def test_summac_writes_the_four_sets_rows_that_evaluate_reads(mirror, tmp_path, capsys):
+    from entailgen.training.benchmarks.summac import read_benchmark
+
+    to = tmp_path / "summac"
+    code, out, _ = fetched(capsys, "summac", "--to", str(to), "--mirror", mirror)
+    assert code == 0
+    assert out == (f"summac: wrote xsumfaith.json (3 rows), polytope.json (3 rows), summeval.json (2 rows), frank.json "
+                   f"(3 rows) into {to}; xsumfaith: 1 (article, system) pairs left out, their article not in SummaC's "
+                   "data/xsumfaith.json (sources and sha256s in fetch.json)")
+    xsumfaith = json.loads((to / "xsumfaith.json").read_text())
+    assert xsumfaith == {  # one row per (bbcid, system) in turn val / test; 200's article is not in SummaC's file
+        "xsumfaith-100-BERTS2S": {"document": "Article 100.", "claim": "s a", "label": 0, "cut": "val",
+                                  "dataset": "xsumfaith", "model_name": "BERTS2S", "bbcid": "100"},
+        "xsumfaith-100-Gold": {"document": "Article 100.", "claim": "g a", "label": 1, "cut": "test",
+                               "dataset": "xsumfaith", "model_name": "Gold", "bbcid": "100"},
+        "xsumfaith-300-PtGen": {"document": "Article 300.", "claim": "p c", "label": 1, "cut": "test",
+                                "dataset": "xsumfaith", "model_name": "PtGen", "bbcid": "300"}}
+    polytope = json.loads((to / "polytope.json").read_text())
+    assert {key: (r["claim"], r["label"], r["cut"], r["errors"]) for key, r in polytope.items()} == {
+        "polytope-Human_Annotation_Summarization_BART-1": ("sum one", 0, "val", ["Addition"]),
+        "polytope-Human_Annotation_Summarization_BART-2": ("sum two", 1, "test", []),
+        "polytope-Human_Annotation_Summarization_BART-3": ("sum three", 0, "test", ["Omission"])}  # row 4: a gap
+    assert {r["model_name"] for r in polytope.values()} == {"BART"}
+    summeval = json.loads((to / "summeval.json").read_text())
+    assert [(r["document"], r["cut"], r["label"]) for r in summeval.values()] == [
+        (SUMMEVAL_DOCS[0], "val", 1), (SUMMEVAL_DOCS[1], "test", 0)]
+    frank = json.loads((to / "frank.json").read_text())
+    assert frank == {
+        "h1-bart": {"document": "Art 1.", "claim": "Sum 1 bart.", "label": 1, "cut": "val", "dataset": "frank",
+                    "model_name": "bart", "origin": "cnndm"},
+        "h1-pgn": {"document": "Art 1.", "claim": "Sum 1 pgn.", "label": 0, "cut": "val", "dataset": "frank",
+                   "model_name": "pgn", "origin": "cnndm"},
+        "h2-bart": {"document": "Art 2.", "claim": "Sum 2 bart.", "label": 0, "cut": "test", "dataset": "frank",
+                    "model_name": "bart", "origin": "bbc"}}
+    rows = read_benchmark([str(to / name) for name in ("xsumfaith.json", "polytope.json", "summeval.json",
+                                                       "frank.json")])
+    assert [(r.dataset, r.label, r.cut) for r in rows] == [
+        ("xsumfaith", 0, "val"), ("xsumfaith", 1, "test"), ("xsumfaith", 1, "test"), ("polytope", 0, "val"),
+        ("polytope", 1, "test"), ("polytope", 0, "test"), ("summeval", 1, "val"), ("summeval", 0, "test"),
+        ("frank", 1, "val"), ("frank", 0, "val"), ("frank", 0, "test")]
+    record = json.loads((to / "fetch.json").read_text())
+    assert len(record["sources"]) == 14 and record["sources"][0]["from"] == (
+        f"{mirror}/google-research-datasets/xsum_hallucination_annotations/4abdbb2c807cb93c1df1188a1992d20a55cdcc34/"
+        "hallucination_annotations_xsum_summaries.csv")
+    assert sorted(p.name for p in to.iterdir()) == ["fetch.json", "frank.json", "polytope.json", "summeval.json",
+                                                    "xsumfaith.json"]
+    assert not (tmp_path / "summac.incomplete").exists()
+
+
+def test_rank19_copies_the_triples_that_read_triples_reads(mirror, tmp_path, capsys):
+    from entailgen.training.benchmarks.rank19 import read_triples
+
+    to = tmp_path / "rank19"
+    code, out, err = fetched(capsys, "rank19", "--to", str(to), "--mirror", mirror)
+    assert code == 0 and out == (f"rank19: wrote summary_pairs.json (2 rows) into {to} (sources and sha256s in "
+                                 "fetch.json)")
+    assert err == (f"fetching {mirror}/tagoyal/dae-factuality/a7d8805d9a4aa854de6d168e80ebb175d5fd2130/resources/"
+                   "summary_pairs.json")
+    assert [(t.source, t.correct, t.incorrect) for t in read_triples(str(to / "summary_pairs.json"))] == [
+        (K1, "Jazz began in New Orleans.", "Jazz began in Paris."), (K3, "Cats sleep.", "Dogs sleep.")]
+
+
+def test_true_writes_q2_and_begin_that_read_true_reads(mirror, tmp_path, capsys):
+    from entailgen.training.benchmarks.true import read_true
+
+    to = tmp_path / "true"
+    code, out, _ = fetched(capsys, "true", "--to", str(to), "--mirror", mirror, "--quiet")
+    assert (code, out) == (0, str(to))
+    assert [(r.grounding, r.response, r.label) for r in read_true(str(to / "q2.csv"))] == [
+        (K1, "It began in New Orleans.", 1), (K1, "It began in Paris.", 0), (K2, "Lyon is the capital.", 0),
+        (K2, "It is Paris.", 1)]
+    assert [(r.response, r.label) for r in read_true(str(to / "begin_dev.csv"))] == [
+        ("It began in New Orleans.", 1), ("I love jazz!", 0)]
+    assert [(r.response, r.label) for r in read_true(str(to / "begin_test.csv"))] == [
+        ("Paris, on the Loire.", 0), ("Paris it is.", 1)]
+    assert (to / "begin_dev.csv").read_text().splitlines()[1] == (
+        f"{K1},It began in New Orleans.,cmu-dog/begin_dev_cmu.tsv,2,1")
+    assert json.loads((to / "fetch.json").read_text())["notes"] == [
+        "q2's labels '0' = consistent, '1' = inconsistent, told by 4 of the per-system files' 4 responses found"]
+
+
+def test_spans_writes_the_annotations_as_they_came_and_the_articles_found(mirror, tmp_path, capsys):
+    to = tmp_path / "spans"
+    code, out, _ = fetched(capsys, "spans", "--to", str(to), "--mirror", mirror)
+    assert code == 0 and out == (
+        f"spans: wrote hallucination_annotations_xsum_summaries.csv (8 rows), xsum_articles.jsonl (2 rows) into {to}; "
+        "1 of 3 articles not in SummaC's data/xsumfaith.json (sources and sha256s in fetch.json)")
+    served = write_by_hand(tmp_path / "by-hand", "spans") / "hallucination_annotations_xsum_summaries.csv"
+    assert (to / "hallucination_annotations_xsum_summaries.csv").read_bytes() == served.read_bytes()
+    assert [json.loads(line) for line in (to / "xsum_articles.jsonl").read_text().splitlines()] == [
+        {"bbcid": "100", "document": "Article 100."}, {"bbcid": "300", "document": "Article 300."}]
+
+
+def test_from_a_folder_of_hand_downloaded_files_needs_no_server(tmp_path, capsys):
+    hand = write_by_hand(tmp_path / "downloads", "rank19")
+    to = tmp_path / "rank19"
+    code, out, err = fetched(capsys, "rank19", "--to", str(to), "--from", str(hand), "--mirror",
+                                f"http://127.0.0.1:{closed_port()}")
+    assert code == 0 and err == "" and out.startswith("rank19: wrote summary_pairs.json (2 rows)")
+    assert json.loads((to / "fetch.json").read_text())["sources"][0]["from"] == str(hand / "summary_pairs.json")
+    clone = hand / "dae-factuality" / "resources"  # a clone of the repository: the one file of that name in it
+    clone.mkdir(parents=True)
+    (hand / "summary_pairs.json").rename(clone / "summary_pairs.json")
+    assert fetched(capsys, "rank19", "--to", str(tmp_path / "cloned"), "--from", str(hand))[0] == 0
+    (hand / "copy").mkdir()
+    (hand / "copy" / "summary_pairs.json").write_text("[]")
+    code, out, err = fetched(capsys, "rank19", "--to", str(tmp_path / "two"), "--from", str(hand))
+    assert code == 2 and err == (f"entailgen: error: --from {hand}: 2 files named summary_pairs.json "
+                                 f"({hand / 'copy' / 'summary_pairs.json'}, {clone / 'summary_pairs.json'}); give the "
+                                 "folder holding the one to use")
+    (clone / "summary_pairs.json").unlink()
+    (hand / "copy" / "summary_pairs.json").unlink()
+    code, out, err = fetched(capsys, "rank19", "--to", str(tmp_path / "again"), "--from", str(hand))
+    assert code == 2 and err == (f"entailgen: error: --from {hand}: no summary_pairs.json in it (download "
+                                 "https://raw.githubusercontent.com/tagoyal/dae-factuality/"
+                                 "a7d8805d9a4aa854de6d168e80ebb175d5fd2130/resources/summary_pairs.json)")
+
+
+def test_a_pinned_sha256_that_differs_is_refused_and_nothing_written(mirror, tmp_path, monkeypatch):
+    rank19 = BENCHMARKS["rank19"]
+    pinned = dataclasses.replace(rank19.files[0], sha256="0" * 64)
+    monkeypatch.setitem(BENCHMARKS, "rank19", dataclasses.replace(rank19, files=(pinned,)))
+    to = tmp_path / "rank19"
+    with pytest.raises(FetchError, match=r"summary_pairs.json: sha256 [0-9a-f]{64}, not the pinned 0{64} of "
+                                         r"tagoyal/dae-factuality@a7d8805 resources/summary_pairs.json"):
+        fetch(BENCHMARKS["rank19"], str(to), FetchOptions(mirror=mirror))
+    assert not to.exists() and not (tmp_path / "rank19.incomplete").exists()
+
+
+def test_a_404_or_a_refused_connection_is_one_line_and_exit_2(mirror, tmp_path, capsys):
+    code, _, err = fetched(capsys, "rank19", "--to", str(tmp_path / "a"), "--mirror", f"{mirror}/nowhere")
+    assert code == 2 and err.splitlines()[-1] == (
+        f"entailgen: error: cannot fetch {mirror}/nowhere/tagoyal/dae-factuality/"
+        "a7d8805d9a4aa854de6d168e80ebb175d5fd2130/resources/summary_pairs.json: HTTP 404 File not found; give --from "
+        "DIR with the files downloaded by hand")
+    closed = closed_port()
+    code, _, err = fetched(capsys, "rank19", "--to", str(tmp_path / "b"), "--mirror", f"http://127.0.0.1:{closed}",
+                           "--quiet")
+    assert code == 2 and err == (
+        f"entailgen: error: cannot reach http://127.0.0.1:{closed}/tagoyal/dae-factuality/"
+        "a7d8805d9a4aa854de6d168e80ebb175d5fd2130/resources/summary_pairs.json: Connection refused; give --from DIR "
+        "with the files downloaded by hand")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_users_files_are_never_replaced_and_an_earlier_fetch_only_with_overwrite(mirror, tmp_path, capsys):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep")
+    code, _, err = fetched(capsys, "rank19", "--to", str(mine), "--mirror", mirror)
+    assert code == 2 and err == (f"entailgen: error: --to {mine} holds files no benchmarks fetch wrote; give an empty "
+                                 "or new folder")
+    to = tmp_path / "rank19"
+    assert fetched(capsys, "rank19", "--to", str(to), "--mirror", mirror)[0] == 0
+    code, _, err = fetched(capsys, "rank19", "--to", str(to), "--mirror", mirror)
+    assert code == 2 and err == f"entailgen: error: --to {to} holds an earlier fetch; pass --overwrite to replace it"
+    (to / "mine.txt").write_text("keep")
+    code, _, err = fetched(capsys, "rank19", "--to", str(to), "--mirror", mirror, "--overwrite")
+    assert code == 2 and err == (f"entailgen: error: --to {to} holds files its fetch.json does not list (mine.txt); "
+                                 "give an empty or new folder")
+    (to / "mine.txt").unlink()
+    (tmp_path / "rank19.old").mkdir()  # where the earlier fetch would wait: someone else's
+    code, _, err = fetched(capsys, "rank19", "--to", str(to), "--mirror", mirror, "--overwrite")
+    assert code == 2 and err == f"entailgen: error: {to}.old is in the way of replacing {to}; move it away"
+    (tmp_path / "rank19.old").rmdir()
+    assert fetched(capsys, "rank19", "--to", str(to), "--mirror", mirror, "--overwrite")[0] == 0
+    assert (mine / "notes.txt").read_text() == "keep"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "rank19"]
+
+
+def test_a_leftover_incomplete_folder_is_replaced_only_when_a_fetch_made_it(mirror, tmp_path, capsys):
+    to = tmp_path / "rank19"
+    leftover = tmp_path / "rank19.incomplete"
+    leftover.mkdir()
+    code, _, err = fetched(capsys, "rank19", "--to", str(to), "--mirror", mirror)
+    assert code == 2 and err == f"entailgen: error: {leftover} exists and no benchmarks fetch made it; move it away"
+    (leftover / fetching.MARKER).write_text("")
+    (leftover / "half.json").write_text("[")
+    assert fetched(capsys, "rank19", "--to", str(to), "--mirror", mirror)[0] == 0
+    assert not leftover.exists() and sorted(p.name for p in to.iterdir()) == ["fetch.json", "summary_pairs.json"]
+
+
+def test_a_converter_error_names_the_url_not_the_passing_copy(tmp_path, capsys):
+    root = write_mirror(tmp_path / "mirror", ["rank19"])
+    (pairs,) = root.rglob("summary_pairs.json")
+    pairs.write_text(json.dumps([{"article_sent": K1, "correct_sent": " "}]))
+    with serving(root) as url:
+        code, _, err = fetched(capsys, "rank19", "--to", str(tmp_path / "r"), "--mirror", url)
+    assert code == 2 and err.splitlines()[-1] == (
+        f"entailgen: error: {url}/tagoyal/dae-factuality/a7d8805d9a4aa854de6d168e80ebb175d5fd2130/resources/"
+        "summary_pairs.json row 1: no text in correct_sent, incorrect_sent")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mirror"]

@@ -1,0 +1,280 @@
+"""`entailgen benchmarks fetch NAME --to DIR`: a benchmark's public files, downloaded (or given by hand with --from),
+checked, converted into the files `evaluate --benchmark` reads, and written into DIR whole or not at all.
+
+Every source file is named by a commit-pinned URL (`{mirror}/{owner/repo}/{commit}/{path}`, raw.githubusercontent.com
+by default), so its bytes are fixed. Where a file's sha256 is known (`RemoteFile.sha256`) a download or a hand-given
+copy with other bytes is refused; the sha256s were not known when the sources were written down (no network there),
+so each is None and what a fetch got is recorded in DIR/fetch.json instead: a first fetch's sha256s are the ones to
+pin. The converters (training.benchmarks.sources) hold each benchmark's own rules.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import http.client
+import io
+import json
+import os
+import shutil
+import sys
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Sequence
+
+import entailgen
+from entailgen.training.benchmarks.files import BenchmarkError, csv_rows
+
+MIRROR = "https://raw.githubusercontent.com"  # {MIRROR}/{owner/repo}/{commit}/{path}: what a mirror serves too
+MIRROR_ENV = "ENTAILGEN_BENCHMARK_MIRROR"
+RECORD = "fetch.json"  # what a fetch writes last into DIR: its sources (URL, sha256) and files (rows, sha256)
+MARKER = ".entailgen-fetch"  # written first into the .incomplete folder: a leftover one is fetch's to replace
+INCOMPLETE = ".incomplete"
+
+
+class FetchError(ValueError):
+    """A source that cannot be reached or read, bytes other than the pinned ones, or a DIR fetch must not write: one
+    line naming the URL or file and what is wrong."""
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    """One public source file: its repository, the commit that fixes its bytes, its path there, and its sha256 when
+    known (None: recorded, not checked)."""
+
+    repo: str
+    commit: str
+    path: str
+    sha256: Optional[str] = None
+
+    @property
+    def name(self) -> str:
+        """The file's own name: what --from DIR looks for."""
+        return os.path.basename(self.path)
+
+    def url(self, mirror: str) -> str:
+        return f"{mirror.rstrip('/')}/{self.repo}/{self.commit}/{self.path}"
+
+
+@dataclass(frozen=True)
+class Converted:
+    """A benchmark's files as evaluate reads them (name -> text), rows per file, and what was left out, in words."""
+
+    files: dict[str, str]
+    rows: dict[str, int]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A NAME of `benchmarks fetch`: its source files and the converter from their local copies (keyed by
+    RemoteFile.path) to the files evaluate reads."""
+
+    name: str
+    summary: str
+    files: tuple[RemoteFile, ...]
+    convert: Callable[[dict[str, str]], Converted]
+
+
+@dataclass(frozen=True)
+class FetchOptions:
+    """Where the sources come from (a mirror, or a folder of hand-downloaded files) and whether DIR may be replaced."""
+
+    mirror: str = MIRROR
+    from_dir: Optional[str] = None
+    overwrite: bool = False
+    timeout: float = 60.0
+    progress: Callable[[str], None] = field(default=lambda line: None, compare=False)
+
+
+def sha256_of(path: str) -> str:
+    """The sha256 of a file's bytes, read in blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def download(url: str, path: str, timeout: float) -> None:
+    """url's bytes at path; FetchError in one line when it cannot be reached or answers with an error."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response, open(path, "wb") as f:
+            shutil.copyfileobj(response, f)
+    except urllib.error.HTTPError as e:
+        raise FetchError(f"cannot fetch {url}: HTTP {e.code} {e.reason}; give --from DIR with the files downloaded "
+                         "by hand")
+    except (urllib.error.URLError, OSError, http.client.HTTPException) as e:  # HTTPException: a cut-off answer
+        reason = getattr(e, "reason", None) or e
+        reason = getattr(reason, "strerror", None) or reason  # 'Connection refused', not '[Errno 111] ...'
+        raise FetchError(f"cannot reach {url}: {reason}; give --from DIR with the files downloaded by hand")
+
+
+def find_by_hand(folder: str, file: RemoteFile) -> str:
+    """A hand-downloaded copy of file under folder: folder/NAME, else the one file of that name anywhere under it (a
+    clone of the repository); FetchError when there is none or more than one."""
+    direct = os.path.join(folder, file.name)
+    if os.path.isfile(direct):
+        return direct
+    found = sorted(os.path.join(root, file.name) for root, _, names in os.walk(folder) if file.name in names)
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise FetchError(f"--from {folder}: no {file.name} in it (download {file.url(MIRROR)})")
+    listed = ", ".join(found[:2]) + (", ..." if len(found) > 2 else "")
+    raise FetchError(f"--from {folder}: {len(found)} files named {file.name} ({listed}); give the folder holding the "
+                     "one to use")
+
+
+def checked(file: RemoteFile, path: str, said: str) -> dict:
+    """The record of one source file (where from, sha256, size); FetchError when its sha256 is pinned and differs."""
+    digest = sha256_of(path)
+    if file.sha256 is not None and digest != file.sha256:
+        raise FetchError(f"{said}: sha256 {digest}, not the pinned {file.sha256} of {file.repo}@{file.commit[:7]} "
+                         f"{file.path} (a changed or damaged file)")
+    return {"path": file.path, "from": said, "sha256": digest, "bytes": os.path.getsize(path),
+            "sha256_pinned": file.sha256 is not None}
+
+
+def gather(benchmark: Benchmark, options: FetchOptions, downloads: str) -> tuple[dict[str, str], list[dict]]:
+    """(repository path -> local copy, their records): each source downloaded into `downloads` or found under
+    --from, and checked."""
+    local, records = {}, []
+    for file in benchmark.files:
+        if options.from_dir is not None:
+            path = said = find_by_hand(options.from_dir, file)
+        else:
+            said = file.url(options.mirror)
+            os.makedirs(os.path.join(downloads, str(len(local))))
+            path = os.path.join(downloads, str(len(local)), file.name)  # its own name: some converters read it
+            options.progress(f"fetching {said}")
+            download(said, path, options.timeout)
+        records.append(checked(file, path, said))
+        local[file.path] = path
+    return local, records
+
+
+def check_target(to: str, overwrite: bool) -> None:
+    """Refuse (FetchError) a DIR that is a file, or holds files no fetch wrote, or a fetch's files without
+    --overwrite: a user's files are never replaced."""
+    if os.path.isfile(to):
+        raise FetchError(f"--to {to} is a file, not a folder")
+    held = sorted(os.listdir(to)) if os.path.isdir(to) else []
+    if not held:
+        return
+    try:
+        with open(os.path.join(to, RECORD), encoding="utf-8") as f:
+            listed = set(json.load(f)["files"]) | {RECORD}
+    except (OSError, ValueError, KeyError, TypeError):
+        raise FetchError(f"--to {to} holds files no benchmarks fetch wrote; give an empty or new folder")
+    others = [name for name in held if name not in listed]
+    if others:
+        raise FetchError(f"--to {to} holds files its {RECORD} does not list ({', '.join(others[:3])}); give an empty "
+                         "or new folder")
+    if not overwrite:
+        raise FetchError(f"--to {to} holds an earlier fetch; pass --overwrite to replace it")
+    if os.path.exists(aside(to)):
+        raise FetchError(f"{aside(to)} is in the way of replacing {to}; move it away")
+
+
+def aside(to: str) -> str:
+    """Where an earlier fetch at DIR waits while the new one is renamed in."""
+    return to.rstrip("/" + os.sep) + ".old"
+
+
+def start_folder(to: str) -> str:
+    """The marked DIR.incomplete folder a fetch writes in; a leftover of an interrupted fetch is replaced, a folder of
+    that name that no fetch made is refused."""
+    building = to.rstrip("/" + os.sep) + INCOMPLETE
+    if os.path.exists(building):
+        if not os.path.isfile(os.path.join(building, MARKER)):
+            raise FetchError(f"{building} exists and no benchmarks fetch made it; move it away")
+        shutil.rmtree(building)
+    os.makedirs(building)
+    with open(os.path.join(building, MARKER), "w", encoding="utf-8") as f:
+        f.write("a benchmarks fetch in progress; renamed to its --to folder when complete\n")
+    return building
+
+
+def swap_in(building: str, to: str) -> None:
+    """The complete folder renamed to DIR; an earlier fetch at DIR (checked by check_target) set aside first and
+    removed only once the new one is in."""
+    os.remove(os.path.join(building, MARKER))
+    if os.path.isdir(to) and not os.listdir(to):
+        os.rmdir(to)  # an empty folder given as DIR
+    if not os.path.isdir(to):
+        os.rename(building, to)
+        return
+    old = aside(to)
+    os.rename(to, old)
+    os.rename(building, to)
+    shutil.rmtree(old)
+
+
+def fetch(benchmark: Benchmark, to: str, options: FetchOptions = FetchOptions()) -> dict:
+    """DIR holding the benchmark's converted files and fetch.json (its sources' URLs and sha256s, and each file's
+    rows and sha256), written whole or not at all; returns that record."""
+    check_target(to, options.overwrite)
+    building = start_folder(to)
+    try:
+        downloads = os.path.join(building, ".downloads")
+        os.makedirs(downloads)
+        local, sources = gather(benchmark, options, downloads)
+        try:
+            converted = benchmark.convert(local)
+        except FetchError as e:  # named by where each file came from, not by its passing copy
+            said = str(e)
+            for record in sources:
+                said = said.replace(local[record["path"]], record["from"])
+            raise FetchError(said) from None
+        shutil.rmtree(downloads)
+        files = {}
+        for name, text in converted.files.items():
+            path = os.path.join(building, name)
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+            files[name] = {"rows": converted.rows[name], "sha256": sha256_of(path)}
+        record = {"benchmark": benchmark.name, "entailgen_version": entailgen.__version__, "files": files,
+                  "notes": list(converted.notes), "sources": sources}
+        with open(os.path.join(building, RECORD), "w", encoding="utf-8") as f:
+            json.dump(record, f, indent=2)
+        swap_in(building, to)
+    except BaseException:
+        shutil.rmtree(building, ignore_errors=True)  # ours alone: what was at DIR is as it was
+        raise
+    return record
+
+
+def summary_line(record: dict, to: str) -> str:
+    """What a fetch wrote, in one line: each file and its rows, and what was left out."""
+    files = ", ".join(f"{name} ({entry['rows']:,} rows)" for name, entry in record["files"].items())
+    notes = "".join(f"; {note}" for note in record["notes"])
+    return f"{record['benchmark']}: wrote {files} into {to}{notes} (sources and sha256s in {RECORD})"
+
+
+# Reading and writing the sources' tables, shared by the converters.
+
+def table_rows(path: str, columns: Sequence[str], delimiter: str = ",") -> list[dict]:
+    """The rows of a source's CSV (TSV) file (files.csv_rows), a FetchError where it cannot be read or lacks a column."""
+    try:
+        return csv_rows(path, columns, "file", delimiter=delimiter)
+    except BenchmarkError as e:
+        raise FetchError(str(e)) from None
+
+
+def read_json(path: str):
+    """A source's JSON; FetchError naming the file when it cannot be read or is not JSON."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise FetchError(f"cannot read {path} as JSON: {getattr(e, 'strerror', None) or e}")
+
+
+def csv_text(rows: list[dict], columns: Sequence[str]) -> str:
+    """Rows as CSV text with a header (the rows' own keys, else the given columns)."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else list(columns), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
