@@ -514,8 +514,8 @@ def with_progress(scorer: Scorer, name: str = "", chunk: int = 32, every_s: floa
 
 
 # The score cache: a model's DocumentScorer.scored results, row by row, so a long evaluation survives an interruption or
-# a late error and a rerun scores only the rows not yet scored. `evaluate --benchmark` keeps it in score_cache_dir(),
-# bench/benchmark.py in its work dir; both through cached_results.
+# a late error and a rerun scores only the rows not yet scored. `evaluate --benchmark` keeps it in score_cache_dir(); a
+# caller that keeps its own work dir passes its paths to cached_results.
 SCORING_CODE = ("training/document_scorer.py", "training/scorers.py", "training/score_modes.py", "training/summac.py",
                 "training/features.py",
                 "training/evaluation.py", "training/checkpoint.py", "training/encoder.py", "training/models.py",
