@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)")  # [text](target); images (![...]) too would be fine, none are
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)|^ {0,3}\[[^\]]+\]:\s*(\S+)", re.M)  # [text](target), [name]: target
 FENCE = re.compile(r"^(```|~~~)")
 
 
@@ -14,15 +14,15 @@ def pages() -> list[Path]:
     return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 
 
-def prose(text: str) -> str:
-    """The text outside fenced code blocks and inline code, where a link is a link."""
+def prose(text: str, spans: bool = False) -> str:
+    """The text outside fenced code blocks, and outside inline code unless spans: where a link is a link."""
     kept, fenced = [], False
     for line in text.splitlines():
         if FENCE.match(line.strip()):
             fenced = not fenced
             continue
         if not fenced:
-            kept.append(re.sub(r"`[^`]*`", "", line))
+            kept.append(line if spans else re.sub(r"`[^`]*`", "", line))
     return "\n".join(kept)
 
 
@@ -36,7 +36,7 @@ def slug(heading: str) -> str:
 def anchors(path: Path) -> set[str]:
     seen: dict[str, int] = {}
     found = set()
-    for line in prose(path.read_text(encoding="utf-8")).splitlines():
+    for line in prose(path.read_text(encoding="utf-8"), spans=True).splitlines():  # a heading's code is in its slug
         match = re.match(r"#{1,6} (.+)", line)
         if match:
             base = slug(match.group(1))
@@ -48,7 +48,8 @@ def anchors(path: Path) -> set[str]:
 
 def broken_links(page: Path) -> list[str]:
     broken = []
-    for target in LINK.findall(prose(page.read_text(encoding="utf-8"))):
+    for inline, reference in LINK.findall(prose(page.read_text(encoding="utf-8"))):
+        target = inline or reference
         if re.match(r"[a-z][a-z0-9+.-]*:", target):  # https:, mailto:
             continue
         path, _, anchor = target.partition("#")
@@ -69,10 +70,11 @@ def test_slugs_are_githubs():
 
 
 def test_a_missing_file_and_a_missing_heading_are_found(tmp_path):
-    (tmp_path / "a.md").write_text("# A\n\n## Two words\n\n[ok](b.md#b) [gone](c.md) [bad](b.md#nope) [self](#two-words) "
-                                   "[web](https://example.org/x.md)\n\n```\n[code](not-a-link.md)\n```\n")
-    (tmp_path / "b.md").write_text("# B\n")
-    assert broken_links(tmp_path / "a.md") == ["c.md (no such file)", "b.md#nope (no such heading)"]
+    (tmp_path / "a.md").write_text("# A\n\n## Two words\n\n[ok](b.md#b) [code](b.md#run-xpy) [gone](c.md) [bad](b.md#nope) "
+                                   "[self](#two-words) [web](https://example.org/x.md) [ref][r]\n\n```\n[code](not-a-link.md)\n```\n\n[r]: d.md\n")
+    (tmp_path / "b.md").write_text("# B\n\n## Run `x.py`\n")
+    assert broken_links(tmp_path / "a.md") == ["c.md (no such file)", "b.md#nope (no such heading)",
+                                                 "d.md (no such file)"]
 
 
 @pytest.mark.parametrize("page", pages(), ids=lambda p: str(p.relative_to(ROOT)))
