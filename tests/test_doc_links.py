@@ -70,8 +70,9 @@ def test_slugs_are_githubs():
 
 
 def test_a_missing_file_and_a_missing_heading_are_found(tmp_path):
-    (tmp_path / "a.md").write_text("# A\n\n## Two words\n\n[ok](b.md#b) [code](b.md#run-xpy) [gone](c.md) [bad](b.md#nope) "
-                                   "[self](#two-words) [web](https://example.org/x.md) [ref][r]\n\n```\n[code](not-a-link.md)\n```\n\n[r]: d.md\n")
+    (tmp_path / "a.md").write_text("# A\n\n## Two words\n\n[ok](b.md#b) [code](b.md#run-xpy) [gone](c.md) "
+                                   "[bad](b.md#nope) [self](#two-words) [web](https://example.org/x.md) [ref][r]\n\n"
+                                   "```\n[code](not-a-link.md)\n```\n\n[r]: d.md\n")
     (tmp_path / "b.md").write_text("# B\n\n## Run `x.py`\n")
     assert broken_links(tmp_path / "a.md") == ["c.md (no such file)", "b.md#nope (no such heading)",
                                                  "d.md (no such file)"]
