@@ -29,7 +29,9 @@ def register(commands) -> None:
     from entailgen.training.benchmarks.fetch import MIRROR, MIRROR_ENV
     from entailgen.training.benchmarks.sources import BENCHMARKS
 
-    b = commands.add_parser("benchmarks", help="fetch a benchmark's public data into the files evaluate reads")
+    from entailgen.runners.cli import COMMAND_HELP, add_quiet
+
+    b = commands.add_parser("benchmarks", help=COMMAND_HELP["benchmarks"])
     actions = b.add_subparsers(dest="action", required=True, metavar="ACTION")
     f = actions.add_parser("fetch", help="download, check and convert a benchmark's data into DIR",
                            description="Download a benchmark's public files (pinned by commit), check them, convert "
@@ -45,5 +47,5 @@ def register(commands) -> None:
                    help=f"serves {{owner/repo}}/{{commit}}/{{path}} as raw.githubusercontent.com does "
                         f"(or ${MIRROR_ENV})")
     f.add_argument("--overwrite", action="store_true", help="replace DIR when an earlier fetch wrote it")
-    f.add_argument("--quiet", action="store_true", help="no progress and no summary, only DIR")
+    add_quiet(f, "DIR")
     f.set_defaults(handler=_fetch)

@@ -35,6 +35,20 @@ COMMAND_MODULES: dict[str, str] = {
     "benchmarks": "entailgen.runners.benchmarks",
 }
 
+# Each command's line in `entailgen --help` (read without importing its module; its register() reads it too).
+COMMAND_HELP: dict[str, str] = {
+    "run": "build a dataset (other --flags go to Apache Beam)",
+    "schema": "print a record type's JSON Schema",
+    "formats": "list input formats and the pipelines taking each",
+    "report": "rewrite a dataset's card and report.html",
+    "refresh": "rebuild a scheduled dataset if its inputs changed",
+    "train": "train a DAE arc model or a pair classifier",
+    "evaluate": "a model's figures on a dataset or a benchmark",
+    "score": "score pairs or documents with a model (Beam)",
+    "train-conv": "fit a SummaC-Conv head for score --documents",
+    "detector": "train entailgen's best detector from documents",
+    "benchmarks": "fetch a benchmark's public data for evaluate",
+}
 
 BEAM_COMMANDS = ("run", "score")  # the commands that run a Beam pipeline: other --flags go to Beam
 
@@ -65,6 +79,16 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+def add_quiet(parser: argparse.ArgumentParser, what: str) -> None:
+    """--quiet, the same on every command that writes output: nothing on the terminal but the path(s) it wrote."""
+    parser.add_argument("--quiet", action="store_true", help=f"no progress and no summary, only {what}")
+
+
+def add_format(parser: argparse.ArgumentParser) -> None:
+    """--format, the same on every command that writes shards."""
+    parser.add_argument("--format", default="parquet", choices=OUTPUT_FORMATS, help="shard format")
+
+
 def _add_run_arguments(run: argparse.ArgumentParser) -> None:
     from entailgen.transforms.io import FORMATS, ReaderConfig
 
@@ -73,7 +97,7 @@ def _add_run_arguments(run: argparse.ArgumentParser) -> None:
     source.add_argument("--sample", action="store_true", help="use the embedded sample corpora")
     run.add_argument("--input-format", choices=sorted(FORMATS), help="input format (default: detected per file)")
     run.add_argument("--output", required=True, metavar="DIR", help="dataset directory (local or gs://)")
-    run.add_argument("--format", default="parquet", choices=OUTPUT_FORMATS, help="shard format")
+    add_format(run)
     run.add_argument("--num-shards", type=int, default=1, metavar="N", help="shards per split")
     run.add_argument("--seed", type=int, default=0, help="seed mixed with each record id for all randomness")
     run.add_argument("--splits", default="train=0.9,dev=0.05,test=0.05",
@@ -85,7 +109,7 @@ def _add_run_arguments(run: argparse.ArgumentParser) -> None:
     run.add_argument("--max-chars", type=int, default=ReaderConfig().max_chars, help="longer input texts are dead letters")
     run.add_argument("--overwrite", action="store_true",
                      help="replace an existing entailgen dataset at --output (only once the new one is complete)")
-    run.add_argument("--quiet", action="store_true", help="no progress and no summary, only the dataset path")
+    add_quiet(run, "the dataset path")
 
 
 def _run_parser_families(run, names: list[str]) -> None:
@@ -123,22 +147,23 @@ def make_parser(command: Optional[str] = "run") -> argparse.ArgumentParser:
     parser = _Parser(prog="entailgen", description=entailgen.__doc__)
     parser.add_argument("--version", action="version", version=f"entailgen {entailgen.__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    run = commands.add_parser("run", help="build a dataset; other --flags go to Apache Beam (e.g. --runner)")
+    run = commands.add_parser("run", help=COMMAND_HELP["run"],
+                              description="Build a dataset with a corpus family; other --flags go to Apache Beam "
+                                          "(e.g. --runner).")
     if command == "run":
         from entailgen.pipelines import available
 
         _run_parser_families(run, available())
-    schema = commands.add_parser("schema", help="print a record type's JSON Schema")
+    schema = commands.add_parser("schema", help=COMMAND_HELP["schema"])
     schema.add_argument("name", choices=sorted(RECORD_TYPES))
     schema.set_defaults(handler=_schema)
-    commands.add_parser("formats", help="list input formats: layout and the pipelines that take each").set_defaults(
-        handler=_formats)
+    commands.add_parser("formats", help=COMMAND_HELP["formats"]).set_defaults(handler=_formats)
     wanted = COMMAND_MODULES.get(command)
     if wanted:
         importlib.import_module(wanted).register(commands)
     for name, module in COMMAND_MODULES.items():
         if module != wanted:  # listed in --help without importing it
-            commands.add_parser(name, help=f"see entailgen {name} --help", add_help=False)
+            commands.add_parser(name, help=COMMAND_HELP[name], add_help=False)
     return parser
 
 

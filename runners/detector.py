@@ -20,7 +20,7 @@ from typing import Callable, Optional, Sequence
 from entailgen.dataset.manifest import fingerprint
 from entailgen.dataset.output import DETECTOR, OutputError, check_output
 from entailgen.dataset.publish import publish
-from entailgen.runners.cli import UsageError, expand_inputs, main
+from entailgen.runners.cli import COMMAND_HELP, UsageError, add_quiet, expand_inputs, main
 from entailgen.schemas.sources import Document, LabelledClaim
 from entailgen.transforms.io.documents import read_documents
 
@@ -262,7 +262,8 @@ def _detector(args) -> int:
 
 def register(commands) -> None:
     """Add `detector` to the CLI."""
-    d = commands.add_parser("detector", help="build entailgen's best detector (claims + DAE members) from documents")
+    d = commands.add_parser("detector", help=COMMAND_HELP["detector"],
+                            description="Build entailgen's best detector (claims + DAE members) from documents.")
     d.add_argument("--input", action="append", required=True, metavar="PATH",
                    help="documents in a claims-family layout (repeatable; globs ok)")
     d.add_argument("--output", required=True, metavar="DIR", help="the detector dir")
@@ -280,5 +281,5 @@ def register(commands) -> None:
     d.add_argument("--exclude-documents", nargs="+", metavar="FILE",
                    help="benchmark files (any layout evaluate --benchmark reads): their test-cut articles stay out")
     d.add_argument("--overwrite", action="store_true", help="replace a detector dir an earlier build wrote")
-    d.add_argument("--quiet", action="store_true", help="no progress or summary, only the detector dir")
+    add_quiet(d, "the detector dir")
     d.set_defaults(handler=_detector)

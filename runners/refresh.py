@@ -22,7 +22,7 @@ from entailgen.dataset.shard import join_path, write_atomically
 from entailgen.pipelines import get_family
 from entailgen.pipelines.base import RunConfig
 from entailgen.runners.beam_flags import check_beam_flags
-from entailgen.runners.cli import UsageError, make_parser, run_config
+from entailgen.runners.cli import COMMAND_HELP, UsageError, add_quiet, make_parser, run_config
 from entailgen.runners.inputs import unused_inputs
 from entailgen.runners.run import run_job
 from entailgen.runners.summary import summary_text
@@ -198,12 +198,19 @@ def outcome_text(refresh_config: RefreshConfig, outcome: Outcome) -> str:
 
 def _refresh_command(args) -> int:
     refresh_config = load_refresh_config(args.config)
-    print(outcome_text(refresh_config, refresh(refresh_config)))
+    outcome = refresh(refresh_config)
+    built = outcome.latest == outcome.version  # a dry run built nothing: it says so even when quiet, as run does
+    print(join_path(refresh_config.home, outcome.version) if args.quiet and built
+          else outcome_text(refresh_config, outcome))
     return 0
 
 
 def register(commands) -> None:
     """Add `entailgen refresh CONFIG` to the CLI."""
-    parser = commands.add_parser("refresh", help="rebuild a scheduled dataset if its inputs or config changed")
+    parser = commands.add_parser("refresh", help=COMMAND_HELP["refresh"],
+                                 description="Rebuild a scheduled dataset if its inputs or config changed, then "
+                                             "point its LATEST at the current version (its shard format is the "
+                                             "config's options.format).")
     parser.add_argument("config", metavar="CONFIG", help="refresh config (JSON, or YAML with PyYAML), local or gs://")
+    add_quiet(parser, "the current version's path")
     parser.set_defaults(handler=_refresh_command)

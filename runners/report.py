@@ -7,7 +7,7 @@ from entailgen.dataset.manifest import MANIFEST, read_json
 from entailgen.dataset.report import ReportConfig, write_report
 from entailgen.dataset.shard import join_path
 from entailgen.pipelines import available, get_family
-from entailgen.runners.cli import UsageError
+from entailgen.runners.cli import COMMAND_HELP, UsageError, add_quiet
 from entailgen.schemas.reader import UnreadableShard
 
 
@@ -47,8 +47,11 @@ def _handle(args) -> int:
 
 def register(commands) -> None:
     """Add the `report` subcommand to the CLI."""
-    parser = commands.add_parser("report", help="write a dataset's card (README.md) and report.html")
+    parser = commands.add_parser("report", help=COMMAND_HELP["report"],
+                                 description="(Re)write a finished dataset's card (README.md) and report.html; "
+                                             "prints the paths written.")
     parser.add_argument("dataset", metavar="DATASET_DIR", help="a dataset directory with a manifest.json")
     parser.add_argument("--examples", type=int, default=ReportConfig().examples_per_group, metavar="N",
                         help="examples shown per kind / phenomenon / source")
+    add_quiet(parser, "the paths written (report prints nothing else)")
     parser.set_defaults(handler=_handle)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
-from entailgen.runners.cli import OUTPUT_FORMATS, UsageError
+from entailgen.runners.cli import COMMAND_HELP, UsageError, add_format, add_quiet
 from entailgen.transforms.flags import finite_float
 
 
@@ -372,14 +372,16 @@ def _score(args) -> int:
         raise UsageError(str(e))
     try:
         manifest = score_job(args.model, args.input, args.output, args.format, args.num_shards, parser, args.device,
-                             args.beam_args, progress_every=line_every(sys.stderr), documents=documents,
+                             args.beam_args, progress_every=None if args.quiet else line_every(sys.stderr),
+                             documents=documents,
                              overwrite=args.overwrite, mode=mode, precision=args.precision)
     except OutputError as e:  # another writer holds --output, or finished into it since the check above
         raise UsageError(str(e))
     total, repeated = manifest["counts"]["total"], manifest["counts"].get("repeated_ids", {})
     what = "documents" if args.documents else "pairs"
-    print(f"scored {total['written']} of {total['read']} {what} into {args.output}; {total['dead_letters']} dead "
-          f"letters" + (f"; {len(repeated)} ids given to more than one row (first: {min(repeated)})" if repeated else ""))
+    print(args.output if args.quiet else f"scored {total['written']} of {total['read']} {what} into {args.output}; "
+          f"{total['dead_letters']} dead letters" + (f"; {len(repeated)} ids given to more than one row (first: "
+                                                      f"{min(repeated)})" if repeated else ""))
     if total["read"] and not total["written"]:  # nothing scored is a failed job, not exit 0
         reasons = sorted(manifest["counts"].get("dead_by_stage", {}))
         other = ("premise", "hypothesis") if args.documents else ("document", "summary")
@@ -434,8 +436,9 @@ def register(commands) -> None:
                       "fused, the same layers int8; one plain pass: no --mc-dropout), int8 and onnx-* cpu only; auto "
                       "(default): onnx-fp32 on cpu (fp32 with --mc-dropout), fp32 on cuda")
 
-    train = commands.add_parser("train", help="train the DAE arc model (one dae dataset) or a pair classifier "
-                                              "(recast, dialogue, claims, dae at sentence level; several mixed)")
+    train = commands.add_parser("train", help=COMMAND_HELP["train"],
+                                description="Train the DAE arc model (one dae dataset) or a pair classifier (recast, "
+                                            "dialogue, claims, dae at sentence level; several mixed).")
     train.add_argument("dataset", metavar="DATASET", nargs="+",
                        help="finished entailgen datasets (with manifest.json); several train one pair model")
     train.add_argument("--output", required=True, metavar="MODEL_DIR", help="where the model is written")
@@ -466,9 +469,12 @@ def register(commands) -> None:
     train.add_argument("--seed", type=int, default=0, help="seed of initialisation, dropout and shuffling")
     train.add_argument("--device", default="auto", help="auto (cuda with bf16 when present, else cpu), cpu or cuda")
     train.add_argument("--overwrite", action="store_true", help="replace a model dir written by an earlier train")
-    train.add_argument("--quiet", action="store_true", help="no progress bar or summary, only the model dir")
+    add_quiet(train, "the model dir")
     train.set_defaults(handler=_train)
-    evaluate = commands.add_parser("evaluate", help="a trained model's accuracy next to the dataset's baselines")
+    evaluate = commands.add_parser("evaluate", help=COMMAND_HELP["evaluate"],
+                                   description="A trained model's accuracy on a dataset next to the dataset's "
+                                               "baselines, or its figures on a benchmark (summac, rank19, true); the "
+                                               "table is printed and saved in MODEL_DIR/eval.")
     evaluate.add_argument("model", metavar="MODEL_DIR", help="a model dir written by `entailgen train`")
     evaluate.add_argument("dataset", metavar="DATASET", nargs="?", help="a finished entailgen dataset")
     evaluate.add_argument("--split", default="test", help="split to evaluate, or 'all'")
@@ -491,8 +497,9 @@ def register(commands) -> None:
                                "an ensemble row joins their ZS scores by the mean of their log-odds")
     _add_score_mode(evaluate, "--benchmark")
     evaluate.set_defaults(handler=_evaluate)
-    score = commands.add_parser("score", help="score (premise, hypothesis) pairs with a dae model, or (document, "
-                                              "summary) rows with any model (--documents), through Beam")
+    score = commands.add_parser("score", help=COMMAND_HELP["score"],
+                                description="Score (premise, hypothesis) pairs with a dae model, or (document, "
+                                            "summary) rows with any model (--documents), through Beam.")
     score.add_argument("model", metavar="MODEL_DIR", help="a model dir written by `entailgen train`")
     score.add_argument("--input", required=True, metavar="JSONL",
                        help="JSON Lines with premise, hypothesis (--documents: document, summary) and an optional id")
@@ -506,16 +513,18 @@ def register(commands) -> None:
                        help="--documents: more models (e.g. one per family) scoring beside MODEL_DIR, joined by the "
                             "mean of their log-odds")
     score.add_argument("--output", required=True, metavar="DIR", help="where shards and the manifest go")
-    score.add_argument("--format", default="parquet", choices=OUTPUT_FORMATS, help="shard format")
+    add_format(score)
     score.add_argument("--num-shards", type=int, default=1, metavar="N", help="shards")
     score.add_argument("--parser-model", metavar="NAME_OR_DIR", help="spaCy model for the hypotheses")
     score.add_argument("--device", default="cpu", help="cpu or cuda")
     score.add_argument("--precision", default="auto", choices=PRECISIONS, help=PRECISION_HELP)
     score.add_argument("--overwrite", action="store_true", help="replace an earlier scores dataset at --output")
+    add_quiet(score, "the scores dir")
     _add_score_mode(score, "each pair or cell")
     score.set_defaults(handler=_score)
-    conv = commands.add_parser("train-conv", help="fit a SummaC-Conv head on a model's block scores of a claims "
-                                                  "dataset (for score --documents --aggregation conv)")
+    conv = commands.add_parser("train-conv", help=COMMAND_HELP["train-conv"],
+                               description="Fit a SummaC-Conv head on a model's block scores of a claims dataset "
+                                           "(for score --documents --aggregation conv).")
     conv.add_argument("model", metavar="MODEL_DIR", help="a model dir written by `entailgen train`")
     conv.add_argument("dataset", metavar="DATASET", help="a finished claims dataset (its train and dev splits)")
     conv.add_argument("--output", required=True, metavar="CONV_DIR", help="where the head is written")
@@ -524,5 +533,5 @@ def register(commands) -> None:
     conv.add_argument("--seed", type=int, default=0, help="seed of initialisation and shuffling")
     conv.add_argument("--device", default="cpu", help="cpu or cuda")
     conv.add_argument("--overwrite", action="store_true", help="replace a Conv dir written by an earlier train-conv")
-    conv.add_argument("--quiet", action="store_true", help="no progress or summary, only the Conv dir")
+    add_quiet(conv, "the Conv dir")
     conv.set_defaults(handler=_train_conv)

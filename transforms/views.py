@@ -12,7 +12,7 @@ Claims views (`--claims-view`):
   block that its changed span contradicts, as not-entailed: one that still holds the words the swap replaced and
   another content word of the claim, but not the swapped-in words ("The Leeds factory employs 200." against "Acme
   opened a factory in York"), the hard negative of a summary that moves a fact between sentences. Not the default:
-  on the SummaC val halves it scored below the source view (docs/benchmarks/summac.md).
+  a model trained on it catches fewer of the errors human readers find in summaries than the source view's does.
 - `document`: (whole document, claim) with the claim's label, as FactCC trains; the premise is cut to the model's
   max length (only the premise side), so a claim taken from late in a long document loses its evidence.
 Block rows (`--pairs blocks`, block_index set) are left out and counted: their per-block document label is noisy.

@@ -16,7 +16,6 @@ import io
 import json
 import os
 import shutil
-import sys
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field

@@ -7,9 +7,7 @@ response's sentences, as `score --documents` does), so a long grounding is not c
 """
 from __future__ import annotations
 
-import csv
 import os
-import sys
 from typing import Callable, NamedTuple, Sequence
 
 from entailgen.training.benchmarks.files import BenchmarkError, csv_rows

@@ -199,7 +199,7 @@ def train(dataset: str | Sequence[str], output: str, options: TrainOptions = Tra
     """Train into a folder beside output, swapped in once complete (a failed run leaves the old model as it was),
     after the checks `entailgen train` makes (the API and the CLI alike); returns train.json."""
     from entailgen.dataset.output import MODEL_DIR, check_output  # lazy: Beam's FileSystems; fit() alone runs
-    from entailgen.dataset.publish import publish  # without Beam (bench/airgapped.py)
+    from entailgen.dataset.publish import publish  # without Beam: training runs where Beam is not installed
 
     options.check()
     check_output(output, MODEL_DIR, overwrite=overwrite)  # before the data is read and the encoder loads
@@ -254,7 +254,7 @@ def fit(dataset: str | Sequence[str], output: str, options: TrainOptions) -> dic
             "label_names": ["not_entailed", "entailed"] if task == DAE else vocab}
     torch.manual_seed(options.seed)
     model = build_model(task, encoder, len(vocab)).to(device).train()
-    # the authors' AdamW; fused: one kernel for the whole update (a step 1.24-1.30x faster on 2 CPU cores)
+    # the authors' AdamW; fused: one kernel for the whole update, not one per parameter tensor
     optimizer = torch.optim.AdamW(model.parameters(), lr=options.lr, weight_decay=0.0, eps=1e-8, fused=True)
     featurize = featurizer(task, tokenizer, meta, options.max_arcs)
     pad_id = tokenizer.pad_token_id or 0

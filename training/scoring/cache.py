@@ -1,6 +1,6 @@
 """The score cache: a model's DocumentScorer.scored results, row by row, so a long evaluation survives an interruption
-or a late error and a rerun scores only the rows not yet scored. `evaluate --benchmark` keeps it in score_cache_dir(),
-bench/benchmark.py in its work dir; both through cached_results."""
+or a late error and a rerun scores only the rows not yet scored. `evaluate --benchmark` keeps it in score_cache_dir();
+a caller that keeps its own work dir passes its paths to cached_results."""
 from __future__ import annotations
 
 import hashlib

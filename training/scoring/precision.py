@@ -1,7 +1,7 @@
 """The numbers a scorer's model computes in (issue 41): fp32, or int8 dynamic quantization of the encoder's linear
 layers on CPU (weights int8 per tensor, each batch's activations quantized on the fly), whose matmuls run at 2-3x
-fp32's rate; the feed-forward's down projections stay fp32 (int8_layers). On a MiniLM pair model the forward passes
-took 0.7x fp32's time and moved P(entailed) by 0.004 on average, 0.06 at most (docs/benchmarks/speed.md).
+fp32's rate; the feed-forward's down projections stay fp32 (int8_layers). It buys speed with a small drift of
+P(entailed) from fp32's, so a user asks for it: auto never picks it.
 
 onnx-fp32 and onnx-int8 run the same model in ONNX Runtime instead of torch (training.scoring.onnx_runtime: its graph fused
 and, for onnx-int8, quantized with the same layers kept fp32), CPU only, one plain pass: MC dropout (--mc-dropout N)
@@ -17,8 +17,8 @@ from entailgen.training.scoring.onnx_runtime import ONNX_FP32, ONNX_INT8, ONNX_P
 AUTO, FP32, INT8 = "auto", "fp32", "int8"
 PRECISIONS = (AUTO, FP32, INT8, ONNX_FP32, ONNX_INT8)
 CPU_ONLY = (INT8, ONNX_FP32, ONNX_INT8)
-AUTO_CPU = ONNX_FP32  # what auto runs on CPU: fp32's scores to the 4th decimal, 2.00x the base's rows/s on shared
-# cores where torch fp32 falls to 1.64x or less, 1.17x on idle ones where torch fp32 is 1.45x (docs/benchmarks/speed.md)
+AUTO_CPU = ONNX_FP32  # what auto runs on CPU: fp32's scores (to the 4th decimal) from a fused graph, faster than
+# torch fp32, most of all on cores that other processes share
 INT8_TOLERANCE = 0.05  # the most an int8 probability may differ from fp32's on the tests' tiny model
 
 

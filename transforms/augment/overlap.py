@@ -5,8 +5,8 @@ hypothesis the premise does not support. Comparing all pairs is quadratic, so ca
 sentence joins the blocks of its m rarest tokens by document frequency (ignoring tokens seen once, which pair nothing,
 and tokens in more than max_block sentences, which would make a block too big to compare). Work per sentence is then
 at most m * max_block comparisons, so the cost grows about linearly with the corpus. The price: a sentence whose best
-partner shares none of its m rarest tokens gets the best partner its blocks hold instead (bench/overlap.py measures how
-often against brute force). Ties go to the smaller hypothesis id, so the pairing is deterministic.
+partner shares none of its m rarest tokens gets the best partner its blocks hold instead, a close but not always the
+closest one. Ties go to the smaller hypothesis id, so the pairing is deterministic.
 """
 from __future__ import annotations
 

@@ -109,8 +109,8 @@ class EncoderSimilarity:
         Each group is embedded as its own batch: padding to a batch's longest text moves the last float bits, so a
         batch that depended on which sources share a bundle would make rankings (and shards) differ between runs.
         Such small batches run on `threads` intra-op threads (1 by default): more gain little on them, and on cores
-        that other processes share (Apertium's, a second worker's) torch's spinning threads made scoring 5-10x
-        slower (docs/benchmarks/generation.md); the scores are the same bits.
+        that other processes share (Apertium's, a second worker's) torch's spinning threads take their time and
+        slow scoring several-fold; the scores are the same bits.
         """
         with intra_op_threads(self.torch, self.threads):
             return [self._score_group(source, hypotheses) for source, hypotheses in groups]
