@@ -162,6 +162,36 @@ def test_noise_never_touches_the_changed_span():
         assert noised.text[start:end] == "did" and noised.pieces[noised.span[0]] == ("did", " ")
 
 
+class Noise:
+    """A stand-in rng for add_noise: pieces at the given positions deleted or duplicated, all others kept."""
+
+    def __init__(self, delete=(), duplicate=()):
+        self.draws = []
+        self.delete, self.duplicate = set(delete), set(duplicate)
+
+    def plan(self, count):
+        for i in range(count):  # random() once for a kept piece, twice (noised? deleted?) for a noised one
+            self.draws += [0.0, 0.0] if i in self.delete else [0.0, 0.99] if i in self.duplicate else [0.99]
+        return self
+
+    def random(self):
+        return self.draws.pop(0)
+
+
+# "The talks in Brussels on 1996-08-24 were chaired by Jean-Louis Dupont." as spaCy's en_core_web_sm tokenises it
+CHAIRED = Edit((("The", " "), ("talks", " "), ("in", " "), ("Brussels", " "), ("on", " "), ("1996", ""), ("-", ""),
+                ("08", ""), ("-", ""), ("24", " "), ("were", " "), ("chaired", " "), ("by", " "), ("Jean", ""),
+                ("-", ""), ("Louis", " "), ("Dupont", ""), (".", "")))
+
+
+def test_noise_never_glues_the_words_around_a_deleted_one():
+    """FactCC's noise puts a space after the word before a deletion: "1996-08 24", not the new token "1996-0824"."""
+    noised = add_noise(CHAIRED, Noise(delete=[8, 14], duplicate=[13]).plan(18))
+    assert noised.text == "The talks in Brussels on 1996-08 24 were chaired by Jean Jean Louis Dupont."
+    assert add_noise(CHAIRED, Noise(delete=[7]).plan(18)).text == \
+        "The talks in Brussels on 1996- -24 were chaired by Jean-Louis Dupont."
+
+
 def test_noise_that_changes_nothing_is_unchanged():
     with pytest.raises(Unchanged, match="NothingChanged"):
         add_noise(NEGATED, random.Random(0), p=0.0)

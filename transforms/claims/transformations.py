@@ -251,7 +251,8 @@ def extrinsic(tokens: Sequence[Token], rng, at_most: int = 3) -> tuple[Edit, set
 
 
 def add_noise(edit: Edit, rng, p: float = 0.05, delete: float = 0.8) -> Edit:
-    """Each piece outside the changed span deleted (80 %) or duplicated (20 %) with probability p; label kept."""
+    """Each piece outside the changed span deleted (80 %) or duplicated (20 %) with probability p; label kept. The
+    word before a deleted piece is kept apart from the one after it, as in FactCC, so noise never makes a new word."""
     span = edit.span or (len(edit.pieces), len(edit.pieces))
     out: list[tuple[str, str]] = []
     start = end = None
@@ -265,8 +266,8 @@ def add_noise(edit: Edit, rng, p: float = 0.05, delete: float = 0.8) -> Edit:
             out.append(piece)
         elif rng.random() < delete:
             changed = True
-            if out and piece[1] and not out[-1][1]:
-                out[-1] = (out[-1][0], piece[1])
+            if out and not out[-1][1]:  # FactCC's rule: a deletion never glues its neighbours ("08-24" -> "08 24")
+                out[-1] = (out[-1][0], " ")
         else:
             changed = True
             out.extend([(piece[0], " "), piece])
