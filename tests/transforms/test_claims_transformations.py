@@ -80,38 +80,80 @@ def test_no_mention_of_the_group_is_unchanged():
         entity_swap("date_swap", CLAIM, 0, entities_of(DOCUMENT), random.Random(0))
 
 
-def aux(text, space=True):
-    return tok(text, pos="AUX", tag="MD" if text.lower() in ("can", "ca", "will", "wo") else "VBD", space=space)
+MODALS = ("can", "ca", "will", "wo", "would")
+
+
+def clause(*rows):
+    """Tokens from (text, pos, head, dep) rows as en_core_web_sm parses the sentence (root: head -1); no space before
+    n't or punctuation."""
+    return [Token(text, text.lower(), pos, "MD" if text.lower() in MODALS else "", "O", head, dep,
+                  k + 1 < len(rows) and rows[k + 1][0] not in ("n't", ".", "?"))
+            for k, (text, pos, head, dep) in enumerate(rows)]
+
+
+CAN_WIN = clause(("He", "PRON", 2, "nsubj"), ("can", "AUX", 2, "aux"), ("win", "VERB", -1, "ROOT"),
+                 (".", "PUNCT", 2, "punct"))
 
 
 def test_negation_of_can_gives_cannot():
-    edit = negation([tok("He"), aux("can"), tok("win", space=False), tok(".", space=False)])
+    edit = negation(CAN_WIN)
     assert edit.text == "He cannot win."
     assert edit.char_span() == [3, 9] and edit.source_span == (1, 2)
 
 
 def test_negation_of_didnt_gives_did():
-    edit = negation([tok("She"), aux("did", space=False), tok("n't", pos="PART"), tok("see"), tok("him", space=False),
-                     tok(".", space=False)])
+    edit = negation(clause(("She", "PRON", 3, "nsubj"), ("did", "AUX", 3, "aux"), ("n't", "PART", 3, "neg"),
+                           ("see", "VERB", -1, "ROOT"), ("him", "PRON", 3, "dobj"), (".", "PUNCT", 3, "punct")))
     assert edit.text == "She did see him."
     assert edit.char_span() == [4, 7] and edit.source_span == (1, 3)
 
 
 @pytest.mark.parametrize("tokens, expected", [
-    ([tok("I"), aux("ca", space=False), tok("n't"), tok("go")], "I can go"),
-    ([tok("We"), aux("wo", space=False), tok("n't"), tok("stop")], "We will stop"),
-    ([tok("It"), aux("is"), tok("late")], "It is not late"),
-    ([tok("It"), aux("is"), tok("not"), tok("late")], "It is late"),
-    ([tok("Can", pos="AUX", tag="MD"), tok("you"), tok("come")], "Cannot you come"),
-    ([tok("They"), aux("were"), tok("told"), tok("it"), aux("can"), tok("wait")], "They were not told it can wait"),
+    (clause(("I", "PRON", 3, "nsubj"), ("ca", "AUX", 3, "aux"), ("n't", "PART", 3, "neg"), ("go", "VERB", -1, "ROOT"),
+            (".", "PUNCT", 3, "punct")), "I can go."),
+    (clause(("We", "PRON", 3, "nsubj"), ("wo", "AUX", 3, "aux"), ("n't", "PART", 3, "neg"),
+            ("stop", "VERB", -1, "ROOT"), (".", "PUNCT", 3, "punct")), "We will stop."),
+    (clause(("It", "PRON", 1, "nsubj"), ("is", "AUX", -1, "ROOT"), ("late", "ADJ", 1, "acomp"),
+            (".", "PUNCT", 1, "punct")), "It is not late."),
+    (clause(("It", "PRON", 1, "nsubj"), ("is", "AUX", -1, "ROOT"), ("not", "PART", 1, "neg"),
+            ("late", "ADJ", 1, "acomp"), (".", "PUNCT", 1, "punct")), "It is late."),
+    # "They were told it can wait.": the main clause's "were", not the "can" of the clause it governs
+    (clause(("They", "PRON", 2, "nsubjpass"), ("were", "AUX", 2, "auxpass"), ("told", "VERB", -1, "ROOT"),
+            ("it", "PRON", 5, "nsubj"), ("can", "AUX", 5, "aux"), ("wait", "VERB", 2, "ccomp"),
+            (".", "PUNCT", 2, "punct")), "They were not told it can wait."),
 ])
-def test_negation_changes_only_the_first_auxiliary(tokens, expected):
+def test_negation_changes_the_main_clauses_auxiliary(tokens, expected):
     assert negation(tokens).text == expected
 
 
-def test_no_auxiliary_is_unchanged():
+# Issue #55's sentences, as en_core_web_sm parses them.
+MAYOR_TO_BE = clause(("He", "PRON", 1, "nsubj"), ("wants", "VERB", -1, "ROOT"), ("to", "PART", 3, "aux"),
+                     ("be", "AUX", 1, "xcomp"), ("the", "DET", 6, "det"), ("next", "ADJ", 6, "amod"),
+                     ("mayor", "NOUN", 3, "attr"), (".", "PUNCT", 1, "punct"))
+MUSEUM = clause(("Is", "AUX", -1, "ROOT"), ("the", "DET", 2, "det"), ("museum", "NOUN", 0, "nsubj"),
+                ("open", "ADJ", 0, "acomp"), ("on", "ADP", 3, "prep"), ("Sundays", "PROPN", 4, "pobj"),
+                ("?", "PUNCT", 0, "punct"))
+ONLY_THEN = clause(("Only", "ADV", 1, "advmod"), ("then", "ADV", 4, "advmod"), ("did", "AUX", 4, "aux"),
+                   ("he", "PRON", 4, "nsubj"), ("leave", "VERB", -1, "ROOT"), ("the", "DET", 6, "det"),
+                   ("city", "NOUN", 4, "dobj"), (".", "PUNCT", 4, "punct"))
+
+
+def test_an_auxiliary_outside_the_main_clause_is_not_negated():
+    """ "He wants to be the next mayor." once became "He wants to be not the next mayor.": its "be" is in the
+    infinitive, and the main clause has no auxiliary to negate (do-support is not FactCC's rule); nor has "They left
+    early."."""
     with pytest.raises(Unchanged, match="NoAuxiliary"):
-        negation([tok("They"), tok("left"), tok("early")])
+        negation(MAYOR_TO_BE)
+    with pytest.raises(Unchanged, match="NoAuxiliary"):
+        negation(clause(("They", "PRON", 1, "nsubj"), ("left", "VERB", -1, "ROOT"), ("early", "ADV", 1, "advmod")))
+
+
+@pytest.mark.parametrize("tokens", [MUSEUM, ONLY_THEN], ids=["question", "inverted"])
+def test_a_question_is_not_negated(tokens):
+    """ "Is the museum open on Sundays?" once became "Is not the museum open on Sundays?"; "Only then did he leave"
+    would become "Only then did not he leave"."""
+    with pytest.raises(Unchanged, match="Question"):
+        negation(tokens)
 
 
 def pron(text, tag="PRP", dep="nsubj", space=True):

@@ -145,13 +145,28 @@ def _cased(word: str, like: str) -> str:
     return word.capitalize() if like[:1].isupper() else word
 
 
+def main_auxiliary(tokens: Sequence[Token]) -> Optional[int]:
+    """The main clause's first auxiliary or modal: the root itself (a copula) or one of the root's aux / auxpass
+    dependents; None when the main clause has none ("He wants to be ..." has its "be" in an infinitive)."""
+    root = next((i for i, t in enumerate(tokens) if t.head < 0), None)
+    if root is None:
+        return None
+    return next((i for i, t in enumerate(tokens)
+                 if (t.pos == "AUX" or t.tag == "MD") and t.text.lower() not in NEGATORS
+                 and (i == root or (t.head == root and t.dep in ("aux", "auxpass")))), None)
+
+
 def negation(tokens: Sequence[Token]) -> Edit:
-    """On the first auxiliary or modal: remove not / n't after it if present, otherwise insert not ("can" -> "cannot",
-    "didn't" -> "did")."""
-    i = next((i for i, t in enumerate(tokens) if (t.pos == "AUX" or t.tag == "MD") and t.text.lower() not in NEGATORS),
-             None)
+    """On the main clause's first auxiliary or modal: remove not / n't after it if present, otherwise insert not
+    ("can" -> "cannot", "didn't" -> "did"); Unchanged where the main clause has none (NoAuxiliary), and for a
+    question or a clause with its auxiliary before its subject (Question: "Is not the museum open?" is no claim)."""
+    i = main_auxiliary(tokens)
     if i is None:
         raise Unchanged("NoAuxiliary")
+    last = next((t.text for t in reversed(tokens) if t.text[:1].isalnum() or t.text in ".!?"), "")
+    subject = next((j for j, t in enumerate(tokens) if t.dep in SUBJECT_DEPS and t.head in (i, tokens[i].head)), None)
+    if last == "?" or (subject is not None and subject > i):
+        raise Unchanged("Question")
     pieces = list(pieces_of(tokens))
     word, space = pieces[i]
     if i + 1 < len(tokens) and tokens[i + 1].text.lower() in NEGATORS:
