@@ -187,6 +187,51 @@ def test_pronoun_swap_mid_sentence_stays_lower_case_and_within_its_class():
         pronoun_swap([tok("Rain"), tok("fell")], First())
 
 
+def spacy_rows(*rows, ner=()):
+    """Tokens from "text lemma POS TAG head dep" rows as en_core_web_sm parses the sentence; no space before
+    punctuation; ner: the positions spaCy tags DATE."""
+    split = [r.split() for r in rows]
+    return [Token(text, lemma, pos, tag, "DATE" if k in ner else "O", int(head), dep,
+                  k + 1 < len(split) and split[k + 1][2] != "PUNCT")
+            for k, (text, lemma, pos, tag, head, dep) in enumerate(split)]
+
+
+# Issue #55's "It was raining" (swapped to "I was raining"), and more dummy "it"s, as en_core_web_sm parses them.
+RAINING = spacy_rows("It it PRON PRP 2 nsubj", "was be AUX VBD 2 aux", "raining rain VERB VBG -1 ROOT",
+                     "when when SCONJ WRB 5 advmod", "they they PRON PRP 5 nsubj", "left leave VERB VBD 2 advcl",
+                     "the the DET DT 7 det", "station station NOUN NN 5 dobj", ". . PUNCT . 2 punct")
+LIKELY = spacy_rows("It it PRON PRP 1 nsubj", "is be AUX VBZ -1 ROOT", "likely likely ADJ JJ 1 acomp",
+                    "that that SCONJ IN 6 mark", "he he PRON PRP 6 nsubj", "will will AUX MD 6 aux",
+                    "win win VERB VB 2 ccomp", ". . PUNCT . 1 punct")
+SEEMS = spacy_rows("It it PRON PRP 1 nsubj", "seems seem VERB VBZ -1 ROOT", "that that SCONJ IN 4 mark",
+                   "he he PRON PRP 4 nsubj", "left leave VERB VBD 1 ccomp", "early early ADV RB 4 advmod",
+                   ". . PUNCT . 1 punct")
+RECALL = spacy_rows("It it PRON PRP 1 nsubj", "said say VERB VBD -1 ROOT", "that that SCONJ IN 5 mark",
+                    "it it PRON PRP 5 nsubj", "would would AUX MD 5 aux", "recall recall VERB VB 1 ccomp",
+                    "the the DET DT 7 det", "cars car NOUN NNS 5 dobj", ". . PUNCT . 1 punct")
+RAINED = spacy_rows("It it PRON PRP 1 nsubj", "rained rain VERB VBD -1 ROOT", "heavily heavily ADV RB 1 advmod",
+                    ". . PUNCT . 1 punct")
+COLD = spacy_rows("It it PRON PRP 1 nsubj", "was be AUX VBD -1 ROOT", "cold cold ADJ JJ 1 acomp",
+                  "in in ADP IN 2 prep", "Leeds Leeds PROPN NNPS 3 pobj", "that that DET DT 6 det",
+                  "night night NOUN NN 1 npadvmod", ". . PUNCT . 1 punct")
+
+
+@pytest.mark.parametrize("tokens, expected", [
+    (RAINING, "It was raining when I left the station."),  # not "I was raining when they left the station."
+    (LIKELY, "It is likely that I will win."),
+    (SEEMS, "It seems that I left early."),
+    (RECALL, "I said that it would recall the cars."),  # a company's "it" refers: it is swapped
+])
+def test_pronoun_swap_leaves_a_dummy_it_alone(tokens, expected):
+    assert pronoun_swap(tokens, First()).text == expected
+
+
+@pytest.mark.parametrize("tokens", [RAINED, COLD], ids=["weather-verb", "weather-word"])
+def test_a_dummy_it_alone_is_unchanged(tokens):
+    with pytest.raises(Unchanged, match="DummyIt"):
+        pronoun_swap(tokens, First())
+
+
 NEGATED = Edit((("She", " "), ("did", " "), ("see", " "), ("him", ""), (".", "")), (1, 2), (1, 3))
 
 

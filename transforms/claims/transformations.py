@@ -26,6 +26,14 @@ PRONOUNS = {
 NEGATORS = ("not", "n't", "n’t")
 CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}  # "can't" -> ca + n't: without n't it is "can"
 SUBJECT_DEPS = ("nsubj", "nsubjpass", "csubj", "expl")
+# A dummy "it" refers to nothing ("It was raining", "It seems that ...", "It is likely that ..."): swapping it makes
+# nonsense ("I was raining"), not a false claim. Its subject of a weather verb, of "be" with a weather word or a date,
+# or of a predicate whose that- / to-clause comes after it (extraposition) is left alone.
+WEATHER_VERBS = frozenset("rain snow hail sleet drizzle pour thunder".split())
+WEATHER_WORDS = frozenset("""cold hot warm cool chilly freezing sunny rainy snowy windy cloudy foggy stormy humid
+dark""".split())
+EXTRAPOSING = frozenset("be seem appear happen".split())
+CLAUSES = ("ccomp", "xcomp", "csubj")
 # Compression: the modifiers whose removal keeps a sentence true (adjectives, adverbs, prepositional phrases,
 # appositions, participle / non-restrictive relative / adverbial clauses) and the words that would make it false again
 # (negation and quantifiers turn a sentence downward-entailing: "no new office" does not entail "no office").
@@ -104,11 +112,37 @@ def pronoun_class(token: Token) -> Optional[str]:
     return None
 
 
+def dummy_it(tokens: Sequence[Token], i: int) -> bool:
+    """Whether tokens[i] is an "it" that refers to nothing: an expletive, the subject of a weather verb ("It was
+    raining"), of "be" with a weather word or a date ("It was cold", "It was Monday"), or of "be" / "seem" / "appear"
+    / "happen" with a that- or to-clause after it ("It is likely that he won", "It seems that ...")."""
+    token = tokens[i]
+    if token.text.lower() != "it":
+        return False
+    if token.dep == "expl":
+        return True
+    if token.dep not in ("nsubj", "nsubjpass") or not 0 <= token.head < len(tokens):
+        return False
+    head = tokens[token.head]
+    if head.lemma.lower() in WEATHER_VERBS:
+        return True
+    if head.lemma.lower() not in EXTRAPOSING:
+        return False
+    predicate = {j for j, t in enumerate(tokens) if t.head == token.head and t.dep in ("acomp", "attr")}
+    if any(tokens[j].lemma.lower() in WEATHER_WORDS or tokens[j].ner in ("DATE", "TIME") for j in predicate):
+        return True
+    return any(j > i and t.dep in CLAUSES and t.head in predicate | {token.head} for j, t in enumerate(tokens))
+
+
 def pronoun_swap(tokens: Sequence[Token], rng) -> Edit:
-    """A pronoun replaced by a different one of its class; its case kept (sentence-initial stays capitalised)."""
+    """A pronoun replaced by a different one of its class; its case kept (sentence-initial stays capitalised); a
+    dummy "it" is left alone (Unchanged: DummyIt where it is the only pronoun)."""
     found = [(i, c) for i, t in enumerate(tokens) if (c := pronoun_class(t))]
     if not found:
         raise Unchanged("NoPronoun")
+    found = [(i, c) for i, c in found if not dummy_it(tokens, i)]
+    if not found:
+        raise Unchanged("DummyIt")
     i, cls = rng.choice(found)
     original = tokens[i].text
     word = rng.choice([p for p in PRONOUNS[cls] if p != original.lower()])
