@@ -75,6 +75,20 @@ def test_a_date_is_never_replaced_by_a_number():
     assert numbers == {"It opened on 4 May 2019 with 12 million lanes."}
 
 
+def test_a_mention_the_claim_parsed_alone_labels_otherwise_is_not_swapped():
+    """ "He has played the violin since he was six." in a document that calls "six" a DATE; parsed alone the claim
+    calls it a CARDINAL: no date swap ("since he was an hour"); where the claim agrees, the swap goes on."""
+    claim = sentence(tok("He"), tok("has"), tok("played"), tok("the"), tok("violin"), tok("since"), tok("he"),
+                     tok("was"), tok("six", "DATE", space=False), tok(".", space=False))
+    document = [claim, sentence(tok("He"), tok("practises"), tok("for"), tok("an", "TIME"), tok("hour", "TIME"))]
+    alone = ["O"] * 8 + ["CARDINAL", "O"]
+    with pytest.raises(Unchanged, match="OwnParseDisagrees"):
+        entity_swap("date_swap", claim, 0, entities_of(document), First(), alone)
+    agreeing = ["O"] * 8 + ["DATE", "O"]
+    assert entity_swap("date_swap", claim, 0, entities_of(document), First(), agreeing).text == \
+        "He has played the violin since he was an hour."
+
+
 def test_no_mention_of_the_group_is_unchanged():
     with pytest.raises(Unchanged, match="NoMention"):
         entity_swap("date_swap", CLAIM, 0, entities_of(DOCUMENT), random.Random(0))

@@ -152,13 +152,22 @@ def pronoun_swap(tokens: Sequence[Token], rng) -> Edit:
     return Edit(tuple(pieces), (i, i + 1), (i, i + 1))
 
 
-def entity_swap(group: str, sentence: Sentence, sentence_index: int, entities: Sequence[Entity], rng) -> Edit:
+def entity_swap(group: str, sentence: Sentence, sentence_index: int, entities: Sequence[Entity], rng,
+                own_labels: Optional[Sequence[str]] = None) -> Edit:
     """A claim mention replaced by a different mention of the same group from the same document, never one that
-    contains or is contained in it (FactCC's entity, number and date swaps)."""
+    contains or is contained in it (FactCC's entity, number and date swaps). own_labels: the claim's NER labels
+    parsed alone, as FactCC parses its claims; a mention is swapped only where they put it in the group too (in "He
+    has played since he was six. He practises for an hour." the document calls "six" a DATE, the claim a CARDINAL:
+    "since he was an hour" is no claim); Unchanged (OwnParseDisagrees) where no mention is left."""
     labels = ENTITY_GROUPS[group]
     mentions = [e for e in entities if e.sentence == sentence_index and e.label in labels]
     if not mentions:
         raise Unchanged("NoMention")
+    if own_labels is not None:
+        mentions = [e for e in mentions if len(own_labels) == len(sentence.tokens)
+                    and all(own_labels[k] in labels for k in range(e.start, e.end))]
+        if not mentions:
+            raise Unchanged("OwnParseDisagrees")
     document = sorted({e.text for e in entities if e.label in labels})
 
     def replacements(mention: Entity) -> list[str]:
