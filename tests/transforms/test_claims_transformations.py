@@ -94,13 +94,14 @@ def test_no_mention_of_the_group_is_unchanged():
         entity_swap("date_swap", CLAIM, 0, entities_of(DOCUMENT), random.Random(0))
 
 
-MODALS = ("can", "ca", "will", "wo", "would")
+AUX_TAGS = {"can": "MD", "ca": "MD", "will": "MD", "wo": "MD", "would": "MD", "did": "VBD", "were": "VBD",
+            "is": "VBZ", "be": "VB"}
 
 
 def clause(*rows):
-    """Tokens from (text, pos, head, dep) rows as en_core_web_sm parses the sentence (root: head -1); no space before
-    n't or punctuation."""
-    return [Token(text, text.lower(), pos, "MD" if text.lower() in MODALS else "", "O", head, dep,
+    """Tokens from (text, pos, head, dep) rows as en_core_web_sm parses the sentence (root: head -1; auxiliaries
+    tagged as it tags them); no space before n't or punctuation."""
+    return [Token(text, text.lower(), pos, AUX_TAGS.get(text.lower(), ""), "O", head, dep,
                   k + 1 < len(rows) and rows[k + 1][0] not in ("n't", ".", "?"))
             for k, (text, pos, head, dep) in enumerate(rows)]
 
@@ -135,6 +136,10 @@ def test_negation_of_didnt_gives_did():
     (clause(("They", "PRON", 2, "nsubjpass"), ("were", "AUX", 2, "auxpass"), ("told", "VERB", -1, "ROOT"),
             ("it", "PRON", 5, "nsubj"), ("can", "AUX", 5, "aux"), ("wait", "VERB", 2, "ccomp"),
             (".", "PUNCT", 2, "punct")), "They were not told it can wait."),
+    # a reported clause is negated where the main clause has no auxiliary: what was said is what a claim states
+    (clause(("The", "DET", 1, "det"), ("company", "NOUN", 2, "nsubj"), ("said", "VERB", -1, "ROOT"),
+            ("it", "PRON", 5, "nsubj"), ("would", "AUX", 5, "aux"), ("cut", "VERB", 2, "ccomp"),
+            ("jobs", "NOUN", 5, "dobj"), (".", "PUNCT", 2, "punct")), "The company said it would not cut jobs."),
 ])
 def test_negation_changes_the_main_clauses_auxiliary(tokens, expected):
     assert negation(tokens).text == expected
@@ -155,11 +160,20 @@ ONLY_THEN = clause(("Only", "ADV", 1, "advmod"), ("then", "ADV", 4, "advmod"), (
 def test_an_auxiliary_outside_the_main_clause_is_not_negated():
     """ "He wants to be the next mayor." once became "He wants to be not the next mayor.": its "be" is in the
     infinitive, and the main clause has no auxiliary to negate (do-support is not FactCC's rule); nor has "They left
-    early."."""
+    early.", and a relative clause's is not the sentence's."""
     with pytest.raises(Unchanged, match="NoAuxiliary"):
         negation(MAYOR_TO_BE)
     with pytest.raises(Unchanged, match="NoAuxiliary"):
         negation(clause(("They", "PRON", 1, "nsubj"), ("left", "VERB", -1, "ROOT"), ("early", "ADV", 1, "advmod")))
+    with pytest.raises(Unchanged, match="NoAuxiliary"):  # "People who cannot swim survived the flood." is no denial
+        negation(clause(("People", "NOUN", 4, "nsubj"), ("who", "PRON", 3, "nsubj"), ("can", "AUX", 3, "aux"),
+                        ("swim", "VERB", 0, "relcl"), ("survived", "VERB", -1, "ROOT"), ("the", "DET", 6, "det"),
+                        ("flood", "NOUN", 4, "dobj"), (".", "PUNCT", 4, "punct")))
+    with pytest.raises(Unchanged, match="NoAuxiliary"):  # a reported infinitive: not "to be not finished"
+        negation(clause(("Officials", "NOUN", 1, "nsubj"), ("expect", "VERB", -1, "ROOT"), ("the", "DET", 3, "det"),
+                        ("bridge", "NOUN", 6, "nsubjpass"), ("to", "PART", 6, "aux"), ("be", "AUX", 6, "auxpass"),
+                        ("finished", "VERB", 1, "ccomp"), ("in", "ADP", 6, "prep"), ("May", "PROPN", 7, "pobj"),
+                        (".", "PUNCT", 1, "punct")))
 
 
 @pytest.mark.parametrize("tokens", [MUSEUM, ONLY_THEN], ids=["question", "inverted"])

@@ -24,6 +24,7 @@ PRONOUNS = {
     "reflexive": ("myself", "yourself", "himself", "herself", "itself", "ourselves", "yourselves", "themselves"),
 }
 NEGATORS = ("not", "n't", "n’t")
+FINITE = ("MD", "VBZ", "VBP", "VBD")  # an auxiliary that carries tense: the one a clause is negated on
 CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}  # "can't" -> ca + n't: without n't it is "can"
 SUBJECT_DEPS = ("nsubj", "nsubjpass", "csubj", "expl")
 # A dummy "it" refers to nothing ("It was raining", "It seems that ...", "It is likely that ..."): swapping it makes
@@ -189,19 +190,23 @@ def _cased(word: str, like: str) -> str:
 
 
 def main_auxiliary(tokens: Sequence[Token]) -> Optional[int]:
-    """The main clause's first auxiliary or modal: the root itself (a copula) or one of the root's aux / auxpass
-    dependents; None when the main clause has none ("He wants to be ..." has its "be" in an infinitive)."""
-    root = next((i for i, t in enumerate(tokens) if t.head < 0), None)
-    if root is None:
-        return None
+    """The first finite auxiliary or modal of the main clause, or of a clause it reports or coordinates ("said he
+    can ...": ccomp, conj): the clause's verb itself (a copula) or its aux / auxpass; None where there is none ("He
+    wants to be ..." has only an infinitive's "be", "People who can swim ..." a relative clause's "can")."""
+    clauses = {i for i, t in enumerate(tokens) if t.head < 0}
+    while True:
+        more = {i for i, t in enumerate(tokens) if t.dep in ("ccomp", "conj") and t.head in clauses} - clauses
+        if not more:
+            break
+        clauses |= more
     return next((i for i, t in enumerate(tokens)
-                 if (t.pos == "AUX" or t.tag == "MD") and t.text.lower() not in NEGATORS
-                 and (i == root or (t.head == root and t.dep in ("aux", "auxpass")))), None)
+                 if (t.pos == "AUX" or t.tag == "MD") and t.tag in FINITE and t.text.lower() not in NEGATORS
+                 and (i in clauses or (t.head in clauses and t.dep in ("aux", "auxpass")))), None)
 
 
 def negation(tokens: Sequence[Token]) -> Edit:
-    """On the main clause's first auxiliary or modal: remove not / n't after it if present, otherwise insert not
-    ("can" -> "cannot", "didn't" -> "did"); Unchanged where the main clause has none (NoAuxiliary), and for a
+    """On the main clause's auxiliary or modal (main_auxiliary): remove not / n't after it if present, otherwise
+    insert not ("can" -> "cannot", "didn't" -> "did"); Unchanged where there is none (NoAuxiliary), and for a
     question or a clause with its auxiliary before its subject (Question: "Is not the museum open?" is no claim)."""
     i = main_auxiliary(tokens)
     if i is None:
