@@ -212,7 +212,8 @@ def negation(tokens: Sequence[Token]) -> Edit:
     if i is None:
         raise Unchanged("NoAuxiliary")
     last = next((t.text for t in reversed(tokens) if t.text[:1].isalnum() or t.text in ".!?"), "")
-    subject = next((j for j, t in enumerate(tokens) if t.dep in SUBJECT_DEPS and t.head in (i, tokens[i].head)), None)
+    verb = tokens[i].head if tokens[i].dep in ("aux", "auxpass") else i  # the clause the auxiliary is in
+    subject = next((j for j, t in enumerate(tokens) if t.dep in SUBJECT_DEPS and t.head == verb), None)
     if last == "?" or (subject is not None and subject > i):
         raise Unchanged("Question")
     pieces = list(pieces_of(tokens))
