@@ -1,7 +1,7 @@
 """Input records as the readers produce them: one per good input unit (line, CoNLL block, annotated predicate)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 
@@ -27,12 +27,14 @@ class ParaphrasePair:
 
 @dataclass(frozen=True)
 class NerSentence:
-    """A tokenised sentence with IOB/BIO entity tags (CoNLL-2003, GMB)."""
+    """A tokenised sentence with IOB/BIO entity tags (CoNLL-2003, GMB) and the part-of-speech tags both formats carry
+    (Penn tags; empty where none were given)."""
 
     source_id: str
     source: str
     tokens: list[str]
     tags: list[str]
+    pos: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -208,3 +208,24 @@ def test_a_sentence_the_document_repeats_gives_its_claims_once():
     # the second copy's negation round trip is the first's again: skipped under its own name
     assert sorted(s.stage for s in skipped if s.reason == "SameClaimAgain") == [
         "claims:backtranslation", "claims:negation", "claims:negation+backtranslation", "claims:sentence_sampling"]
+
+
+def test_a_swap_trusts_a_mention_only_where_the_claim_parsed_alone_agrees(parser):
+    """Issue #55: in this document en_core_web_sm calls "six" a DATE (beside "an hour", "each day"), in the claim
+    parsed alone, as FactCC parses its claims, a CARDINAL: the date swap once gave "since he was an hour" (seed 0);
+    now it is skipped and counted, and "six" is no number either (the document does not call it one)."""
+    from entailgen.transforms.claims.claims import _ClaimsFromDocuments
+    from entailgen.transforms.parser import ParserConfig
+
+    config = ClaimsConfig(seed=0, transformations=("date_swap", "number_swap"), noise=False)
+    fn = _ClaimsFromDocuments(ParserConfig(), config)
+    fn.parser = parser
+    (doc,) = fn._parsed([Document("v:1", "v", "He has played the violin since he was six. He practises for an hour "
+                                              "each day.")])
+    assert [(e.text, e.label) for e in doc.entities] == [("six", "DATE"), ("an hour", "TIME"), ("each day", "DATE")]
+    assert doc.own_labels == {0: ["O"] * 8 + ["CARDINAL", "O"]}
+    examples, skipped, _, _ = claims_of(doc, config)
+    assert [(e.transformation, e.claim) for e in examples] == [
+        ("sentence_sampling", "He has played the violin since he was six.")]
+    assert skipped == [Skipped("v", "v:1", "claims:number_swap", "NoMention"),
+                       Skipped("v", "v:1", "claims:date_swap", "OwnParseDisagrees")]

@@ -61,6 +61,22 @@ def test_gerund_table(lemma, expected):
     assert gerund(lemma) == expected
 
 
+@pytest.mark.parametrize("lemma, expected", [
+    # issue #55: DNC has "occurring", "sidestepping", "undercutting"; entailgen wrote "occuring", "sidesteping", ...
+    ("occur", "occurring"), ("sidestep", "sidestepping"), ("undercut", "undercutting"), ("overlap", "overlapping"),
+    # final stress, and a stressed particle before a verb that doubles
+    ("prefer", "preferring"), ("admit", "admitting"), ("control", "controlling"), ("compel", "compelling"),
+    ("upset", "upsetting"), ("input", "inputting"), ("offset", "offsetting"), ("outwit", "outwitting"),
+    ("kidnap", "kidnapping"), ("format", "formatting"),
+    # stress before the last syllable: no doubling (American spelling, as the DNC's EWT text)
+    ("visit", "visiting"), ("open", "opening"), ("travel", "traveling"), ("target", "targeting"),
+    ("develop", "developing"), ("inhabit", "inhabiting"), ("offer", "offering"), ("undergo", "undergoing"),
+    ("overhear", "overhearing"), ("inform", "informing"),
+])
+def test_gerund_doubles_only_on_a_stressed_final_syllable(lemma, expected):
+    assert gerund(lemma) == expected
+
+
 @pytest.mark.parametrize("lemma", ["n't", "5", "", "two words"])
 def test_non_word_lemmas_raise(lemma):
     with pytest.raises(RecastError, match="not a word"):

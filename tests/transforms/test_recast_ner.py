@@ -14,12 +14,13 @@ from entailgen.transforms.recast.ner import (NerRecastConfig, RecastNer, TagPrio
                                              indefinite_article, recast_ner, tag_prior, verbalise)
 
 
-def conll(source_id, text, tags):
-    return NerSentence(source_id, "conll2003", text.split(), tags.split())
+def conll(source_id, text, tags, pos=""):
+    return NerSentence(source_id, "conll2003", text.split(), tags.split(), pos.split())
 
 
 # Poliak 2020 ch. 3's NER example sentence, tagged the CoNLL-2003 way ("the" outside the LOC mention).
-RICE = conll("rice", "Ms. Rice said the United States must work intensively .", "O B-PER O O B-LOC I-LOC O O O O")
+RICE = conll("rice", "Ms. Rice said the United States must work intensively .", "O B-PER O O B-LOC I-LOC O O O O",
+             "NNP NNP VBD DT NNP NNPS MD VB RB .")
 # The rest of a tiny corpus: "Rice" is also an ORG (the university), "United States" also an ORG (a team).
 CORPUS = [
     RICE,
@@ -78,6 +79,24 @@ def test_a_the_before_a_person_stays_out():
     sentence = conll("cl", "the Clinton administration said so .", "O B-PER O O O O")
     (entailed, _) = recast_ner(sentence, TagPrior(overall={"per": 1, "org": 1}))
     assert entailed.hypothesis == "Clinton is a person"
+
+
+@pytest.mark.parametrize("sentence, hypothesis", [
+    # issue #55: "The Japanese is a miscellaneous entity", "The Paris is a location" before
+    (conll("jp", "The Japanese carmaker said on Monday it would recall 100,000 cars .",
+           "O B-MISC O O O O O O O O O O", "DT JJ NN VBD IN NNP PRP MD VB CD NNS ."),
+     "Japanese is a miscellaneous entity"),
+    (conll("pm", "They rode the Paris metro to work .", "O O O B-LOC O O O O", "PRP VBD DT NNP NN TO VB ."),
+     "Paris is a location"),
+    # CoNLL-2003 tags some common nouns NNP ("British lamb"): a noun all the same
+    (conll("ec", "the European Commission lamb ban", "O B-ORG I-ORG O O", "DT NNP NNP NNP NN"),
+     "European Commission is an organization"),
+    # the mention is the noun phrase: "the" stays
+    (conll("ec2", "the European Commission said so", "O B-ORG I-ORG O O", "DT NNP NNP VBD RB"),
+     "The European Commission is an organization"),
+])
+def test_a_mention_that_modifies_a_larger_noun_phrase_leaves_its_the_behind(sentence, hypothesis):
+    assert recast_ner(sentence, TagPrior(overall={"misc": 1, "loc": 1, "org": 1}))[0].hypothesis == hypothesis
 
 
 @pytest.mark.parametrize("entity_type, label", [

@@ -61,6 +61,7 @@ class ParsedDocument:
     entities: list[Entity]
     blocks: list[str]
     summary: list[Sentence]
+    own_labels: dict[int, list[str]] = dataclasses.field(default_factory=dict)  # claim sentence -> NER parsed alone
 
 
 def document_id(text: str) -> str:
@@ -123,7 +124,22 @@ def _negative(name: str, doc: ParsedDocument, index: int, rng) -> Edit:
         return pronoun_swap(sentence.tokens, rng)
     if name == "negation":
         return negation(sentence.tokens)
-    return entity_swap(name, sentence, index, doc.entities, rng)
+    return entity_swap(name, sentence, index, doc.entities, rng, doc.own_labels.get(index))
+
+
+def chosen_sentences(doc: ParsedDocument, config: ClaimsConfig, rng) -> list[int]:
+    """The indices of the sentences sampled as claims (rng: the document's, seeded by its id)."""
+    eligible = eligible_sentences(doc.sentences, config.min_claim_tokens)
+    return sorted(rng.sample(eligible, min(config.claims_per_document, len(eligible))))
+
+
+def to_parse_alone(doc: ParsedDocument, config: ClaimsConfig) -> list[int]:
+    """The claim sentences the swaps check against their own parse (FactCC parses each claim alone): the sampled
+    ones when a swap runs, else none."""
+    if isinstance(doc.record, LabelledClaim) or not {"entity_swap", "number_swap", "date_swap"} & set(
+            config.transformations):
+        return []
+    return chosen_sentences(doc, config, seeded_rng(config.seed, doc.document_id, "claims"))
 
 
 def extrinsic_example(doc: ParsedDocument, index: int, config: ClaimsConfig) -> ClaimExample:
@@ -153,9 +169,7 @@ def document_claims(doc: ParsedDocument, config: ClaimsConfig) -> Iterator[Union
         yield example(doc, record.claim, record.label, "annotated", config)
         return
     rng = seeded_rng(config.seed, doc.document_id, "claims")
-    eligible = eligible_sentences(doc.sentences, config.min_claim_tokens)
-    chosen = sorted(rng.sample(eligible, min(config.claims_per_document, len(eligible))))
-    for index in chosen:
+    for index in chosen_sentences(doc, config, rng):
         sentence = doc.sentences[index]
         made = [("sentence_sampling", CORRECT, sampled(sentence))]
         if "compression" in config.transformations:
@@ -236,7 +250,8 @@ class _ClaimsFromDocuments(beam.DoFn):
         self.parser = Parser(self.parser_config)
 
     def _parsed(self, batch: list) -> list:
-        """ParsedDocument or DeadLetter per document, in order: one spaCy pipe over all their paragraphs."""
+        """ParsedDocument per document, in order: one spaCy pipe over all their paragraphs, one over the claim
+        sentences the swaps check alone."""
         parts = [texts_to_parse(record, self.config) for record in batch]
         tokens = iter(self.parser.tokens([t for body, summary in parts for t in body + summary]))
         out = []
@@ -244,7 +259,10 @@ class _ClaimsFromDocuments(beam.DoFn):
             body_tokens = [next(tokens) for _ in body]
             summary_tokens = [next(tokens) for _ in summary]
             out.append(parse_document(record, body_tokens, summary_tokens, self.config.granularity))
-        return out
+        alone = [to_parse_alone(doc, self.config) for doc in out]
+        tokens = iter(self.parser.tokens([doc.sentences[i].text for doc, chosen in zip(out, alone) for i in chosen]))
+        return [dataclasses.replace(doc, own_labels={i: [t.ner for t in next(tokens) if not t.text.isspace()]
+                                                     for i in chosen}) for doc, chosen in zip(out, alone)]
 
     def process(self, batch: list) -> Iterable:
         made = isolate_failures(  # a document the parser or a transformation cannot handle is its dead letter

@@ -24,8 +24,17 @@ PRONOUNS = {
     "reflexive": ("myself", "yourself", "himself", "herself", "itself", "ourselves", "yourselves", "themselves"),
 }
 NEGATORS = ("not", "n't", "n’t")
+FINITE = ("MD", "VBZ", "VBP", "VBD")  # an auxiliary that carries tense: the one a clause is negated on
 CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}  # "can't" -> ca + n't: without n't it is "can"
 SUBJECT_DEPS = ("nsubj", "nsubjpass", "csubj", "expl")
+# A dummy "it" refers to nothing ("It was raining", "It seems that ...", "It is likely that ..."): swapping it makes
+# nonsense ("I was raining"), not a false claim. Its subject of a weather verb, of "be" with a weather word or a date,
+# or of a predicate whose that- / to-clause comes after it (extraposition) is left alone.
+WEATHER_VERBS = frozenset("rain snow hail sleet drizzle pour thunder".split())
+WEATHER_WORDS = frozenset("""cold hot warm cool chilly freezing sunny rainy snowy windy cloudy foggy stormy humid
+dark""".split())
+EXTRAPOSING = frozenset("be seem appear happen".split())
+CLAUSES = ("ccomp", "xcomp", "csubj")
 # Compression: the modifiers whose removal keeps a sentence true (adjectives, adverbs, prepositional phrases,
 # appositions, participle / non-restrictive relative / adverbial clauses) and the words that would make it false again
 # (negation and quantifiers turn a sentence downward-entailing: "no new office" does not entail "no office").
@@ -104,11 +113,37 @@ def pronoun_class(token: Token) -> Optional[str]:
     return None
 
 
+def dummy_it(tokens: Sequence[Token], i: int) -> bool:
+    """Whether tokens[i] is an "it" that refers to nothing: an expletive, the subject of a weather verb ("It was
+    raining"), of "be" with a weather word or a date ("It was cold", "It was Monday"), or of "be" / "seem" / "appear"
+    / "happen" with a that- or to-clause after it ("It is likely that he won", "It seems that ...")."""
+    token = tokens[i]
+    if token.text.lower() != "it":
+        return False
+    if token.dep == "expl":
+        return True
+    if token.dep not in ("nsubj", "nsubjpass") or not 0 <= token.head < len(tokens):
+        return False
+    head = tokens[token.head]
+    if head.lemma.lower() in WEATHER_VERBS:
+        return True
+    if head.lemma.lower() not in EXTRAPOSING:
+        return False
+    predicate = {j for j, t in enumerate(tokens) if t.head == token.head and t.dep in ("acomp", "attr")}
+    if any(tokens[j].lemma.lower() in WEATHER_WORDS or tokens[j].ner in ("DATE", "TIME") for j in predicate):
+        return True
+    return any(j > i and t.dep in CLAUSES and t.head in predicate | {token.head} for j, t in enumerate(tokens))
+
+
 def pronoun_swap(tokens: Sequence[Token], rng) -> Edit:
-    """A pronoun replaced by a different one of its class; its case kept (sentence-initial stays capitalised)."""
+    """A pronoun replaced by a different one of its class; its case kept (sentence-initial stays capitalised); a
+    dummy "it" is left alone (Unchanged: DummyIt where it is the only pronoun)."""
     found = [(i, c) for i, t in enumerate(tokens) if (c := pronoun_class(t))]
     if not found:
         raise Unchanged("NoPronoun")
+    found = [(i, c) for i, c in found if not dummy_it(tokens, i)]
+    if not found:
+        raise Unchanged("DummyIt")
     i, cls = rng.choice(found)
     original = tokens[i].text
     word = rng.choice([p for p in PRONOUNS[cls] if p != original.lower()])
@@ -118,13 +153,22 @@ def pronoun_swap(tokens: Sequence[Token], rng) -> Edit:
     return Edit(tuple(pieces), (i, i + 1), (i, i + 1))
 
 
-def entity_swap(group: str, sentence: Sentence, sentence_index: int, entities: Sequence[Entity], rng) -> Edit:
+def entity_swap(group: str, sentence: Sentence, sentence_index: int, entities: Sequence[Entity], rng,
+                own_labels: Optional[Sequence[str]] = None) -> Edit:
     """A claim mention replaced by a different mention of the same group from the same document, never one that
-    contains or is contained in it (FactCC's entity, number and date swaps)."""
+    contains or is contained in it (FactCC's entity, number and date swaps). own_labels: the claim's NER labels
+    parsed alone, as FactCC parses its claims; a mention is swapped only where they put it in the group too (in "He
+    has played since he was six. He practises for an hour." the document calls "six" a DATE, the claim a CARDINAL:
+    "since he was an hour" is no claim); Unchanged (OwnParseDisagrees) where no mention is left."""
     labels = ENTITY_GROUPS[group]
     mentions = [e for e in entities if e.sentence == sentence_index and e.label in labels]
     if not mentions:
         raise Unchanged("NoMention")
+    if own_labels is not None:
+        mentions = [e for e in mentions if len(own_labels) == len(sentence.tokens)
+                    and all(own_labels[k] in labels for k in range(e.start, e.end))]
+        if not mentions:
+            raise Unchanged("OwnParseDisagrees")
     document = sorted({e.text for e in entities if e.label in labels})
 
     def replacements(mention: Entity) -> list[str]:
@@ -145,13 +189,33 @@ def _cased(word: str, like: str) -> str:
     return word.capitalize() if like[:1].isupper() else word
 
 
+def main_auxiliary(tokens: Sequence[Token]) -> Optional[int]:
+    """The first finite auxiliary or modal of the main clause, or of a clause it reports or coordinates ("said he
+    can ...": ccomp, conj): the clause's verb itself (a copula) or its aux / auxpass; None where there is none ("He
+    wants to be ..." has only an infinitive's "be", "People who can swim ..." a relative clause's "can")."""
+    clauses = {i for i, t in enumerate(tokens) if t.head < 0}
+    while True:
+        more = {i for i, t in enumerate(tokens) if t.dep in ("ccomp", "conj") and t.head in clauses} - clauses
+        if not more:
+            break
+        clauses |= more
+    return next((i for i, t in enumerate(tokens)
+                 if (t.pos == "AUX" or t.tag == "MD") and t.tag in FINITE and t.text.lower() not in NEGATORS
+                 and (i in clauses or (t.head in clauses and t.dep in ("aux", "auxpass")))), None)
+
+
 def negation(tokens: Sequence[Token]) -> Edit:
-    """On the first auxiliary or modal: remove not / n't after it if present, otherwise insert not ("can" -> "cannot",
-    "didn't" -> "did")."""
-    i = next((i for i, t in enumerate(tokens) if (t.pos == "AUX" or t.tag == "MD") and t.text.lower() not in NEGATORS),
-             None)
+    """On the main clause's auxiliary or modal (main_auxiliary): remove not / n't after it if present, otherwise
+    insert not ("can" -> "cannot", "didn't" -> "did"); Unchanged where there is none (NoAuxiliary), and for a
+    question or a clause with its auxiliary before its subject (Question: "Is not the museum open?" is no claim)."""
+    i = main_auxiliary(tokens)
     if i is None:
         raise Unchanged("NoAuxiliary")
+    last = next((t.text for t in reversed(tokens) if t.text[:1].isalnum() or t.text in ".!?"), "")
+    verb = tokens[i].head if tokens[i].dep in ("aux", "auxpass") else i  # the clause the auxiliary is in
+    subject = next((j for j, t in enumerate(tokens) if t.dep in SUBJECT_DEPS and t.head == verb), None)
+    if last == "?" or (subject is not None and subject > i):
+        raise Unchanged("Question")
     pieces = list(pieces_of(tokens))
     word, space = pieces[i]
     if i + 1 < len(tokens) and tokens[i + 1].text.lower() in NEGATORS:
@@ -251,7 +315,8 @@ def extrinsic(tokens: Sequence[Token], rng, at_most: int = 3) -> tuple[Edit, set
 
 
 def add_noise(edit: Edit, rng, p: float = 0.05, delete: float = 0.8) -> Edit:
-    """Each piece outside the changed span deleted (80 %) or duplicated (20 %) with probability p; label kept."""
+    """Each piece outside the changed span deleted (80 %) or duplicated (20 %) with probability p; label kept. The
+    word before a deleted piece is kept apart from the one after it, as in FactCC, so noise never makes a new word."""
     span = edit.span or (len(edit.pieces), len(edit.pieces))
     out: list[tuple[str, str]] = []
     start = end = None
@@ -265,8 +330,8 @@ def add_noise(edit: Edit, rng, p: float = 0.05, delete: float = 0.8) -> Edit:
             out.append(piece)
         elif rng.random() < delete:
             changed = True
-            if out and piece[1] and not out[-1][1]:
-                out[-1] = (out[-1][0], piece[1])
+            if out and not out[-1][1]:  # FactCC's rule: a deletion never glues its neighbours ("08-24" -> "08 24")
+                out[-1] = (out[-1][0], " ")
         else:
             changed = True
             out.extend([(piece[0], " "), piece])

@@ -28,13 +28,13 @@ def to_bio(tags: list[str]) -> list[str]:
     return bio
 
 
-def ner_sentence(tokens: list[str], tags: list[str], source: str, source_id: str, config: ReaderConfig
-                 ) -> NerSentence:
-    """The NerSentence of a block's tokens and tags, checked like any text."""
+def ner_sentence(tokens: list[str], tags: list[str], pos: list[str], source: str, source_id: str,
+                 config: ReaderConfig) -> NerSentence:
+    """The NerSentence of a block's tokens, entity tags and POS tags, checked like any text."""
     checked_text(" ".join(tokens), "sentence", config)
     if not all(tokens):
         raise Reject("EmptyText", f"token {tokens.index('') + 1} is empty")
-    return NerSentence(source_id, source, tokens, to_bio(tags))
+    return NerSentence(source_id, source, tokens, to_bio(tags), pos)
 
 
 def conll_blocks(lines: Iterable[bytes]) -> Iterator[Block]:
@@ -53,14 +53,15 @@ def conll_blocks(lines: Iterable[bytes]) -> Iterator[Block]:
 
 def conll_sentence(block: Block, source: str, source_id: str, config: ReaderConfig) -> NerSentence:
     """token POS chunk NER per line (space or tab separated), the CoNLL-2003 layout."""
-    tokens, tags = [], []
+    tokens, tags, pos = [], [], []
     for number, raw in block:
         columns = decode(raw, config).split()
         if len(columns) != 4:
             raise Reject("WrongColumnCount", f"line {number} has {len(columns)} columns, want token POS chunk NER")
         tokens.append(columns[0])
+        pos.append(columns[1])
         tags.append(columns[3])
-    return ner_sentence(tokens, tags, source, source_id, config)
+    return ner_sentence(tokens, tags, pos, source, source_id, config)
 
 
 def read_conll2003(lines: Iterable[bytes], source: str, config: ReaderConfig = ReaderConfig()) -> Iterator:
@@ -131,8 +132,8 @@ def gmb_blocks(lines: Iterable[bytes]) -> Iterator[tuple[Block, dict[str, int]]]
 
 def gmb_sentence(block: Block, columns: dict[str, int], source: str, source_id: str, config: ReaderConfig
                  ) -> NerSentence:
-    """Word and Tag of each row of a block; its first row must carry the sentence marker."""
-    tokens, tags = [], []
+    """Word, POS and Tag of each row of a block; its first row must carry the sentence marker."""
+    tokens, tags, pos = [], [], []
     width = max(columns.values()) + 1
     for number, raw in block:
         row = csv_row(decode(raw, config))
@@ -141,8 +142,9 @@ def gmb_sentence(block: Block, columns: dict[str, int], source: str, source_id: 
         if not tokens and not row[columns["sentence"]].strip():
             raise Reject("MissingField", f"line {number} continues a sentence but none began (no 'Sentence: N')")
         tokens.append(row[columns["word"]].strip())
+        pos.append(row[columns["pos"]].strip())
         tags.append(row[columns["tag"]].strip())
-    return ner_sentence(tokens, tags, source, source_id, config)
+    return ner_sentence(tokens, tags, pos, source, source_id, config)
 
 
 def read_gmb(lines: Iterable[bytes], source: str, config: ReaderConfig = ReaderConfig()) -> Iterator:

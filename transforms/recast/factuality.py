@@ -19,11 +19,17 @@ HAPPENED = ("factuality/happened", "The {event} happened")
 DID_NOT_HAPPEN = ("factuality/did-not-happen", "The {event} did not happen")
 
 IRREGULAR_GERUNDS = {"be": "being", "singe": "singeing", "tinge": "tingeing"}
-# Polysyllabic verbs stressed on the last syllable double the final consonant (begin -> beginning).
+# Polysyllabic verbs stressed on the last syllable double the final consonant (begin -> beginning, occur ->
+# occurring), as do a few stressed first whose last syllable is a word that doubles (format, program, kidnap).
 FINAL_STRESS_DOUBLING = frozenset("""
-abet acquit admit allot befit begin beget commit compel concur confer control defer deter embed emit equip expel
-forbid forget incur infer input omit outrun output overrun patrol permit prefer propel rebel recur refer regret
-remit submit transfer transmit upset""".split())
+abet abhor acquit admit allot annul befit begin beget commit compel concur confer control debar defer demur deter
+disbar dispel embed emit equip excel expel extol forbid forget format handicap impel incur infer kidnap occur omit
+patrol permit prefer program propel rebel rebut recap recur refer refit regret remit repel rerun reset submit transfer
+transmit""".split())
+# A compound of a stressed particle and a one-syllable verb doubles as the verb does (sidestep -> sidestepping,
+# undercut, overlap, outwit, upset, input, offset); other polysyllables do not (visit -> visiting, open -> opening,
+# travel -> traveling: the DNC's American spelling).
+STRESSED_PREFIXES = ("back", "down", "in", "mis", "off", "out", "over", "side", "under", "up")
 VOWELS = "aeiou"
 _LEMMA = re.compile(r"[a-z]+(?:-[a-z]+)*")
 
@@ -43,9 +49,12 @@ def _syllables(word: str) -> int:
 
 
 def _doubles_final_consonant(word: str) -> bool:
-    """Whether -ing doubles the last letter: one-syllable consonant-vowel-consonant words (run, stop, quit) and
-    final-stress verbs; never after w, x or y."""
+    """Whether -ing doubles the last letter: one-syllable consonant-vowel-consonant words (run, stop, quit), final-
+    stress verbs and a stressed particle's compounds of those (sidestep); never after w, x or y."""
     if word in FINAL_STRESS_DOUBLING:
+        return True
+    if any(word.startswith(p) and len(word) - len(p) >= 3 and _doubles_final_consonant(word[len(p):])
+           for p in STRESSED_PREFIXES):
         return True
     letters = word.replace("qu", "qw")  # the u of qu is part of the consonant: quit -> quitting
     if len(letters) < 3:

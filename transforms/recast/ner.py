@@ -100,11 +100,20 @@ def _split_tag(tag: str) -> tuple[str, Optional[str]]:
     return prefix, entity_type
 
 
-def _subject(tokens: list[str], start: int, end: int, entity_type: str) -> str:
-    """The hypothesis subject: the mention, with a preceding 'the' kept ("The United States"), sentence-cased."""
+def modifies_a_noun(sentence: NerSentence, end: int) -> bool:
+    """Whether the mention ending at `end` modifies a noun after it ("the Paris metro", "The Japanese carmaker"):
+    the next token is a noun outside any mention, by the sentence's POS tags (unknown without them)."""
+    return len(sentence.pos) == len(sentence.tokens) and end < len(sentence.tokens) \
+        and sentence.pos[end].startswith("NN") and sentence.tags[end] == "O"
+
+
+def _subject(sentence: NerSentence, start: int, end: int, entity_type: str) -> str:
+    """The hypothesis subject: the mention, with a preceding 'the' kept where the mention is the noun phrase ("The
+    United States"), not where it modifies a larger one ("the Paris metro": "Paris"), sentence-cased."""
+    tokens = sentence.tokens
     words = list(tokens[start:end])
     if entity_type not in NO_ARTICLE_TYPES and start > 0 and tokens[start - 1].lower() == "the" \
-            and words[0].lower() != "the":
+            and words[0].lower() != "the" and not modifies_a_noun(sentence, end):
         words.insert(0, "The")
     if words[0] == "the":
         words[0] = "The"
@@ -128,7 +137,7 @@ def entity_mentions(sentence: NerSentence) -> list[Mention]:
         else:
             spans[-1][1] = i + 1
         previous = entity_type
-    return [Mention(start, end, " ".join(tokens[start:end]), entity_type, _subject(tokens, start, end, entity_type))
+    return [Mention(start, end, " ".join(tokens[start:end]), entity_type, _subject(sentence, start, end, entity_type))
             for start, end, entity_type in spans]
 
 

@@ -80,7 +80,8 @@ def test_conll_docstart_behind_a_bom_is_no_sentence(tmp_path):
     path = tmp_path / "ner.txt"
     path.write_bytes(BOM8 + b"-DOCSTART- -X- -X- O\n\nEU NNP B-NP B-ORG\nrejects VBZ B-VP O\n")
     assert detect_format(str(path)) == "conll2003"
-    assert units(path) == [NerSentence("ner.txt:3", "ner.txt", ["EU", "rejects"], ["B-ORG", "O"])]
+    assert units(path) == [NerSentence("ner.txt:3", "ner.txt", ["EU", "rejects"], ["B-ORG", "O"],
+                                                 ["NNP", "VBZ"])]
 
 
 def test_utf8_chunks_and_lines():

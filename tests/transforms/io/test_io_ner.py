@@ -24,8 +24,8 @@ def test_conll_blocks_skip_docstart_and_keep_line_of_first_token():
     lines = [b"-DOCSTART- -X- -X- O\n", b"\n", b"EU NNP I-NP I-ORG\n", b"rejects VBZ I-VP O\n",
              b"German JJ I-NP I-MISC\n", b"\n", b"\n", b"Peter NNP I-NP I-PER\n", b"Blackburn NNP I-NP I-PER\n"]
     assert list(read_conll2003(lines, "c.txt")) == [
-        NerSentence("c.txt:3", "c.txt", ["EU", "rejects", "German"], ["B-ORG", "O", "B-MISC"]),
-        NerSentence("c.txt:8", "c.txt", ["Peter", "Blackburn"], ["B-PER", "I-PER"]),
+        NerSentence("c.txt:3", "c.txt", ["EU", "rejects", "German"], ["B-ORG", "O", "B-MISC"], ["NNP", "VBZ", "JJ"]),
+        NerSentence("c.txt:8", "c.txt", ["Peter", "Blackburn"], ["B-PER", "I-PER"], ["NNP", "NNP"]),
     ]
 
 
@@ -45,14 +45,14 @@ def test_gmb_csv_groups_rows_by_sentence_marker():
     lines = [b"Sentence #,Word,POS,Tag\n", b"Sentence: 1,Thousands,NNS,O\n", b",of,IN,O\n", b",London,NNP,B-geo\n",
              b"Sentence: 2,Rome,NNP,I-geo\n", b',",",",",O\n', b",Italy,NNP,B-gpe\n"]
     assert list(read_gmb(lines, "g.csv")) == [
-        NerSentence("g.csv:2", "g.csv", ["Thousands", "of", "London"], ["O", "O", "B-geo"]),
-        NerSentence("g.csv:5", "g.csv", ["Rome", ",", "Italy"], ["B-geo", "O", "B-gpe"]),
+        NerSentence("g.csv:2", "g.csv", ["Thousands", "of", "London"], ["O", "O", "B-geo"], ["NNS", "IN", "NNP"]),
+        NerSentence("g.csv:5", "g.csv", ["Rome", ",", "Italy"], ["B-geo", "O", "B-gpe"], ["NNP", ",", "NNP"]),
     ]
 
 
 def test_gmb_header_with_byte_order_mark_is_no_unit():
     out = list(read_gmb([b"\xef\xbb\xbfSentence #,Word,POS,Tag\n", b"Sentence: 1,Hi,UH,O\n"], "g.csv"))
-    assert out == [NerSentence("g.csv:2", "g.csv", ["Hi"], ["O"])]
+    assert out == [NerSentence("g.csv:2", "g.csv", ["Hi"], ["O"], ["UH"])]
 
 
 def test_gmb_header_columns_by_name_and_repeated_sentence_ids():
