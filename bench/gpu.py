@@ -411,7 +411,7 @@ def parse_args(argv=None):
     parser.add_argument("--out", default=None, help="the JSON file (default $OUT/bench-gpu.json, else out/)")
     parser.add_argument("--dry-run", action="store_true", help="tiny shapes on CPU, seconds: checks the script")
     parser.add_argument("--budget-s", type=float, default=None,
-                        help="stop starting figures past this (default 420; dry run 120)")
+                        help="stop starting figures past this (default 420; dry run 900: a loaded CI machine)")
     parser.add_argument("--device", default="auto", help="auto (cuda when present), cuda, cpu")
     parser.add_argument("--sections", nargs="+", default=list(SECTIONS[1:]), choices=SECTIONS[1:])
     parser.add_argument("--n", type=int, default=None, help="source sentences (default 20000; dry run 8)")
@@ -428,7 +428,7 @@ def parse_args(argv=None):
     args = parser.parse_args(argv)
     full = dict(budget_s=420, n=20000, k=10, max_new_tokens=24, loop_batch=512, handler_batch=4096, warmup=2048,
                 train_rows=8192, score_rows=512)
-    dry = dict(budget_s=120, n=8, k=3, max_new_tokens=6, loop_batch=4, handler_batch=8, warmup=4, train_rows=48,
+    dry = dict(budget_s=900, n=8, k=3, max_new_tokens=6, loop_batch=4, handler_batch=8, warmup=4, train_rows=48,
                score_rows=16)
     for key, value in (dry if args.dry_run else full).items():
         if getattr(args, key) is None:

@@ -12,11 +12,13 @@ from apache_beam.ml.inference.base import ModelHandler
 from entailgen.schemas.sources import SourceText
 from entailgen.transforms.generate import Candidate
 from entailgen.transforms.generate.batching import BeamSearchCandidates
-from entailgen.transforms.generate.hf_core import (HfGenerateOptions, Seq2SeqModel, beam_scores, generate_beams,
-                                                   length_buckets, load_seq2seq, padded, score_bytes)
+from entailgen.transforms.generate.hf_core import (SCORE_SOURCES, HfGenerateOptions, Seq2SeqModel, beam_scores,
+                                                   beam_tracker, generate_beams, length_buckets, load_seq2seq, padded,
+                                                   score_bytes, tracked_scores)
 
-__all__ = ["GenerateCandidates", "HfGenerateOptions", "Seq2SeqBeamHandler", "Seq2SeqModel", "beam_scores",
-           "generate_beams", "length_buckets", "load_seq2seq", "padded", "score_bytes"]
+__all__ = ["GenerateCandidates", "HfGenerateOptions", "SCORE_SOURCES", "Seq2SeqBeamHandler", "Seq2SeqModel",
+           "beam_scores", "beam_tracker", "generate_beams", "length_buckets", "load_seq2seq", "padded", "score_bytes",
+           "tracked_scores"]
 
 
 class Seq2SeqBeamHandler(ModelHandler[SourceText, list, Seq2SeqModel]):

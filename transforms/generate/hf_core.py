@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 from entailgen.schemas.sources import SourceText
 from entailgen.transforms.generate import Candidate
@@ -26,9 +26,10 @@ class HfGenerateOptions:
     batch_tokens bounds one generate call: sentences x k beams x (longest source + max_new_tokens) tokens;
     bucket_size caps its sentences and pad_multiple rounds its source length, so bucket shapes repeat: cuDNN attention
     plans each new shape once, about 1 s on an H100, three times what the bucket then takes to generate.
-    max_batch_size is the sentences per content batch. score_memory bounds generate's own per-step score tensors
-    (sentences x k x vocabulary x 4 B x steps): a bucket within it takes generate's beam scores, a larger one
-    recomputes them in one teacher-forced pass.
+    max_batch_size is the sentences per content batch. beam_scores says where each beam's score comes from: tracked
+    (read off the search as it runs: each step keeps only the log-probs beam search can pick, beam_tracker), generate
+    (generate's output_scores, while its per-step score tensors, sentences x k x vocabulary x 4 B x steps, fit
+    score_memory; a larger bucket recomputes) or recompute (one teacher-forced pass after the search).
     """
 
     model: str
@@ -44,6 +45,7 @@ class HfGenerateOptions:
     large_model: bool = False  # one copy per worker machine shared by its processes, not one per process
     prefix: str = ""  # task prefix some models expect before x, e.g. "paraphrase: "
     score_memory: int = 1 << 30
+    beam_scores: str = "tracked"  # tracked, generate, recompute
 
 
 @dataclass
@@ -98,6 +100,52 @@ def score_bytes(sentences: int, k: int, vocab_size: int, steps: int) -> int:
     return sentences * k * vocab_size * 4 * steps
 
 
+SCORE_SOURCES = ("tracked", "generate", "recompute")
+
+
+def beam_tracker(width: int):
+    """A logits processor, last in generate's list, that keeps each step's `width` highest processed log-probs (and
+    their tokens) of every beam row: beam search keeps the top max(2, 1 + eos tokens) x k of all rows' running score
+    plus log-prob, so a token it picks is among its own row's top that many, and the kept values are the ones
+    generate sums into the beam's score."""
+    from transformers import LogitsProcessor
+
+    class BeamTracker(LogitsProcessor):
+        def __init__(self):
+            self.values, self.tokens = [], []
+
+        def __call__(self, input_ids, scores):
+            values, tokens = scores.topk(min(width, scores.shape[-1]), dim=-1)
+            self.values.append(values)
+            self.tokens.append(tokens)
+            return scores
+
+    return BeamTracker()
+
+
+def tracked_scores(tracker, sequences, beam_indices, length_penalty: float) -> Optional[list[float]]:
+    """Each returned sequence's beam score as generate computes it (the sum of its tokens' processed log-probs over
+    its generated length ** length_penalty), from what the tracker kept and generate's beam_indices (the beam row
+    each token came from, -1 past the end); None if a token is missing from what was kept (then recompute)."""
+    import torch
+
+    steps = beam_indices.shape[1]
+    if steps == 0 or len(tracker.values) < steps:
+        return None
+    values = torch.stack(tracker.values[:steps])  # steps x rows x width
+    kept = torch.stack(tracker.tokens[:steps])
+    valid = beam_indices >= 0
+    rows = beam_indices.clamp(min=0)
+    step = torch.arange(steps, device=rows.device)[None, :]
+    tokens = sequences[:, sequences.shape[1] - steps:]  # after the decoder prompt
+    hit = kept[step, rows] == tokens[..., None]  # sequences x steps x width
+    if not bool((hit.any(-1) | ~valid).all()):
+        return None
+    logp = torch.where(hit, values[step, rows], 0.0).sum(-1)
+    total = torch.where(valid, logp, 0.0).sum(1)
+    return (total / valid.sum(1).float() ** length_penalty).tolist()
+
+
 def beam_scores(bundle: Seq2SeqModel, encoded, mask, sequences, k: int, max_new_tokens: int,
                 chunk: int = 1024) -> list[float]:
     """Each returned sequence's beam score (sum of its token log-probs over length ** length_penalty), in one
@@ -136,8 +184,15 @@ def generate_beams(bundle: Seq2SeqModel, units: Sequence[SourceText],
                    options: HfGenerateOptions) -> list[list[Candidate]]:
     """The k beam hypotheses of each unit, in beam order (best first), in the units' order."""
     import torch
+    from transformers import LogitsProcessorList
 
+    if options.beam_scores not in SCORE_SOURCES:
+        raise ValueError(f"beam_scores takes {', '.join(SCORE_SOURCES)}, got {options.beam_scores!r}")
     tokenizer, k = bundle.tokenizer, options.k
+    config, vocab_size = bundle.model.generation_config, bundle.model.config.vocab_size
+    eos = config.eos_token_id if config.eos_token_id is not None else bundle.model.config.eos_token_id
+    width = max(2, 1 + len(eos if isinstance(eos, list) else [eos] if eos is not None else [])) * k
+    length_penalty = 1.0 if config.length_penalty is None else config.length_penalty
     encoded = tokenizer([options.prefix + normalise(u.text) for u in units], truncation=True,
                         max_length=options.max_input_tokens)
     ids = encoded["input_ids"]
@@ -146,18 +201,25 @@ def generate_beams(bundle: Seq2SeqModel, units: Sequence[SourceText],
                                  options.bucket_size, options.pad_multiple):
         features = tokenizer.pad({"input_ids": [ids[i] for i in bucket]}, pad_to_multiple_of=options.pad_multiple,
                                  return_tensors="pt").to(bundle.device)
-        own_scores = score_bytes(len(bucket), k, bundle.model.config.vocab_size,
-                                 options.max_new_tokens) <= options.score_memory
+        source = options.beam_scores
+        if source == "generate" and score_bytes(len(bucket), k, vocab_size,
+                                                options.max_new_tokens) > options.score_memory:
+            source = "recompute"
+        tracker = beam_tracker(width) if source == "tracked" else None
         with torch.inference_mode():
             encoded = bundle.model.get_encoder()(**features)
             out = bundle.model.generate(**features, encoder_outputs=copy.copy(encoded),  # it expands its copy
                                         num_beams=k, num_return_sequences=k, do_sample=False,
                                         max_new_tokens=options.max_new_tokens, return_dict_in_generate=True,
-                                        output_scores=own_scores)
+                                        output_scores=source == "generate",
+                                        logits_processor=LogitsProcessorList([tracker] if tracker else []))
             sequences = out.sequences
-            if own_scores:
+            scores = None
+            if source == "generate":
                 scores = out.sequences_scores.float().tolist()
-            else:
+            elif tracker is not None:
+                scores = tracked_scores(tracker, sequences, out.beam_indices, length_penalty)
+            if scores is None:
                 scores = beam_scores(bundle, encoded, features["attention_mask"], sequences, k,
                                      options.max_new_tokens)
         texts = tokenizer.batch_decode(sequences, skip_special_tokens=True)
