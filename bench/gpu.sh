@@ -9,18 +9,19 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PY=${PY:-python3}
 SITE=${ENTAILGEN_SITE:-/tmp/entailgen-site}
 mkdir -p "$SITE/lib"
-if compgen -G "$ROOT/.whl/*.whl" >/dev/null; then
-  "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" "$ROOT"/.whl/*.whl \
-    || echo "bench/gpu.sh: installing .whl/ failed; going on with what the node has" >&2
-fi
+for wheel in "$ROOT"/.whl/*.whl; do  # one at a time: a wheel that does not fit this Python costs only itself
+  [ -e "$wheel" ] || continue
+  "$PY" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$SITE" "$wheel" \
+    || echo "bench/gpu.sh: $(basename "$wheel") not installed; going on with what the node has" >&2
+done
 ln -sfn "$ROOT" "$SITE/entailgen"
 export PYTHONPATH="$SITE${PYTHONPATH:+:$PYTHONPATH}"
 if ! ldconfig -p 2>/dev/null | grep -q 'libcublas\.so\.12 '; then
   cublas=$("$PY" - <<'PYEOF'
-import glob, os, site, sys
-roots = [p for p in sys.path if os.path.isdir(p)] + ["/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib"]
-found = sorted(f for r in roots for f in glob.glob(os.path.join(r, "**", "libcublas.so.1[0-9]*"), recursive=True)
-               if "Lt" not in os.path.basename(f))
+import glob, os, sys
+roots = [os.path.join(p, "nvidia") for p in sys.path if os.path.isdir(os.path.join(p, "nvidia"))]
+roots += ["/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib"]
+found = sorted(f for r in roots for f in glob.glob(os.path.join(r, "**", "libcublas.so.1[0-9]*"), recursive=True))
 print(found[-1] if found else "")
 PYEOF
 )
@@ -29,6 +30,10 @@ PYEOF
     export LD_LIBRARY_PATH="$SITE/lib:$(dirname "$cublas")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     echo "bench/gpu.sh: libcublas.so.12 -> $cublas" >&2
   fi
+fi
+if ! PYTHONPATH="$PYTHONPATH" "$PY" -c "import transformers" 2>/dev/null; then  # the carried one clashes here
+  echo "bench/gpu.sh: the carried transformers does not import; using the node's own" >&2
+  rm -rf "$SITE"/transformers "$SITE"/transformers-*.dist-info
 fi
 "$PY" - <<'PYEOF' >&2
 import importlib

@@ -46,6 +46,8 @@ class HfGenerateOptions:
     prefix: str = ""  # task prefix some models expect before x, e.g. "paraphrase: "
     score_memory: int = 1 << 30
     beam_scores: str = "tracked"  # tracked, generate, recompute
+    cache_implementation: Optional[str] = None  # None: generate's growing cache; "static": one allocated up front
+    compile: bool = False  # torch.compile the decoder (generate's beam search never compiles on its own)
 
 
 @dataclass
@@ -72,6 +74,9 @@ def load_seq2seq(options: HfGenerateOptions) -> Seq2SeqModel:
     tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
     model = AutoModelForSeq2SeqLM.from_pretrained(path, use_safetensors=True, trust_remote_code=False, dtype=dtype)
     model.to(device).eval()
+    if options.compile:
+        decoder = model.get_decoder()
+        decoder.forward = torch.compile(decoder.forward, dynamic=None)
     return Seq2SeqModel(model, tokenizer, device, f"hf:{options.model.rstrip('/')}")
 
 
@@ -212,6 +217,7 @@ def generate_beams(bundle: Seq2SeqModel, units: Sequence[SourceText],
                                         num_beams=k, num_return_sequences=k, do_sample=False,
                                         max_new_tokens=options.max_new_tokens, return_dict_in_generate=True,
                                         output_scores=source == "generate",
+                                        cache_implementation=options.cache_implementation,
                                         logits_processor=LogitsProcessorList([tracker] if tracker else []))
             sequences = out.sequences
             scores = None
