@@ -26,7 +26,7 @@ def test_every_section_and_figure(dry_run):
     assert generation["run"] == "done"
     assert generation["setup"]["n"] == 8 and generation["setup"]["k"] == 3
     assert generation["loop"]["sentences_per_s"] > 0
-    figures = ["hf:default", "ct2:int8", "ct2:float32", "loop_without_scores"]
+    figures = ["hf:default", "hf:recompute", "hf:static-cache", "ct2:int8", "ct2:float32", "loop_without_scores"]
     for key in figures:
         assert generation[key]["sentences_per_s"] > 0 and generation[key]["ratio_to_loop"] > 0, key
     for key in ("run", "dae:minilm-l6", "pair:minilm-l6", "dae:mpnet-base", "pair:mpnet-base"):
@@ -43,14 +43,19 @@ def test_every_section_and_figure(dry_run):
 
 
 def test_handlers_beams_are_the_loops(dry_run):
-    """fp32 on CPU: the hf handler's beams and scores are the loop's (its buckets pad differently, and recompute
-    nothing at this size); CTranslate2's float32 ones too, its scores within 1e-4; int8 keeps the top beams."""
+    """fp32 on CPU: the hf handler's beams and scores are the loop's (its buckets pad differently), with scores read
+    off the search, recomputed, or under a static cache; CTranslate2's float32 ones too, its scores within 1e-4; int8
+    keeps the top beams."""
     generation = dry_run["generation"]
     hf = generation["hf:default"]["beams"]
     assert hf == {"units": 8, "top_beam_identical": 1.0, "beams_identical": 1.0, "beam_sets_identical": 1.0,
                   "scores_compared": 24, "max_score_difference": hf["max_score_difference"],
                   "scores_within_tolerance": 1.0, "tolerance": 1e-4}
     assert hf["max_score_difference"] <= 1e-5
+    for variant in ("hf:recompute", "hf:static-cache"):  # the other score source, the fixed-size KV cache
+        beams = generation[variant]["beams"]
+        assert (beams["beams_identical"], beams["scores_compared"], beams["scores_within_tolerance"]) == (1.0, 24, 1.0)
+    assert generation["hf:static-cache+compile"] == {"skipped": "dry run: compiling takes minutes on a CPU"}
     ct2 = generation["ct2:float32"]["beams"]
     assert (ct2["beams_identical"], ct2["scores_compared"], ct2["scores_within_tolerance"]) == (1.0, 24, 1.0)
     assert generation["ct2:int8"]["beams"]["top_beam_identical"] == 1.0
