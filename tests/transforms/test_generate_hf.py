@@ -166,7 +166,8 @@ def test_every_score_source_gives_generates_own_scores(model_dir, loaded, source
 def test_tracked_scores_by_hand():
     """Two sequences after a one-token decoder prompt, two steps, beam rows of width 2. Sequence 0 came from row 0
     then row 1 (tokens 5, 7: -0.5 + -1.0, over 2 tokens); sequence 1 ended after one step from row 1 (token 6: -0.25,
-    over 1 token; its second step is past the end). A token the tracker did not keep gives None (recompute)."""
+    over 1 token; its second step is past the end). A token the tracker did not keep, or no beam_indices, gives None
+    (recompute)."""
     class Kept:
         values = [torch.tensor([[-0.5, -2.0], [-0.25, -3.0]]), torch.tensor([[-0.1, -0.2], [-1.0, -4.0]])]
         tokens = [torch.tensor([[5, 6], [6, 5]]), torch.tensor([[1, 2], [7, 8]])]
@@ -176,6 +177,7 @@ def test_tracked_scores_by_hand():
     assert tracked_scores(Kept, sequences, beam_indices, 1.0) == pytest.approx([-0.75, -0.25])
     assert tracked_scores(Kept, sequences, beam_indices, 0.0) == pytest.approx([-1.5, -0.25])
     assert tracked_scores(Kept, torch.tensor([[2, 5, 9], [2, 6, 1]]), beam_indices, 1.0) is None
+    assert tracked_scores(Kept, sequences, None, 1.0) is None  # a generate that returns no beam_indices
 
 
 def test_an_unknown_score_source_is_refused(model_dir, loaded):

@@ -131,9 +131,12 @@ def beam_tracker(width: int):
 def tracked_scores(tracker, sequences, beam_indices, length_penalty: float) -> Optional[list[float]]:
     """Each returned sequence's beam score as generate computes it (the sum of its tokens' processed log-probs over
     its generated length ** length_penalty), from what the tracker kept and generate's beam_indices (the beam row
-    each token came from, -1 past the end); None if a token is missing from what was kept (then recompute)."""
+    each token came from, -1 past the end); None if a token is missing from what was kept, or generate gave no
+    beam_indices (then recompute)."""
     import torch
 
+    if beam_indices is None:
+        return None
     steps = beam_indices.shape[1]
     if steps == 0 or len(tracker.values) < steps:
         return None
