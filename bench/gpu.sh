@@ -16,6 +16,7 @@ for wheel in "$ROOT"/.whl/*.whl; do  # one at a time: a wheel that does not fit 
 done
 ln -sfn "$ROOT" "$SITE/entailgen"
 export PYTHONPATH="$SITE${PYTHONPATH:+:$PYTHONPATH}"
+export HF_HUB_OFFLINE=1 PYTHONUNBUFFERED=1  # no hub to wait for there; every line out as it is printed
 if ! ldconfig -p 2>/dev/null | grep -q 'libcublas\.so\.12 '; then
   cublas=$("$PY" - <<'PYEOF'
 import glob, os, sys
