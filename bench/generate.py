@@ -63,10 +63,13 @@ def word_tokenizer(vocab_size: int) -> PreTrainedTokenizerFast:
                                    unk_token="<unk>")
 
 
-def save_random_model(path: str, small: bool, seed: int) -> None:
-    """A randomly initialised BART and its tokenizer, saved as safetensors for the handler's real load path."""
+def save_random_model(path: str, small: bool, seed: int, init_std: float | None = None) -> None:
+    """A randomly initialised BART and its tokenizer, saved as safetensors for the handler's real load path;
+    init_std (BART's 0.02 unless given) sets how peaked its next-token distributions are."""
     torch.manual_seed(seed)
     config = bart_config(small)
+    if init_std is not None:
+        config.init_std = init_std
     BartForConditionalGeneration(config).save_pretrained(path)
     word_tokenizer(config.vocab_size).save_pretrained(path)
 
@@ -125,7 +128,8 @@ def same_beams(reference: list[list], other: list[list], tolerance: float) -> di
     diffs = []
     for a, b in zip(reference, other):
         scores = {normalise(t): s for t, s in b}
-        diffs.extend(abs(s - scores[normalise(t)]) for t, s in a if s is not None and scores.get(normalise(t)) is not None)
+        diffs.extend(abs(s - scores[normalise(t)]) for t, s in a
+                     if s is not None and scores.get(normalise(t)) is not None)
     return {"units": n, "top_beam_identical": round(top / n, 4), "beams_identical": round(ordered / n, 4),
             "beam_sets_identical": round(sets / n, 4), "scores_compared": len(diffs),
             "max_score_difference": round(max(diffs), 6) if diffs else None,

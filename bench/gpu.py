@@ -47,6 +47,7 @@ HF_VARIANTS = {"default": {}, "recompute": {"beam_scores": "recompute"}}
 # (generate's beam search never compiles by itself; the first calls compile, untimed, during the warm-up)
 HF_EXTRAS = {"static-cache": {"cache_implementation": "static"},
              "static-cache+compile": {"cache_implementation": "static", "compile": True}}
+PEAKED_STD = 0.2  # init_std of the model the beams are checked on again (generation.beams_peaked)
 RESERVE_S = 100  # seconds kept for training and scoring after generation's extras (about 60 s by estimate)
 OPTIONAL = ("ctranslate2", "apache_beam", "spacy", "pyarrow", "numpy")
 
@@ -175,7 +176,7 @@ def machine(device) -> dict:
 # ---- generation -----------------------------------------------------------------------------------------------------
 
 def generation(report: Report, args, device, work: str) -> None:
-    """The loop, each hf variant and each ct2 compute type on the same N inputs; each a rate, a ratio and a beam check."""
+    """The loop, each hf variant and each ct2 compute type on the same N inputs: a rate, a ratio and a beam check each."""
     import torch
 
     import generate as gen
@@ -252,6 +253,40 @@ def generation(report: Report, args, device, work: str) -> None:
                 return row(beams, seconds, tolerance, device=model.translator.device,
                            compute_type=model.translator.compute_type, load_s=round(load_s, 2))
             guarded(report, section, f"ct2:{compute_type}", ct2_run, need_s=loop_s)
+
+    def peaked():
+        """The beams again on a model whose next-token distributions are peaked, as a trained model's are (init_std
+        PEAKED_STD: the top token takes about 60 % at BART-base's shape, against 1 % at BART's own 0.02, where near
+        ties let any rounding pick another beam): the first --check-n inputs, each method against the loop."""
+        path_ = os.path.join(work, "bart-peaked")
+        gen.save_random_model(path_, args.dry_run, args.seed, init_std=PEAKED_STD)
+        options_ = HfGenerateOptions(**{**options.__dict__, "model": path_})
+        bundle_ = load_seq2seq(options_)
+        check = units[:args.check_n]
+        reference_ = gen.plain_loop(bundle_, check, args.k, args.max_new_tokens, args.loop_batch)
+        out: dict = {"n": len(check), "init_std": PEAKED_STD}
+        for name, fields in {**HF_VARIANTS, "static-cache": HF_EXTRAS["static-cache"]}.items():
+            variant = HfGenerateOptions(**{**options_.__dict__, **fields})
+            try:
+                out[f"hf:{name}"] = gen.same_beams(reference_, gen.in_batches(
+                    lambda b: generate_beams(bundle_, b, variant), check, args.handler_batch), hf_tolerance)
+            except Exception as exc:  # noqa: BLE001 (recorded; the other methods go on)
+                out[f"hf:{name}"] = {"error": error_of(exc)}
+        for compute_type in ([] if missing("ctranslate2") else args.ct2_compute_type):
+            from entailgen.transforms.generate.ct2_core import Ct2GenerateOptions, load_ct2, translate_beams
+
+            try:
+                ct2_options = Ct2GenerateOptions(model=path_, k=args.k, max_new_tokens=args.max_new_tokens,
+                                                 compute_type=compute_type, device=device.type,
+                                                 cache_dir=os.path.join(work, "ct2"))
+                model = load_ct2(ct2_options)
+                tolerance = TOLERANCE["int8" if compute_type.startswith("int8") else compute_type]
+                out[f"ct2:{compute_type}"] = gen.same_beams(reference_, gen.in_batches(
+                    lambda b: translate_beams(model, b, ct2_options), check, args.handler_batch), tolerance)
+            except Exception as exc:  # noqa: BLE001
+                out[f"ct2:{compute_type}"] = {"error": error_of(exc)}
+        return out
+    guarded(report, section, "beams_peaked", peaked, need_s=5 if args.dry_run else 60)
 
     def bare():
         beams, seconds = timed_run(loop(False), "loop without scores")
@@ -468,14 +503,16 @@ def parse_args(argv=None):
     parser.add_argument("--warmup", type=int, default=None, help="inputs each method generates untimed first (2048)")
     parser.add_argument("--ct2-compute-type", nargs="*", default=None,
                         help="(default float16 bfloat16 int8_float16 on cuda; int8 float32 on cpu)")
+    parser.add_argument("--check-n", type=int, default=None,
+                        help="inputs whose beams are checked again on a peaked model (default 1024; dry run 8)")
     parser.add_argument("--train-rows", type=int, default=None, help="training rows per task (default 4096)")
     parser.add_argument("--score-rows", type=int, default=None, help="scored documents (default 256)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     full = dict(budget_s=420, n=20000, k=10, max_new_tokens=24, loop_batch=512, handler_batch=4096, warmup=2048,
-                train_rows=4096, score_rows=256)
-    dry = dict(budget_s=900, n=8, k=3, max_new_tokens=6, loop_batch=4, handler_batch=8, warmup=4, train_rows=48,
-               score_rows=16)
+                check_n=1024, train_rows=4096, score_rows=256)
+    dry = dict(budget_s=900, n=8, k=3, max_new_tokens=6, loop_batch=4, handler_batch=8, warmup=4, check_n=8,
+               train_rows=48, score_rows=16)
     for key, value in (dry if args.dry_run else full).items():
         if getattr(args, key) is None:
             setattr(args, key, value)

@@ -56,6 +56,10 @@ def test_handlers_beams_are_the_loops(dry_run):
         beams = generation[variant]["beams"]
         assert (beams["beams_identical"], beams["scores_compared"], beams["scores_within_tolerance"]) == (1.0, 24, 1.0)
     assert generation["hf:static-cache+compile"] == {"skipped": "dry run: compiling takes minutes on a CPU"}
+    peaked = generation["beams_peaked"]  # again on a model of peaked distributions
+    assert (peaked["n"], peaked["init_std"]) == (8, 0.2)
+    for key in ("hf:default", "hf:recompute", "hf:static-cache", "ct2:float32"):
+        assert (peaked[key]["beams_identical"], peaked[key]["scores_within_tolerance"]) == (1.0, 1.0), key
     ct2 = generation["ct2:float32"]["beams"]
     assert (ct2["beams_identical"], ct2["scores_compared"], ct2["scores_within_tolerance"]) == (1.0, 24, 1.0)
     assert generation["ct2:int8"]["beams"]["top_beam_identical"] == 1.0
