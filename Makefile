@@ -11,7 +11,7 @@ APT_PACKAGES := apertium apertium-eng-spa apertium-eng-cat apertium-en-gl wordne
                 chromium chromium-driver
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: setup sample test bench clean
+.PHONY: setup sample test bench bench-gpu bench-gpu-wheels clean
 
 setup: $(VENV)/.installed
 
@@ -39,6 +39,19 @@ test: setup
 
 bench: setup
 	$(PY) bench/parse_speed.py
+
+# every GPU figure from one call (bench/gpu.py; JSON in $$OUT/bench-gpu.json, else out/bench-gpu.json). No setup: a GPU
+# node has no venv and no network; bench/gpu.sh installs the wheels carried in .whl/ (make bench-gpu-wheels, here).
+bench-gpu:
+	PY=$(if $(wildcard $(PY)),$(PY),python3) bash bench/gpu.sh $(BENCH_GPU_FLAGS)
+
+# the wheels a GPU node lacks (CTranslate2, the pinned transformers), for its Python 3.12, into .whl/ (carry it)
+bench-gpu-wheels:
+	rm -rf .whl && mkdir -p .whl
+	python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+	  --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 \
+	  --platform manylinux2014_x86_64 -d .whl ctranslate2==4.8.5 transformers==5.23.0
+	@du -sh .whl
 
 clean:
 	rm -rf out build *.egg-info

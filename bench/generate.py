@@ -30,11 +30,12 @@ from tokenizers import Tokenizer, models, pre_tokenizers, processors
 from transformers import BartConfig, BartForConditionalGeneration, PreTrainedTokenizerFast
 
 from entailgen.schemas.sources import SourceText
-from entailgen.transforms.generate.hf import HfGenerateOptions, Seq2SeqBeamHandler
+from entailgen.transforms.generate.hf_core import HfGenerateOptions, generate_beams, load_seq2seq
+from entailgen.transforms.generate.rank import normalise
 
 try:
     import ctranslate2
-    from entailgen.transforms.generate.ct2 import Ct2BeamHandler, Ct2GenerateOptions
+    from entailgen.transforms.generate.ct2_core import Ct2GenerateOptions, load_ct2, translate_beams
 except ImportError:  # the ct2 rows are skipped
     ctranslate2 = None
 
@@ -62,10 +63,13 @@ def word_tokenizer(vocab_size: int) -> PreTrainedTokenizerFast:
                                    unk_token="<unk>")
 
 
-def save_random_model(path: str, small: bool, seed: int) -> None:
-    """A randomly initialised BART and its tokenizer, saved as safetensors for the handler's real load path."""
+def save_random_model(path: str, small: bool, seed: int, init_std: float | None = None) -> None:
+    """A randomly initialised BART and its tokenizer, saved as safetensors for the handler's real load path;
+    init_std (BART's 0.02 unless given) sets how peaked its next-token distributions are."""
     torch.manual_seed(seed)
     config = bart_config(small)
+    if init_std is not None:
+        config.init_std = init_std
     BartForConditionalGeneration(config).save_pretrained(path)
     word_tokenizer(config.vocab_size).save_pretrained(path)
 
@@ -83,10 +87,11 @@ def sync(device) -> None:
         torch.cuda.synchronize()
 
 
-def plain_loop(bundle, units, k: int, max_new_tokens: int, batch_size: int, scores: bool = True) -> int:
+def plain_loop(bundle, units, k: int, max_new_tokens: int, batch_size: int, scores: bool = True) -> list[list]:
     """The baseline: fixed-size batches in input order, padded to their longest, generated and decoded, with the
-    beam scores the pipeline keeps (generate's output_scores) unless scores=False."""
-    produced = 0
+    beam scores the pipeline keeps (generate's output_scores) unless scores=False; each unit's k (text, score)
+    beams, best first (score None without scores)."""
+    beams = []
     for start in range(0, len(units), batch_size):
         texts = [u.text for u in units[start:start + batch_size]]
         features = bundle.tokenizer(texts, padding=True, return_tensors="pt").to(bundle.device)
@@ -94,16 +99,42 @@ def plain_loop(bundle, units, k: int, max_new_tokens: int, batch_size: int, scor
             out = bundle.model.generate(**features, num_beams=k, num_return_sequences=k, do_sample=False,
                                         max_new_tokens=max_new_tokens, output_scores=scores,
                                         return_dict_in_generate=True)
-        produced += len(bundle.tokenizer.batch_decode(out.sequences, skip_special_tokens=True))
-        if scores:
-            out.sequences_scores.float().tolist()
-    return produced
+        decoded = bundle.tokenizer.batch_decode(out.sequences, skip_special_tokens=True)
+        values = out.sequences_scores.float().tolist() if scores else [None] * len(decoded)
+        beams.extend(list(zip(decoded[i:i + k], values[i:i + k])) for i in range(0, len(decoded), k))
+    return beams
 
 
-def with_handler(handler, bundle, units, batch_size: int) -> int:
-    """The handler, fed RunInference-sized batches in input order (it sorts and buckets inside)."""
-    return sum(len(beam) for start in range(0, len(units), batch_size)
-               for beam in handler.run_inference(units[start:start + batch_size], bundle))
+def in_batches(search, units, batch_size: int) -> list[list]:
+    """A handler's search (units -> their beams of Candidate) fed RunInference-sized batches in input order (it sorts
+    and buckets inside); each unit's beams as (text, score), best first."""
+    return [[(c.text, c.score) for c in beam] for start in range(0, len(units), batch_size)
+            for beam in search(units[start:start + batch_size])]
+
+
+def produced(beams: list[list]) -> int:
+    return sum(len(beam) for beam in beams)
+
+
+def same_beams(reference: list[list], other: list[list], tolerance: float) -> dict:
+    """How far a handler's beams are from the loop's, unit by unit: the share with the same top beam, the same beams
+    in the same order, the same set of beams; over beams of the same text, the largest score difference and the
+    share within tolerance."""
+    n = len(reference)
+    texts = lambda beam: [normalise(t) for t, _ in beam]  # noqa: E731 (the handler normalises its outputs)
+    top = sum(texts(a)[:1] == texts(b)[:1] for a, b in zip(reference, other))
+    ordered = sum(texts(a) == texts(b) for a, b in zip(reference, other))
+    sets = sum(set(texts(a)) == set(texts(b)) for a, b in zip(reference, other))
+    diffs = []
+    for a, b in zip(reference, other):
+        scores = {normalise(t): s for t, s in b}
+        diffs.extend(abs(s - scores[normalise(t)]) for t, s in a
+                     if s is not None and scores.get(normalise(t)) is not None)
+    return {"units": n, "top_beam_identical": round(top / n, 4), "beams_identical": round(ordered / n, 4),
+            "beam_sets_identical": round(sets / n, 4), "scores_compared": len(diffs),
+            "max_score_difference": round(max(diffs), 6) if diffs else None,
+            "scores_within_tolerance": round(sum(d <= tolerance for d in diffs) / len(diffs), 4) if diffs else None,
+            "tolerance": tolerance}
 
 
 def timed(fn, device):
@@ -147,11 +178,10 @@ def main(argv=None) -> None:
 
 def run(args, path: str) -> None:
     save_random_model(path, args.small, args.seed)
-    handlers = [Seq2SeqBeamHandler(HfGenerateOptions(model=path, k=args.k, max_new_tokens=args.max_new_tokens,
-                                                     batch_tokens=budget, bucket_size=size, device=args.device,
-                                                     max_batch_size=args.handler_batch))
-                for budget in args.batch_tokens for size in args.bucket_size]
-    bundle = handlers[0].load_model()
+    hf_options = [HfGenerateOptions(model=path, k=args.k, max_new_tokens=args.max_new_tokens, batch_tokens=budget,
+                                    bucket_size=size, device=args.device, max_batch_size=args.handler_batch)
+                  for budget in args.batch_tokens for size in args.bucket_size]
+    bundle = load_seq2seq(hf_options[0])
     units = sentences(args.n, bundle.model.config.vocab_size, args.seed)
     device = bundle.device
 
@@ -160,7 +190,7 @@ def run(args, path: str) -> None:
 
     base_out, base_s = timed(lambda: plain_loop(bundle, units, args.k, args.max_new_tokens, args.baseline_batch),
                              device)
-    assert base_out == args.n * args.k, base_out
+    assert produced(base_out) == args.n * args.k, produced(base_out)
     machine = torch.cuda.get_device_name(device) if device.type == "cuda" else f"CPU ({platform.processor() or 'cpu'})"
     base_rate = args.n / base_s
     print(f"machine: {machine}; torch {torch.__version__}; transformers {transformers.__version__}; "
@@ -173,56 +203,58 @@ def run(args, path: str) -> None:
     bare_out, bare_s = timed(lambda: plain_loop(bundle, units, args.k, args.max_new_tokens, args.baseline_batch,
                                                 scores=False), device)
     print(f"reference, the same loop without scores: {args.n / bare_s:.1f} sentences/s ({bare_s:.1f} s)", flush=True)
-    for handler in handlers:
-        with_handler(handler, bundle, warmup, args.handler_batch)
+    for options in hf_options:
+        search = lambda batch: generate_beams(bundle, batch, options)  # noqa: E731
+        in_batches(search, warmup, args.handler_batch)
         try:
-            ours_out, ours_s = timed(lambda: with_handler(handler, bundle, units, args.handler_batch), device)
+            ours_out, ours_s = timed(lambda: in_batches(search, units, args.handler_batch), device)
         except torch.OutOfMemoryError:
-            print(f"Seq2SeqBeamHandler (budget {handler.options.batch_tokens} tokens, buckets of "
-                  f"{handler.options.bucket_size}): out of GPU memory")
+            print(f"Seq2SeqBeamHandler (budget {options.batch_tokens} tokens, buckets of "
+                  f"{options.bucket_size}): out of GPU memory")
             torch.cuda.empty_cache()
             continue
-        assert ours_out == args.n * args.k, ours_out
+        assert produced(ours_out) == args.n * args.k, produced(ours_out)
         ours_rate = args.n / ours_s
-        print(f"Seq2SeqBeamHandler with beam scores (budget {handler.options.batch_tokens} tokens, buckets of "
-              f"{handler.options.bucket_size}): {ours_rate:.1f} "
+        print(f"Seq2SeqBeamHandler with beam scores (budget {options.batch_tokens} tokens, buckets of "
+              f"{options.bucket_size}): {ours_rate:.1f} "
               f"sentences/s ({ours_s:.1f} s); ratio: {ours_rate / base_rate:.2f}x "
               f"(x{ours_rate * bare_s / args.n:.2f} against the loop without scores)", flush=True)
     ct2_runs = []
     for compute_type in (args.ct2_compute_type if ctranslate2 is not None else []):
-        handler = Ct2BeamHandler(Ct2GenerateOptions(model=path, k=args.k, max_new_tokens=args.max_new_tokens,
-                                                    compute_type=compute_type, device=args.device,
-                                                    bucket_size=args.bucket_size[0],
-                                                    cache_dir=f"{path}-ct2"))
-        model = handler.load_model()  # converts once (cached), as a worker's setup does
-        with_handler(handler, model, warmup, args.handler_batch)
-        out, seconds = timed(lambda: with_handler(handler, model, units, args.handler_batch), device)
-        assert out <= args.n * args.k, out
+        options = Ct2GenerateOptions(model=path, k=args.k, max_new_tokens=args.max_new_tokens,
+                                     compute_type=compute_type, device=args.device, bucket_size=args.bucket_size[0],
+                                     cache_dir=f"{path}-ct2")
+        model = load_ct2(options)  # converts once (cached), as a worker's setup does
+        search = lambda batch, model=model, options=options: translate_beams(model, batch, options)  # noqa: E731
+        in_batches(search, warmup, args.handler_batch)
+        out, seconds = timed(lambda: in_batches(search, units, args.handler_batch), device)
+        assert produced(out) <= args.n * args.k, produced(out)
         rate = args.n / seconds
         print(f"Ct2BeamHandler ({model.translator.device}, {model.translator.compute_type}, buckets of "
-              f"{handler.options.bucket_size}): {rate:.1f} sentences/s ({seconds:.1f} s); ratio: "
+              f"{options.bucket_size}): {rate:.1f} sentences/s ({seconds:.1f} s); ratio: "
               f"{rate / base_rate:.2f}x (x{rate * bare_s / args.n:.2f} against the loop without scores)", flush=True)
-        ct2_runs.append((handler, model))
+        ct2_runs.append(search)
     shutil.rmtree(f"{path}-ct2", ignore_errors=True)
     if args.check_batching:
-        check_batching(handlers[0], bundle, units[:args.check_batching], args.seed)
-        for handler, model in ct2_runs:
-            check_batching(handler, model, units[:args.check_batching], args.seed)
+        check_batching(lambda batch: generate_beams(bundle, batch, hf_options[0]), "Seq2SeqBeamHandler",
+                       units[:args.check_batching], args.seed)
+        for search in ct2_runs:
+            check_batching(search, "Ct2BeamHandler", units[:args.check_batching], args.seed)
 
 
-def check_batching(handler, bundle, units, seed: int) -> None:
+def check_batching(search, name: str, units, seed: int) -> None:
     """How many beams (texts and scores) stay identical when the same inputs are batched differently."""
-    first = [b for start in range(0, len(units), 512) for b in handler.run_inference(units[start:start + 512], bundle)]
+    first = [b for start in range(0, len(units), 512) for b in search(units[start:start + 512])]
     order = list(range(len(units)))
     random.Random(seed + 1).shuffle(order)
     second: dict[int, list] = {}
     for start in range(0, len(order), 97):
         chunk = order[start:start + 97]
-        second.update(zip(chunk, handler.run_inference([units[i] for i in chunk], bundle)))
+        second.update(zip(chunk, search([units[i] for i in chunk])))
     texts = sum([c.text for c in first[i]] == [c.text for c in second[i]] for i in order)
     exact = sum(first[i] == second[i] for i in order)
     drift = max(abs(a.score - b.score) for i in order for a, b in zip(first[i], second[i]))
-    print(f"{type(handler).__name__} batch composition check on {len(units)} inputs: identical beam texts {texts / len(units):.1%}, "
+    print(f"{name} batch composition check on {len(units)} inputs: identical beam texts {texts / len(units):.1%}, "
           f"identical texts and scores {exact / len(units):.1%}, largest score change {drift:.2e}")
 
 

@@ -5,10 +5,10 @@ stages this package through its setup.py; a family that generates on GPU gets on
 installed, a G2 machine, and one SDK process per worker so the model is loaded once per GPU (RunInference shares it
 across the process's threads). `--dry_run=True` translates and stages the job graph but submits nothing.
 
-The ct2 generator (CTranslate2 4.8.5) on GPU needs the CUDA 12 cuBLAS runtime (libcublas.so.12, libcublasLt.so.12)
-on the worker; the driver alone is not enough. Ship it either as pip `nvidia-cublas-cu12` with its lib dir on
-LD_LIBRARY_PATH (a --requirements_file plus the container's env), or, simpler, a custom --sdk_container_image built
-FROM an nvidia/cuda:12.x-runtime image with the Beam SDK copied in. Pass --compute-type int8 to run ct2 on CPU workers.
+The ct2 generator (CTranslate2 4.8.5) on GPU needs the CUDA 12 cuBLAS runtime (libcublas.so.12) on the worker; the
+driver alone is not enough. runners/dataflow-gpu.Dockerfile builds an image with it (and torch, spaCy's model and
+entailgen) for --sdk_container_image; docs/running-at-scale.md has its build and push. Pass --compute-type int8 to run
+ct2 on CPU workers.
 """
 from __future__ import annotations
 

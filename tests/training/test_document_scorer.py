@@ -15,6 +15,7 @@ from entailgen.training.scoring.document_scorer import DocumentScorer, EnsembleS
 from entailgen.training.scoring.scorers import PairScorer, Unscorable
 from entailgen.training.scoring.summac import (column_histogram, conv_scores, ensemble_score, load_conv, save_conv, train_conv,
                                        zs_score)
+from entailgen.transforms.parser import ParserConfig
 from trainer_fixtures import train_pair_model, write_dataset
 
 torch.set_num_threads(1)
@@ -38,6 +39,17 @@ def test_sentence_blocks_give_the_matrix_and_zs_takes_the_best_block_then_the_me
     assert scorer.matrix(DOCUMENT, SUMMARY) == [[0.9, 0.3], [0.1, 0.05], [0.2, 0.7]]
     # ZS: max over blocks per sentence (0.9, 0.7), mean over sentences -> 0.8 (a mean over blocks would give 0.375)
     assert scorer.score_documents([(DOCUMENT, SUMMARY)]) == [0.8]
+
+
+def test_a_scorer_handed_its_rows_split_never_loads_a_parser():
+    """The parser loads at the first split (bench/gpu.py scores on a GPU node without spaCy): a backend that does not
+    exist is only refused then."""
+    scorer = DocumentScorer(None, "sentence", pair_scores=stub, parser=ParserConfig(backend="nonesuch"))
+    assert scorer.split_key() == ("sentence", ParserConfig(backend="nonesuch"))
+    result = scorer.scored([(DOCUMENT, SUMMARY)], split=[([S1, S2, S3], [T1, T2])])[0]
+    assert (result["matrix"], result["score"]) == ([[0.9, 0.3], [0.1, 0.05], [0.2, 0.7]], 0.8)
+    with pytest.raises(ValueError, match="unknown parser backend 'nonesuch'"):
+        scorer.split([DOCUMENT], [SUMMARY])
 
 
 def test_a_summary_in_lower_case_is_read_in_the_case_its_document_writes():

@@ -17,7 +17,7 @@ from tiny_seq2seq import T5_SPECIALS, word_tokenizer
 
 from entailgen.schemas.sources import SourceText
 from entailgen.transforms.generate.hf import (GenerateCandidates, HfGenerateOptions, Seq2SeqBeamHandler,
-                                              length_buckets, score_bytes)
+                                              length_buckets, score_bytes, tracked_scores)
 from entailgen.transforms.generate.model_dir import copy_to_local, is_remote
 
 DEVICE = os.environ.get("ENTAILGEN_TEST_DEVICE", "cpu")
@@ -149,14 +149,41 @@ def test_remote_model_dirs_are_copied_locally_first(tmp_path, model_dir):
         assert a.read() == b.read()
 
 
-def test_recomputed_scores_equal_generates_own_when_a_bucket_exceeds_score_memory(model_dir, loaded):
-    handler, bundle = loaded  # default score_memory: these tiny buckets take generate's own sequences_scores
-    recompute = Seq2SeqBeamHandler(options(model_dir, score_memory=0))  # every bucket over budget: one scoring pass
-    own, again = list(handler.run_inference(UNITS, bundle)), list(recompute.run_inference(UNITS, bundle))
+@pytest.mark.parametrize("source", [dict(beam_scores="recompute"), dict(beam_scores="generate", score_memory=0),
+                                    dict(beam_scores="tracked")], ids=["recompute", "over-score-memory", "tracked"])
+def test_every_score_source_gives_generates_own_scores(model_dir, loaded, source):
+    """generate's output_scores (these tiny buckets fit score_memory) against the teacher-forced pass (asked for, or a
+    bucket over score_memory) and the scores read off the search (the default)."""
+    _, bundle = loaded
+    own = list(Seq2SeqBeamHandler(options(model_dir, beam_scores="generate")).run_inference(UNITS, bundle))
+    again = list(Seq2SeqBeamHandler(options(model_dir, **source)).run_inference(UNITS, bundle))
     assert [[c.text for c in b] for b in again] == [[c.text for c in b] for b in own]
     assert [c.score for b in again for c in b] == pytest.approx([c.score for b in own for c in b],
                                                                 abs=1e-4 if DEVICE == "cpu" else 5e-2)
     assert score_bytes(2, 10, 50265, 24) == 2 * 10 * 50265 * 4 * 24
+
+
+def test_tracked_scores_by_hand():
+    """Two sequences after a one-token decoder prompt, two steps, beam rows of width 2. Sequence 0 came from row 0
+    then row 1 (tokens 5, 7: -0.5 + -1.0, over 2 tokens); sequence 1 ended after one step from row 1 (token 6: -0.25,
+    over 1 token; its second step is past the end). A token the tracker did not keep, or no beam_indices, gives None
+    (recompute)."""
+    class Kept:
+        values = [torch.tensor([[-0.5, -2.0], [-0.25, -3.0]]), torch.tensor([[-0.1, -0.2], [-1.0, -4.0]])]
+        tokens = [torch.tensor([[5, 6], [6, 5]]), torch.tensor([[1, 2], [7, 8]])]
+
+    sequences = torch.tensor([[2, 5, 7], [2, 6, 1]])
+    beam_indices = torch.tensor([[0, 1], [1, -1]])
+    assert tracked_scores(Kept, sequences, beam_indices, 1.0) == pytest.approx([-0.75, -0.25])
+    assert tracked_scores(Kept, sequences, beam_indices, 0.0) == pytest.approx([-1.5, -0.25])
+    assert tracked_scores(Kept, torch.tensor([[2, 5, 9], [2, 6, 1]]), beam_indices, 1.0) is None
+    assert tracked_scores(Kept, sequences, None, 1.0) is None  # a generate that returns no beam_indices
+
+
+def test_an_unknown_score_source_is_refused(model_dir, loaded):
+    _, bundle = loaded
+    with pytest.raises(ValueError, match="beam_scores takes tracked, generate, recompute, got 'mine'"):
+        Seq2SeqBeamHandler(options(model_dir, beam_scores="mine")).run_inference(UNITS, bundle)
 
 
 def test_recomputed_scores_count_the_tokens_generate_forces_as_zero(tmp_path):
@@ -165,11 +192,12 @@ def test_recomputed_scores_count_the_tokens_generate_forces_as_zero(tmp_path):
     model, tokenizer = tiny_seq2seq.tiny_bart(forced_eos_token_id=2)
     model.generation_config.forced_bos_token_id = 0
     path = str(tiny_seq2seq.saved(tmp_path, model, tokenizer))
-    own = Seq2SeqBeamHandler(options(path))
-    again = Seq2SeqBeamHandler(options(path, score_memory=0))
+    own = Seq2SeqBeamHandler(options(path, beam_scores="generate"))
     bundle = own.load_model()
-    a, b = list(own.run_inference(UNITS, bundle)), list(again.run_inference(UNITS, bundle))
-    assert [[c.text for c in x] for x in b] == [[c.text for c in x] for x in a]
+    a = list(own.run_inference(UNITS, bundle))
     assert max(len(c.text.split()) for x in a for c in x) == 3  # 5 tokens: <s>, 3 words, the forced </s>
-    assert [c.score for x in b for c in x] == pytest.approx([c.score for x in a for c in x],
-                                                            abs=1e-4 if DEVICE == "cpu" else 5e-2)
+    for source in ("recompute", "tracked"):
+        b = list(Seq2SeqBeamHandler(options(path, beam_scores=source)).run_inference(UNITS, bundle))
+        assert [[c.text for c in x] for x in b] == [[c.text for c in x] for x in a]
+        assert [c.score for x in b for c in x] == pytest.approx([c.score for x in a for c in x],
+                                                                abs=1e-4 if DEVICE == "cpu" else 5e-2), source

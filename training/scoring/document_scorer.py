@@ -8,6 +8,7 @@ score a row together by the mean of their log-odds. Plain torch: no Beam here.
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
 from dataclasses import asdict, dataclass
@@ -109,8 +110,14 @@ class DocumentScorer(RowScorer):
         if conv_dir is not None:
             self.head, conv_meta = load_conv(conv_dir, model_dir)
             self.bins = int(conv_meta["bins"])
-        self.parser = Parser(parser)
+        self.parser_config = parser
         self.parsed: dict = {}  # paragraph -> its tokens, the latest PARSED_KEPT kept across calls
+
+    @functools.cached_property
+    def parser(self) -> Parser:
+        """The parser, loaded at the first split: an ensemble's members after the first (given the first's split) and
+        a caller that hands over its rows' split (bench/gpu.py, where spaCy is absent) never load one."""
+        return Parser(self.parser_config)
 
     def split(self, documents: Sequence[str], summaries: Sequence[str]) -> list[tuple[list[str], list[str]]]:
         """(blocks, summary sentences) per row, with one parser pass over every distinct paragraph not parsed by an
@@ -133,7 +140,7 @@ class DocumentScorer(RowScorer):
 
     def split_key(self) -> tuple:
         """What split() depends on: scorers with the same key split rows alike (an ensemble splits once)."""
-        return self.granularity, self.parser.config
+        return self.granularity, self.parser_config
 
     def scored(self, rows: Sequence[tuple[str, str]], split: Optional[list] = None) -> list:
         """Per (document, summary): {blocks, summary_sentences, matrix, sentence_scores (each sentence's best block),
