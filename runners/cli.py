@@ -206,7 +206,7 @@ def not_a_dataset(folder: str) -> str:
     inside = sorted(p for depth in ("*", "*/*") for p in glob.glob(os.path.join(folder, depth)) if is_dataset(p))
     what = (f"an entailgen {kind}, not a dataset" if kind else "not an entailgen dataset (it has no manifest.json)")
     hint = (f"; the datasets in it are inputs: {', '.join(inside)}" if inside
-            else f"; give a finished dataset's folder, or files or a glob (e.g. {os.path.join(folder, '*.jsonl')})")
+            else f"; give a finished dataset's folder, or files or a glob (e.g. {os.path.join(folder, '*')})")
     return f"input {folder} is a folder but {what}{hint}"
 
 
