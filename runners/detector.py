@@ -412,7 +412,7 @@ def register(commands) -> None:
     d.add_argument("--conv-rows", type=int, default=DetectorOptions.conv_rows, metavar="N")
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--exclude-documents", nargs="+", metavar="FILE",
-                   help="benchmark files (any layout evaluate --benchmark reads): their test-cut articles stay out")
+                   help="SummaC benchmark files (evaluate --benchmark summac's layouts): their test-cut articles stay out")
     d.add_argument("--overwrite", action="store_true", help="replace a detector dir an earlier build wrote")
     d.add_argument("--quiet", action="store_true", help="no progress or summary, only the detector dir")
     d.set_defaults(handler=_detector)
