@@ -321,7 +321,9 @@ def write_card(folder: str, meta: dict) -> None:
     r = meta["recipe"]
     lines = ["# entailgen detector", "",
              f"Built by `entailgen detector` from {meta['documents']['kept']} documents "
-             f"({meta['documents']['excluded']} left out as test-cut articles of --exclude-documents files).", "",
+             f"({meta['documents']['excluded']} left out as test-cut articles of --exclude-documents files, "
+             f"{meta['documents']['repeated']} repeated ones kept once, {meta['documents']['dead_letters']} dead "
+             "letters in `dead_letters.jsonl`).", "",
              f"A row's score: the {r['join']}.", "", "| member | model dir | training rows | dataset manifest sha256 |",
              "|---|---|---|---|"]
     lines += [f"| {m['name']} | `{m['dir']}` | {m['rows'].get('train', {}).get('used', '')} | "
