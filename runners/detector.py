@@ -63,7 +63,7 @@ class DetectorOptions:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
 
 
-@dataclass
+@dataclass(frozen=True)
 class ReadDocuments:
     """The detector's documents as `run claims` reads them: the kept units' claims-family JSON lines by input file
     name, the reader's dead letters (naming the user's file and line) and the counts said to the user."""
@@ -180,7 +180,8 @@ def command(*argv: str) -> None:
 def recipe_of(inputs: Sequence[str], options: DetectorOptions) -> dict:
     """What the build is made from: the options and every input's and excluded file's sha256 (a resumed build must
     be the same recipe)."""
-    recipe = {"options": asdict(options), "inputs": [fingerprint(p)["sha256"] for p in inputs],
+    recipe = {"layout": 2,  # 2: inputs read as `run claims` reads them, into inputs/ (an older build starts over)
+              "options": asdict(options), "inputs": [fingerprint(p)["sha256"] for p in inputs],
               "exclude_documents": [fingerprint(p)["sha256"] for p in options.exclude_documents]}
     return json.loads(json.dumps(recipe))  # as the marker reads back (a tuple as a list)
 
