@@ -388,7 +388,7 @@ def datasets(root: str, rows: int, seed: int) -> dict:
 def training(report: Report, args, device, work: str) -> dict:
     """fit() for one epoch per (encoder shape, task): examples/s as train.json counts them (reading, featurising
     and steps; not loading, not the dev pass). Returns the pair model dirs, which the scoring section scores with."""
-    from entailgen.training.trainer import TrainOptions, fit
+    from entailgen.training.fitting.trainer import TrainOptions, fit
 
     data = datasets(os.path.join(work, "data"), args.train_rows, args.seed)
     report.put("training", "setup", {"rows": args.train_rows, "epochs": 1, "batch_size": 32,
@@ -435,7 +435,7 @@ def regex_split(rows) -> list[tuple[list[str], list[str]]]:
 
 @contextlib.contextmanager
 def pure_fp32():
-    """The models' forward without its bf16 autocast on cuda (training.models.autocast), to time what bf16 buys."""
+    """The models' forward without its bf16 autocast on cuda (training.fitting.models.autocast), to time what bf16 buys."""
     import torch
 
     from entailgen.training import models
@@ -451,7 +451,7 @@ def pure_fp32():
 def scoring(report: Report, args, device, models: dict) -> None:
     """DocumentScorer rows/s per pair model, fp32 and bf16 (cuda; on cpu fp32 only), 32 rows a call as `evaluate
     --benchmark` scores; the split (spaCy's where installed, else regex_split) made before the clock starts."""
-    from entailgen.training.document_scorer import DocumentScorer
+    from entailgen.training.scoring.document_scorer import DocumentScorer
 
     rows = documents(args.score_rows, args.seed)
     spacy_why = missing("spacy")

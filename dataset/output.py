@@ -22,6 +22,9 @@ LOCK = ".entailgen-lock"  # suffix of the file beside output that its one writer
 TRAIN_JSON = "train.json"  # what `entailgen train` writes into a model dir (training.fitting.trainer.TRAIN_JSON, without torch)
 CONV_JSON = "conv.json"  # what `entailgen train-conv` writes into a Conv head's dir (training.scoring.summac.CONV_CONFIG)
 DETECTOR_JSON = "detector.json"  # what `entailgen detector` writes last into a detector dir (training.scoring.detector)
+CHECKSUMS_JSON = "checksums.json"  # a model dir's list of its model files (training.fitting.checkpoint.CHECKSUMS)
+OLD_MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json")  # before checksums
+CONV_FILES = (CONV_JSON, "conv.safetensors")  # a Conv head's files (training.scoring.summac.CONV_CONFIG, CONV_WEIGHTS)
 BUILD_FOLDER, MODEL_DIR, CONV_HEAD = "build folder", "model dir", "Conv head"  # kinds of output (and dataset_kind)
 DETECTOR = "detector dir"  # `entailgen detector`'s output: its stages are built inside its own build folder
 
@@ -108,25 +111,67 @@ def check_not_inside_entailgen(output: str) -> None:
             raise OutputError(f"--output {output} is inside the entailgen {kind} {folder}; write it somewhere else")
 
 
-def unlisted_files(dataset: str, files: Sequence[str]) -> list[str]:
-    """Of a dataset's files (files_under), those its manifest does not list (nor its run.json, card and report): not
-    entailgen's to delete."""
-    manifest = _json(join_path(dataset, MANIFEST))
-    manifest = manifest if isinstance(manifest, dict) else {}
-    listed = {MANIFEST, RUN_INFO, CARD, REPORT, MARKER}
-    for entry in [*manifest.get("shards", []), manifest.get("dead_letters") or {}, *manifest.get("exports", [])]:
-        if isinstance(entry, dict) and isinstance(entry.get("path"), str):
-            listed.add(entry["path"])
-    root = join_path(dataset, "-")[:-1]  # the prefix its files' paths start with: 'out/', 'gs://b/out/'
+def own_files(folder: str, kind: str) -> set[str]:
+    """The files (relative paths) entailgen wrote into an output of a `kind`, by what that output lists: a dataset's
+    manifest (and its run.json, card and report), a model dir's checksums.json (and its train.json and card), a Conv
+    head's two files, a detector dir's detector.json. Nothing else under it is entailgen's to delete: a model's
+    eval/ reports are the old model's results, kept as a user's file is."""
+    if kind.endswith(" dataset"):
+        manifest = _mark(folder, MANIFEST)
+        listed = {MANIFEST, RUN_INFO, CARD, REPORT}
+        entries = [*manifest.get("shards", []), manifest.get("dead_letters") or {}, *manifest.get("exports", [])]
+        listed.update(e["path"] for e in entries if isinstance(e, dict) and isinstance(e.get("path"), str))
+    elif kind == MODEL_DIR:
+        checksums = _mark(folder, CHECKSUMS_JSON)
+        listed = {CHECKSUMS_JSON, TRAIN_JSON, CARD, *(checksums.keys() if checksums else OLD_MODEL_FILES)}
+    elif kind == DETECTOR:
+        files = _mark(folder, DETECTOR_JSON).get("files")
+        listed = {DETECTOR_JSON, *(f for f in files if isinstance(f, str))} if isinstance(files, list) else set()
+    else:
+        listed = set(CONV_FILES) if kind == CONV_HEAD else set()
+    return listed | {MARKER}
+
+
+def unlisted_files(output: str, files: Sequence[str], kind: str) -> list[str]:
+    """Of an output's files (files_under), those entailgen did not write as the `kind` it is (own_files), relative."""
+    listed = own_files(output, kind)
+    root = join_path(output, "-")[:-1]  # the prefix its files' paths start with: 'out/', 'gs://b/out/'
     relative = [path[len(root):].replace(os.sep, "/") for path in files]
     return [path for path in relative if path not in listed]
+
+
+def _not_entailgens(output: str, kind: str, path: str) -> str:
+    """Why --overwrite refuses an output holding a file entailgen did not write as that output."""
+    what = ("an evaluation of the model it replaces" if path.split("/")[-2:-1] == ["eval"] else
+            f"which the manifest of {output} does not list" if kind.endswith(" dataset") else
+            f"which entailgen did not write as the {kind} {output}")
+    return (f"--overwrite would delete {join_path(output, path)}, {what}; move it out first (entailgen deletes only "
+            "its own files)")
+
+
+def interrupted_build(output: str, kind: str) -> Optional[str]:
+    """Why a job writing a `kind` must leave the build folder beside output alone, or None: one that is not
+    entailgen's, or a resumable build (a detector's, with its trained stages) of another kind, which only a rerun of
+    that build may resume or restart."""
+    partial = sibling(output, PARTIAL)
+    if not FileSystems.exists(partial):
+        return None
+    if not FileSystems.exists(join_path(partial, MARKER)):
+        return f"{partial} is in the way of the build folder and is not entailgen's; move it"
+    marker = _json(join_path(partial, MARKER)) or {}
+    built = marker.get("kind")
+    if "recipe" in marker and built != kind:
+        return (f"{partial} holds an interrupted build of an entailgen {built}, which a rerun of that build resumes; "
+                f"write the {kind} somewhere else (or delete {partial} to give that build up)")
+    return None
 
 
 def check_output(output: str, kind: str, inputs: Sequence[str] = (), overwrite: bool = False) -> None:
     """Refuse (OutputError) an output a job writing a `kind` ('dae dataset', 'scores dataset', 'model dir', 'Conv
     head') must not write: a file, a folder of someone else's files, an entailgen output of another kind (even with
-    --overwrite), one of its own kind without --overwrite or holding files its manifest does not list, a folder inside
-    an entailgen output, or a folder holding one of the job's inputs."""
+    --overwrite), one of its own kind without --overwrite or holding files entailgen did not write (own_files), a folder
+    inside an entailgen output, a folder holding one of the job's inputs, or one beside an interrupted build of another
+    kind (interrupted_build)."""
     if _is_file(output):
         raise OutputError(f"--output is a file, not a directory: {output}")
     check_not_inside_entailgen(output)
@@ -152,10 +197,9 @@ def check_output(output: str, kind: str, inputs: Sequence[str] = (), overwrite: 
                           f"{kind} (choose another --output)")
     elif found is not None and not overwrite:
         raise OutputError(f"output directory holds an entailgen {found}: {output} (pass --overwrite to replace it)")
-    unlisted = unlisted_files(output, held) if found is not None and found.endswith(" dataset") else []
+    unlisted = unlisted_files(output, held, found) if found not in (None, BUILD_FOLDER) else []
     if unlisted:
-        raise OutputError(f"--overwrite would delete {join_path(output, unlisted[0])}, which the manifest of {output} "
-                          "does not list; move it out first (entailgen deletes only its own files)")
-    partial = sibling(output, PARTIAL)
-    if FileSystems.exists(partial) and not FileSystems.exists(join_path(partial, MARKER)):
-        raise OutputError(f"{partial} is in the way of the build folder and is not entailgen's; move it")
+        raise OutputError(_not_entailgens(output, found, unlisted[0]))
+    interrupted = interrupted_build(output, kind)
+    if interrupted:
+        raise OutputError(interrupted)

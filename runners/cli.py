@@ -184,10 +184,17 @@ def expand_inputs(patterns: list[str]) -> list[str]:
             paths.append(pattern.rstrip("/"))
             continue
         if _local(pattern) and os.path.isdir(pattern):
-            raise UsageError(f"input is a directory: {pattern} (give files or a glob, e.g. {os.path.join(pattern, '*')})")
+            raise UsageError(not_a_dataset(pattern))
         matches = sorted(m.path for r in FileSystems.match([pattern]) for m in r.metadata_list)
+        if not matches and _local(pattern):  # a glob of dataset folders (the files of a glob are matched above)
+            matches = sorted(p.rstrip("/") for p in glob.glob(pattern) if is_dataset(p))
         if not matches:
             raise UsageError(f"input not found: {pattern}")
+        globbed = next((p for p in matches if glob.has_magic(pattern) and _dataset_file(p)), None)
+        if globbed:
+            folder = globbed.rsplit("/", 1)[0]
+            raise UsageError(f"{pattern} matches {globbed}, a file of the entailgen dataset {folder}; give the "
+                             f"dataset's folder (--input {folder}): its rows are read through its manifest")
         paths.extend(matches)
     for path in paths:
         if _local(path) and not is_dataset(path):
@@ -203,6 +210,30 @@ def expand_inputs(patterns: list[str]) -> list[str]:
     if duplicates:
         raise UsageError(f"inputs must have distinct file names (they name the sources): {', '.join(duplicates)}")
     return paths
+
+
+def _dataset_file(path: str) -> bool:
+    """Whether a path is a dataset's own manifest, run.json, card or report (not an export a family may read)."""
+    from apache_beam.io.filesystems import FileSystems
+
+    from entailgen.dataset.manifest import is_dataset
+
+    folder, name = FileSystems.split(path)
+    return name in ("manifest.json", "run.json", "README.md", "report.html") and is_dataset(folder)
+
+
+def not_a_dataset(folder: str) -> str:
+    """Why a folder given as --input is refused: it is not a finished dataset (no manifest.json), and what it is:
+    another entailgen output, or a folder holding datasets, each of which is an input."""
+    from entailgen.dataset.manifest import is_dataset
+    from entailgen.dataset.output import entailgen_folder
+
+    kind = entailgen_folder(folder)
+    inside = sorted(p for depth in ("*", "*/*") for p in glob.glob(os.path.join(folder, depth)) if is_dataset(p))
+    what = (f"an entailgen {kind}, not a dataset" if kind else "not an entailgen dataset (it has no manifest.json)")
+    hint = (f"; the datasets in it are inputs: {', '.join(inside)}" if inside
+            else f"; give a finished dataset's folder, or files or a glob (e.g. {os.path.join(folder, '*')})")
+    return f"input {folder} is a folder but {what}{hint}"
 
 
 def _parser_config(args, family, options):
@@ -321,9 +352,10 @@ def _negative_values_attached(argv: list[str]) -> list[str]:
     return out
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: Optional[list[str]] = None, *, stage: bool = False) -> int:
     """Entry point of the `entailgen` console script: one line and exit 2 for a usage error or an OSError (a read-only
-    output, a full disk), 130 for Ctrl-C."""
+    output, a full disk), 130 for Ctrl-C; a stage of another command (`detector`) raises Ctrl-C to it, which says it
+    once."""
     argv = _negative_values_attached(sys.argv[1:] if argv is None else list(argv))
     try:
         args, rest = make_parser(_command(argv)).parse_known_args(argv)
@@ -344,6 +376,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"entailgen: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        if stage:
+            raise
         print("entailgen: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `entailgen schema X | head`: the reader left; say nothing more

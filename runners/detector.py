@@ -8,24 +8,36 @@ again with the same recipe keeps the stages that finished and rebuilds the one t
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import random
 import re
+import shutil
 import sys
 from dataclasses import asdict, dataclass
 from typing import Callable, Optional, Sequence
 
 from entailgen.dataset.manifest import fingerprint
-from entailgen.dataset.output import DETECTOR, OutputError, check_output
+from entailgen.dataset.output import DETECTOR, MARKER, OutputError, check_output
 from entailgen.dataset.publish import publish
+from entailgen.dataset.split import SplitConfig, assign_split
+from entailgen.pipelines import get_family
 from entailgen.runners.cli import COMMAND_HELP, UsageError, add_quiet, expand_inputs, main
-from entailgen.schemas.sources import Document, LabelledClaim
-from entailgen.transforms.io.documents import read_documents
+from entailgen.runners.inputs import check_inputs
+from entailgen.schemas.arrow import json_line
+from entailgen.schemas.records import DeadLetter
+from entailgen.schemas.sources import Document
+from entailgen.transforms.claims.blocks import document_text, paragraphs
+from entailgen.transforms.claims.claims import document_id
+from entailgen.transforms.io.read import read_file
 
 DAE_AUGMENT = "word_swap,synonym,hallucination,overlap"  # the dae stage's augmentations (bench, Makefile's sample)
 CLAIMS_MEMBER, DAE_MEMBER, CONV = "members/claims-source", "members/dae-arcs", "members/claims-source.conv"
+DOCUMENTS = "documents"  # the claims family's input format (pipelines.claims): its reader, `run claims`'s
+INPUTS, DEAD_LETTERS, COUNTS, SENTENCES = "inputs", "dead_letters.jsonl", "documents.json", "sentences.txt"
+SPLITS = "train 90 % / dev 5 % / test 5 %"  # `run claims`'s default --splits, the claims stage's (dataset.split)
 
 
 @dataclass(frozen=True)
@@ -51,28 +63,72 @@ class DetectorOptions:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
 
 
-def kept_documents(inputs: Sequence[str], exclude: Sequence[str], path: str) -> dict:
-    """The input documents as claims-family JSON Lines at path, less each that is the same article as a test-cut
-    document of an --exclude-documents file (training.benchmarks.held_out); returns the counts. A unit the reader refuses is
-    kept as its raw line, so the claims stage's dead letters still say why."""
+@dataclass(frozen=True)
+class ReadDocuments:
+    """The detector's documents as `run claims` reads them: the kept units' claims-family JSON lines by input file
+    name, the reader's dead letters (naming the user's file and line) and the counts said to the user."""
+
+    lines: dict
+    dead_letters: list
+    counts: dict
+
+
+def read_inputs(inputs: Sequence[str], exclude: Sequence[str], seed: int = 0) -> ReadDocuments:
+    """The input documents through `run claims`'s reader (transforms.io.read_file: a byte-order mark, UTF-16, gzip),
+    less each that is the same article as a test-cut document of an --exclude-documents file (training.benchmarks.held_out) and
+    each repeated unit (a document under an id given before, or a copy of one read before), each counted; also how
+    many kept documents fall in the train split (the claims dataset splits by document)."""
     from entailgen.training.benchmarks.held_out import held_out  # the benchmark reader: only when files are given
 
     held = held_out(exclude) if exclude else None
-    counts = {"read": 0, "excluded": 0, "kept": 0}
-    excluded_ids: list[str] = []
-    lines = []
-    for name in inputs:
-        with open(name, "rb") as f:
-            for unit in read_documents(f, name):
-                counts["read"] += 1
-                if isinstance(unit, Document) and held is not None and unit.text in held:
-                    counts["excluded"] += 1
-                    excluded_ids.append(unit.dataset_id or unit.source_id)
-                    continue
-                counts["kept"] += 1
-                lines.append(unit_line(unit) + "\n")
-    written(path, "".join(lines))
-    return {**counts, "excluded_ids": excluded_ids}
+    counts = {"read": 0, "dead_letters": 0, "repeated": 0, "excluded": 0, "kept": 0, "train": 0}
+    excluded_ids, repeated_ids, dead, lines = [], [], [], {}
+    seen_ids, seen = set(), set()
+    splits = SplitConfig(seed=seed)
+    for path in inputs:
+        name = os.path.basename(path.rstrip("/"))
+        for unit in read_file(path, DOCUMENTS):
+            counts["read"] += 1
+            if isinstance(unit, DeadLetter):
+                counts["dead_letters"] += 1
+                dead.append(json_line(unit) + "\n")
+                continue
+            unit_id = unit.dataset_id or unit.source_id
+            fields = unit_fields(unit)
+            content = json.dumps(fields, sort_keys=True)
+            if content in seen or (isinstance(unit, Document) and unit_id in seen_ids):
+                counts["repeated"] += 1
+                repeated_ids.append(unit_id)
+                continue
+            seen.add(content)
+            if isinstance(unit, Document):  # a labelled claim shares its document's id with the others (FactCC)
+                seen_ids.add(unit_id)
+            text = unit.text if isinstance(unit, Document) else unit.document
+            if held is not None and isinstance(unit, Document) and text in held:
+                counts["excluded"] += 1
+                excluded_ids.append(unit_id)
+                continue
+            counts["kept"] += 1
+            counts["train"] += assign_split(document_id(document_text(paragraphs(text))), splits) == "train"
+            lines.setdefault(name, []).append(json.dumps({"id": unit_id, **fields}, ensure_ascii=False) + "\n")
+    return ReadDocuments(lines, dead, {**counts, "excluded_ids": excluded_ids, "repeated_ids": repeated_ids,
+                                       "files": sorted(lines)})
+
+
+def write_inputs(folder: str, documents: ReadDocuments) -> None:
+    """The claims stage's inputs: each input file's kept units under the file's own name in folder/inputs (so the
+    claims dataset's dead letters and refusals name the user's file; compressed as its name says), the reader's dead
+    letters in folder/dead_letters.jsonl, and the counts (documents.json) last: a killed build reads them again."""
+    from apache_beam.io.filesystems import FileSystems
+
+    shutil.rmtree(os.path.join(folder, INPUTS), ignore_errors=True)
+    os.makedirs(os.path.join(folder, INPUTS))
+    for name, lines in documents.lines.items():
+        with FileSystems.create(os.path.join(folder, INPUTS, name)) as f:  # .gz written gzip, as it is read
+            f.write("".join(lines).encode("utf-8"))
+    if documents.dead_letters:
+        written(os.path.join(folder, DEAD_LETTERS), "".join(documents.dead_letters))
+    written(os.path.join(folder, COUNTS), json.dumps(documents.counts))
 
 
 def written(path: str, text: str) -> None:
@@ -82,30 +138,25 @@ def written(path: str, text: str) -> None:
     os.replace(path + ".partial", path)
 
 
-def unit_line(unit) -> str:
-    """One read unit as a claims-family JSON line: a document (with its summary), a labelled claim, or a dead
-    letter's raw text (which the claims stage refuses again, and counts)."""
+def unit_fields(unit) -> dict:
+    """One read unit as a claims-family JSON object, less its id: a document (with its summary) or a labelled claim."""
     if isinstance(unit, Document):
-        return json.dumps({"id": unit.dataset_id or unit.source_id, "text": unit.text,
-                           **({"summary": unit.summary} if unit.summary is not None else {})}, ensure_ascii=False)
-    if isinstance(unit, LabelledClaim):
-        return json.dumps({"id": unit.dataset_id or unit.source_id, "text": unit.document, "claim": unit.claim,
-                           "label": unit.label}, ensure_ascii=False)
-    return " ".join(unit.raw.split()) or "{}"
+        return {"text": unit.text, **({"summary": unit.summary} if unit.summary is not None else {})}
+    return {"text": unit.document, "claim": unit.claim, "label": unit.label}
 
 
-def document_sentences(documents: str, n: int, path: str, seed: int = 0) -> int:
-    """n distinct sentences of 8-40 words from the documents (seeded): the paraphrase -> dae stages' input."""
+def document_sentences(inputs: Sequence[str], n: int, path: str, seed: int = 0) -> int:
+    """n distinct sentences of 8-40 words from the kept documents (seeded): the paraphrase -> dae stages' input."""
+    from apache_beam.io.filesystems import FileSystems
+
     sentences = set()
-    with open(documents, encoding="utf-8") as f:
-        for line in f:
-            try:
-                text = json.loads(line).get("text")
-            except (ValueError, AttributeError):
-                continue  # a dead letter's line: the claims stage counts it
-            for s in re.split(r"(?<=[.!?])\s+", text if isinstance(text, str) else ""):
-                if 8 <= len(s.split()) <= 40:
-                    sentences.add(" ".join(s.split()))
+    for name in inputs:
+        with FileSystems.open(name) as f:
+            for line in f:
+                text = json.loads(line)["text"]
+                for s in re.split(r"(?<=[.!?])\s+", text):
+                    if 8 <= len(s.split()) <= 40:
+                        sentences.add(" ".join(s.split()))
     picked = sorted(sentences)
     random.Random(seed).shuffle(picked)
     written(path, "".join(s + "\n" for s in picked[:n]))
@@ -113,11 +164,15 @@ def document_sentences(documents: str, n: int, path: str, seed: int = 0) -> int:
 
 
 def command(*argv: str) -> None:
-    """One stage: an entailgen command run in this process; its failure is the build's (the stage's own message
-    is above), Ctrl-C stops the build with the finished stages kept."""
-    rc = main(list(argv))
-    if rc == 130:
-        raise KeyboardInterrupt
+    """One stage: an entailgen command run in this process, its stdout (the stage's summary and output path) said on
+    stderr (none with --quiet); its failure is the build's (the stage's own message is above), Ctrl-C stops the
+    build with the finished stages kept."""
+    with contextlib.redirect_stdout(open(os.devnull, "w") if "--quiet" in argv else sys.stderr) as out:
+        try:
+            rc = main(list(argv), stage=True)
+        finally:
+            if out is not sys.stderr:
+                out.close()
     if rc != 0:
         raise UsageError(f"detector: the stage `entailgen {' '.join(argv[:2])}` failed (its message is above)")
 
@@ -125,20 +180,22 @@ def command(*argv: str) -> None:
 def recipe_of(inputs: Sequence[str], options: DetectorOptions) -> dict:
     """What the build is made from: the options and every input's and excluded file's sha256 (a resumed build must
     be the same recipe)."""
-    recipe = {"options": asdict(options), "inputs": [fingerprint(p)["sha256"] for p in inputs],
+    recipe = {"layout": 2,  # 2: inputs read as `run claims` reads them, into inputs/ (an older build starts over)
+              "options": asdict(options), "inputs": [fingerprint(p)["sha256"] for p in inputs],
               "exclude_documents": [fingerprint(p)["sha256"] for p in options.exclude_documents]}
     return json.loads(json.dumps(recipe))  # as the marker reads back (a tuple as a list)
 
 
-def stages(folder: str, options: DetectorOptions, quiet: bool) -> list[tuple[str, str, list]]:
-    """(name, what it writes, the entailgen command) of each stage, in order."""
+def stages(folder: str, options: DetectorOptions, quiet: bool, files: Sequence[str]) -> list[tuple[str, str, list]]:
+    """(name, what it writes, the entailgen command) of each stage, in order; files: the claims stage's inputs
+    (folder/inputs/<name>)."""
     p = lambda *parts: os.path.join(folder, *parts)  # noqa: E731
     q = ["--quiet"] if quiet else []
     seed = ["--seed", str(options.seed)]
     train = ["--epochs", str(options.epochs), "--device", options.device, *seed, *q,
              *(["--encoder", options.encoder] if options.encoder else [])]
     out = [("claims dataset", p("datasets", "claims"),
-            ["run", "claims", "--input", p("documents.jsonl"), "--claims-per-document",
+            ["run", "claims", *(a for name in files for a in ("--input", p(INPUTS, name))), "--claims-per-document",
              str(options.claims_per_document), *seed, *q]),
            ("paraphrase dataset", p("datasets", "paraphrase"),
             ["run", "paraphrase", "--input", p("sentences.txt"), "--export", "paranmt", *seed, *q]),
@@ -166,28 +223,32 @@ def build_detector(inputs: Sequence[str], output: str, options: DetectorOptions 
     from entailgen.training.scoring.summac import model_checksums
 
     options.check()
+    documents = read_inputs(inputs, options.exclude_documents, options.seed)  # refused now, not in a stage
+    counts = documents.counts
+    say(documents_line(counts, output))
+    if not counts["kept"]:
+        raise UsageError("detector: no document is left to build from")
+    if not counts["train"]:
+        raise UsageError(f"detector: none of the {counts['kept']} documents kept falls in the train split (the claims "
+                         f"are split {SPLITS} by document, a hash of its text); at least one must: give more "
+                         "documents (a few hundred make a useful detector)")
     recipe = recipe_of(inputs, options)
     with publish(output, DETECTOR, inputs=list(inputs), overwrite=overwrite, recipe=recipe) as folder:
-        documents, sentences = os.path.join(folder, "documents.jsonl"), os.path.join(folder, "sentences.txt")
-        counts_path = os.path.join(folder, "documents.json")
-        if not os.path.isfile(counts_path):
-            written(counts_path, json.dumps(kept_documents(inputs, options.exclude_documents, documents)))
-        with open(counts_path, encoding="utf-8") as f:
-            counts = json.load(f)
-        say(f"detector: {counts['read']} documents read, {counts['excluded']} left out (a test-cut article of "
-            f"--exclude-documents), {counts['kept']} kept")
-        if not counts["kept"]:
-            raise UsageError("detector: no document is left to build from")
-        plan = stages(folder, options, quiet)
+        sentences = os.path.join(folder, SENTENCES)
+        if not os.path.isfile(os.path.join(folder, COUNTS)):
+            write_inputs(folder, documents)
+        plan = stages(folder, options, quiet, counts["files"])
         for i, (name, target, argv) in enumerate(plan, 1):
             if name == "paraphrase dataset" and not os.path.isfile(sentences):
-                n = document_sentences(documents, options.sentences, sentences, options.seed)
+                n = document_sentences([os.path.join(folder, INPUTS, f) for f in counts["files"]], options.sentences,
+                                       sentences, options.seed)
                 say(f"detector: {n} sentences of 8-40 words for paraphrase -> dae")
             if finished(target):
                 say(f"detector: stage {i}/{len(plan)} {name}: done already")
                 continue
             say(f"detector: stage {i}/{len(plan)} {name} ...")
             command(*argv)
+        relocate(folder, output, [t for _, t, _ in plan])
         members = [{"name": "claims, source view", "dir": CLAIMS_MEMBER, "dataset": "datasets/claims"},
                    {"name": "dae arc model", "dir": DAE_MEMBER, "dataset": "datasets/dae"}]
         for m in members:
@@ -201,12 +262,59 @@ def build_detector(inputs: Sequence[str], output: str, options: DetectorOptions 
         meta = {"recipe": {**asdict(options), "join": JOIN, "stages": commands},
                 "members": members, **({"conv": CONV} if options.conv else {}),
                 "inputs": [fingerprint(p) for p in inputs],
-                "documents": {k: counts[k] for k in ("read", "excluded", "kept")},
+                "documents": {k: counts[k] for k in ("read", "dead_letters", "repeated", "excluded", "kept")},
+                "repeated_ids": counts["repeated_ids"],
                 "excluded_documents": {"count": counts["excluded"], "ids": counts["excluded_ids"],
                                        "files": [fingerprint(p) for p in options.exclude_documents]}}
         write_card(folder, meta)
+        meta["files"] = sorted({*own_files(folder), DETECTOR_JSON})  # what --overwrite may replace (dataset.output)
         written(os.path.join(folder, DETECTOR_JSON), json.dumps(meta, indent=1, ensure_ascii=False) + "\n")  # last
     return meta
+
+
+def documents_line(counts: dict, output: str) -> str:
+    """What was read, in one line: each count of units not kept, with where to see them."""
+    parts = [f"detector: {counts['read']} documents read"]
+    if counts["dead_letters"]:
+        parts.append(f"{counts['dead_letters']} dead letters (see {os.path.join(output, DEAD_LETTERS)} once built)")
+    if counts["repeated"]:
+        parts.append(f"{counts['repeated']} repeated, kept once (an id given before, or a copy of a document; first: "
+                     f"{counts['repeated_ids'][0]})")
+    parts.append(f"{counts['excluded']} left out (a test-cut article of --exclude-documents)")
+    return ", ".join(parts) + f", {counts['kept']} kept"
+
+
+def relocate(folder: str, output: str, targets: Sequence[str]) -> None:
+    """The stages' records (a dataset's run.json, a member's train.json and card, a Conv head's conv.json) name the
+    build folder, which the swap removes: made to name the detector dir instead."""
+    from entailgen.training.fitting.model_card import write_card as model_card
+
+    final = os.path.abspath(output.rstrip("/"))  # as the build folder is named (FileSystems.split)
+    moved = lambda v: final + v[len(folder):] if v == folder or v.startswith(folder + os.sep) else v  # noqa: E731
+    for target in targets:
+        for name in ("run.json", "train.json", "conv.json"):
+            path = os.path.join(target, name)
+            if os.path.isfile(path):
+                with open(path, encoding="utf-8") as f:
+                    record = json.load(f)
+                written(path, json.dumps(_mapped(record, moved), indent=2) + "\n")
+        if os.path.isfile(os.path.join(target, "train.json")):
+            model_card(target)
+
+
+def _mapped(value, fn):
+    """A JSON value with fn applied to every string in it."""
+    if isinstance(value, dict):
+        return {k: _mapped(v, fn) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mapped(v, fn) for v in value]
+    return fn(value) if isinstance(value, str) else value
+
+
+def own_files(folder: str) -> list[str]:
+    """Every file under folder (relative, '/'-separated) but the build marker."""
+    return [os.path.relpath(os.path.join(root, f), folder).replace(os.sep, "/")
+            for root, _, files in os.walk(folder) for f in files if f != MARKER]
 
 
 def write_card(folder: str, meta: dict) -> None:
@@ -214,7 +322,9 @@ def write_card(folder: str, meta: dict) -> None:
     r = meta["recipe"]
     lines = ["# entailgen detector", "",
              f"Built by `entailgen detector` from {meta['documents']['kept']} documents "
-             f"({meta['documents']['excluded']} left out as test-cut articles of --exclude-documents files).", "",
+             f"({meta['documents']['excluded']} left out as test-cut articles of --exclude-documents files, "
+             f"{meta['documents']['repeated']} repeated ones kept once, {meta['documents']['dead_letters']} dead "
+             "letters in `dead_letters.jsonl`).", "",
              f"A row's score: the {r['join']}.", "", "| member | model dir | training rows | dataset manifest sha256 |",
              "|---|---|---|---|"]
     lines += [f"| {m['name']} | `{m['dir']}` | {m['rows'].get('train', {}).get('used', '')} | "
@@ -240,17 +350,23 @@ def _detector(args) -> int:
         for path in [*inputs, *options.exclude_documents]:
             if not os.path.isfile(path):
                 raise ValueError(f"no such file: {path}")
+        check_inputs(get_family("claims"), None, inputs, DOCUMENTS)  # an empty file, a misnamed .gz: as run claims
         from entailgen.training.fitting.models import pick_device
 
         pick_device(options.device)  # no GPU for --device cuda: one line now, not after the datasets are built
         if options.exclude_documents:
             from entailgen.training.benchmarks.held_out import held_out
 
-            held_out(options.exclude_documents)  # a bad benchmark file: one line now, not after reading the inputs
+            try:
+                held_out(options.exclude_documents)  # a bad benchmark file: one line now, not after reading the inputs
+            except ValueError as e:
+                raise ValueError(f"--exclude-documents reads SummaC benchmark files (the SummaC repository's "
+                                 f"data/<set>.json, or JSON Lines of document, claim, label, cut): {e}")
         check_output(args.output, DETECTOR, inputs, args.overwrite)
+        check_encoder(options.encoder)  # last: it loads the encoder
         say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
         meta = build_detector(inputs, args.output, options, overwrite=args.overwrite, quiet=args.quiet, say=say)
-    except (OutputError, ValueError, RuntimeError) as e:  # RuntimeError: torch's word on an unknown --device
+    except (OutputError, ValueError) as e:
         raise UsageError(str(e))
     if not args.quiet:
         rows = ", ".join(f"{m['name']} {m['rows'].get('train', {}).get('used')} rows" for m in meta["members"])
@@ -258,6 +374,27 @@ def _detector(args) -> int:
               f"members trained on {rows}", file=sys.stderr)
     print(args.output)
     return 0
+
+
+def check_encoder(encoder: Optional[str]) -> None:
+    """The encoder the members are trained from, loaded as `entailgen train` loads it (and its positions checked
+    against train's --max-length): one line now (EncoderError), not after three stages."""
+    from transformers.utils import logging as hf_logging
+
+    from entailgen.training.fitting.encoder import load_encoder
+    from entailgen.training.fitting.trainer import TrainOptions, check_max_length
+
+    shown = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()  # a check, not news: no "Loading weights" bar
+    try:
+        model, tokenizer = load_encoder(encoder or TrainOptions.encoder)
+    finally:
+        if shown:
+            hf_logging.enable_progress_bar()
+    try:
+        check_max_length(TrainOptions.max_length, model, tokenizer)
+    except ValueError as e:
+        raise ValueError(f"--encoder {encoder}: {e} (the members train at `entailgen train`'s default)")
 
 
 def register(commands) -> None:
@@ -279,7 +416,7 @@ def register(commands) -> None:
     d.add_argument("--conv-rows", type=int, default=DetectorOptions.conv_rows, metavar="N")
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--exclude-documents", nargs="+", metavar="FILE",
-                   help="benchmark files (any layout evaluate --benchmark reads): their test-cut articles stay out")
+                   help="SummaC benchmark files (evaluate --benchmark summac's layouts): their test-cut articles stay out")
     d.add_argument("--overwrite", action="store_true", help="replace a detector dir an earlier build wrote")
     add_quiet(d, "the detector dir")
     d.set_defaults(handler=_detector)

@@ -116,8 +116,30 @@ def test_a_folder_that_is_not_a_dataset_is_one_line(tmp_path, capsys):
     folder = tmp_path / "half"
     folder.mkdir()
     assert main(["run", "nli-dialogue", "--input", str(folder), "--output", str(tmp_path / "out")]) == 2
-    assert capsys.readouterr().err.strip().startswith(f"entailgen: error: input is a directory: {folder}")
+    assert capsys.readouterr().err == (f"entailgen: error: input {folder} is a folder but not an entailgen dataset (it "
+                                       f"has no manifest.json); give a finished dataset's folder, or files or a glob "
+                                       f"(e.g. {folder}/*)\n")
     data = write_dataset(tmp_path / "claims", "ClaimExample", {"train": CLAIMS[:1]}, pipeline="claims")
     assert main(["run", "claims", "--input", str(data), "--output", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip()
     assert "entailgen-dataset" in err and "claims does not use" in err and len(err.splitlines()) == 1
+
+
+def test_a_folder_of_datasets_names_them_a_glob_of_a_datasets_files_names_its_folder_and_a_glob_of_datasets_runs(
+        tmp_path, capsys):
+    # issue 55, item 11: "give files or a glob" led to a glob that fails on the dataset's README
+    datasets = tmp_path / "datasets"
+    a = write_dataset(datasets / "a", "ClaimExample", {"train": CLAIMS[:3]}, pipeline="claims")
+    b = write_dataset(datasets / "b", "ClaimExample", {"train": CLAIMS[3:]}, pipeline="claims")
+    (a / "README.md").write_text("# a card")
+    out = str(tmp_path / "out")
+    assert main(["run", "nli-dialogue", "--input", str(datasets), "--output", out]) == 2
+    assert capsys.readouterr().err == (f"entailgen: error: input {datasets} is a folder but not an entailgen dataset (it "
+                                       f"has no manifest.json); the datasets in it are inputs: {a}, {b}\n")
+    assert main(["run", "nli-dialogue", "--input", f"{a}/*", "--output", out]) == 2
+    assert capsys.readouterr().err == (f"entailgen: error: {a}/* matches {a}/README.md, a file of the entailgen dataset "
+                                       f"{a}; give the dataset's folder (--input {a}): its rows are read through its "
+                                       "manifest\n")
+    assert main(["run", "nli-dialogue", "--input", f"{datasets}/*", "--output", out, "--quiet"]) == 0
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert sorted(i["name"] for i in manifest["inputs"]) == ["a", "b"] and manifest["counts"]["total"]["read"] == 5

@@ -151,7 +151,9 @@ def test_bad_inputs_and_outputs_are_one_line(tmp_path, corpus, capsys, monkeypat
     folder = tmp_path / "folder"
     folder.mkdir()
     assert main(parse_args(folder, tmp_path / "o")) == 2
-    assert one_error_line(capsys) == f"input is a directory: {folder} (give files or a glob, e.g. {folder}/*)"
+    assert one_error_line(capsys) == (f"input {folder} is a folder but not an entailgen dataset (it has no "
+                                      f"manifest.json); give a finished dataset's folder, or files or a glob (e.g. "
+                                      f"{folder}/*)")
     real_open = open
 
     def unreadable(path, *args, **kwargs):  # chmod 000 does not stop root, who runs the CI

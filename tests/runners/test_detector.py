@@ -35,12 +35,11 @@ def test_the_same_article_re_spaced_re_cased_or_cut_off_is_left_out_and_a_shared
              {"id": "lead-only", "text": LEAD + "The weather was fine all week, forecasters said."},
              {"id": "val-cut", "text": VAL}]  # the benchmark's val-cut documents are training text
     docs.write_text("".join(json.dumps(u) + "\n" for u in units) + "not json\n")
-    out = tmp_path / "kept.jsonl"
-    counts = det.kept_documents([str(docs)], [str(bench_file(tmp_path / "bench.jsonl"))], str(out))
-    assert counts == {"read": 5, "excluded": 2, "kept": 3, "excluded_ids": ["respaced", "cut-off"]}
-    lines = out.read_text().splitlines()
-    assert [json.loads(line)["id"] for line in lines[:2]] == ["lead-only", "val-cut"]
-    assert lines[2] == "not json"  # a unit the reader refuses goes on to the claims stage, which counts it
+    documents = det.read_inputs([str(docs)], [str(bench_file(tmp_path / "bench.jsonl"))])
+    assert {k: documents.counts[k] for k in ("read", "dead_letters", "excluded", "kept", "excluded_ids")} == {
+        "read": 5, "dead_letters": 1, "excluded": 2, "kept": 2, "excluded_ids": ["respaced", "cut-off"]}
+    assert [json.loads(line)["id"] for line in documents.lines["docs.jsonl"]] == ["lead-only", "val-cut"]
+    assert [json.loads(d)["source_id"] for d in documents.dead_letters] == ["docs.jsonl:5"]  # the user's file, line
 
 
 def build(root: Path, encoder: Path, name: str, *extra: str) -> list[str]:
@@ -87,7 +86,8 @@ def test_a_build_killed_mid_stage_resumes_and_gives_byte_identical_members(tmp_p
     assert sha(tmp_path / "d" / "members" / "claims-source" / "model.safetensors") == claims_weights
     meta = json.loads((tmp_path / "d" / "detector.json").read_text())
     assert [m["dir"] for m in meta["members"]] == ["members/claims-source", "members/dae-arcs"]
-    assert meta["excluded_documents"]["count"] == 0 and meta["documents"] == {"read": 6, "excluded": 0, "kept": 6}
+    assert meta["excluded_documents"]["count"] == 0 and meta["documents"] == {
+        "read": 6, "dead_letters": 0, "repeated": 0, "excluded": 0, "kept": 6}
 
 
 def test_another_recipe_starts_over_rather_than_mixing_stages(tmp_path, tiny_encoder, monkeypatch, capsys):  # noqa
@@ -195,3 +195,140 @@ def test_rank19_and_true_take_a_detector_and_join_its_members_pair_scores(tmp_pa
     assert main(["evaluate", str(clean), "--benchmark", "true", str(true)]) == 0
     out = capsys.readouterr().out
     assert "| entailgen detector |" in out and "entailgen model" not in out
+
+
+# -- issue 55 ----------------------------------------------------------------------------------------------------------
+
+def detector_copy(clean: Path, d: Path) -> Path:
+    shutil.copytree(clean, d, ignore=shutil.ignore_patterns("eval"))  # the other tests evaluate into clean/eval
+    return d
+
+
+def test_overwrite_replaces_a_detector_dir_only_in_the_files_its_build_wrote(tmp_path, clean, capsys):
+    from entailgen.dataset.output import DETECTOR, check_output
+
+    d = detector_copy(clean, tmp_path / "d")
+    check_output(str(d), DETECTOR, overwrite=True)  # every file of a finished build is its own: replaced
+    argv = ["detector", "--input", str(SAMPLES / "documents.jsonl"), "--output", str(d), "--overwrite"]
+    (d / "my_notes.txt").write_text("mine")
+    assert main(argv) == 2
+    assert capsys.readouterr().err == (f"entailgen: error: --overwrite would delete {d}/my_notes.txt, which entailgen "
+                                       f"did not write as the detector dir {d}; move it out first (entailgen deletes "
+                                       "only its own files)\n")
+    (d / "my_notes.txt").unlink()
+    (d / "members" / "dae-arcs" / "eval").mkdir()
+    (d / "members" / "dae-arcs" / "eval" / "benchmark-summac.toy.json").write_text("{}")
+    assert main(argv) == 2
+    assert capsys.readouterr().err.startswith(f"entailgen: error: --overwrite would delete {d}/members/dae-arcs/eval/"
+                                              "benchmark-summac.toy.json, an evaluation of the model it replaces;")
+    assert (d / "members" / "dae-arcs" / "eval" / "benchmark-summac.toy.json").read_text() == "{}"
+
+
+def test_an_interrupted_detector_build_is_left_for_a_detector_to_resume(tmp_path, tiny_encoder, clean,  # noqa: F811
+                                                                        monkeypatch, capsys):
+    monkeypatch.setattr(det, "command", lambda *argv: (_ for _ in ()).throw(KeyboardInterrupt))
+    assert main(build(tmp_path, tiny_encoder, "d")) == 130
+    building = tmp_path / ".d.entailgen-partial"
+    kept = sorted(p.relative_to(building) for p in building.rglob("*"))
+    capsys.readouterr()
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("The cat sat on the mat.\n")
+    for argv in (["run", "parse", "--input", str(corpus), "--output", str(tmp_path / "d")],
+                 ["train", str(clean / "datasets" / "claims"), "--output", str(tmp_path / "d"), "--overwrite"]):
+        assert main(argv) == 2
+        assert capsys.readouterr().err == (
+            f"entailgen: error: {building} holds an interrupted build of an entailgen detector dir, which a rerun of "
+            f"that build resumes; write the {'parse dataset' if argv[0] == 'run' else 'model dir'} somewhere else (or "
+            f"delete {building} to give that build up)\n")
+    assert sorted(p.relative_to(building) for p in building.rglob("*")) == kept
+    assert main(build(tmp_path, tiny_encoder, "d")) == 130  # the detector itself goes on with it
+    assert "resuming the interrupted build" in capsys.readouterr().err
+
+
+def test_ctrl_c_in_a_stage_is_said_once(tmp_path, tiny_encoder, monkeypatch, capsys):  # noqa: F811
+    from entailgen.runners import cli
+
+    monkeypatch.setattr(cli, "_run", lambda args: (_ for _ in ()).throw(KeyboardInterrupt))  # mid `run claims`
+    assert main(build(tmp_path, tiny_encoder, "d")) == 130
+    assert capsys.readouterr().err.count("interrupted") == 1
+
+
+def test_a_finished_detector_records_its_own_paths_not_the_build_folders(clean):
+    assert not [p for p in clean.rglob("*") if p.is_file() and b"entailgen-partial" in p.read_bytes()]
+    trained = json.loads((clean / "members" / "claims-source" / "train.json").read_text())
+    assert trained["dataset"] == trained["datasets"][0]["path"] == str(clean / "datasets" / "claims")
+    run = json.loads((clean / "datasets" / "dae" / "run.json").read_text())
+    assert run["output"] == str(clean / "datasets" / "dae")
+    assert run["inputs"] == [str(clean / "datasets" / "paraphrase" / "paranmt.tsv")]
+    assert f"`{clean / 'datasets' / 'claims'}`" in (clean / "members" / "claims-source" / "README.md").read_text()
+
+
+def test_inputs_are_read_as_run_claims_reads_them_bom_utf16_and_gzip(tmp_path):
+    import codecs
+    import gzip
+
+    from entailgen.transforms.io.read import read_file
+
+    text = (SAMPLES / "documents.jsonl").read_text(encoding="utf-8")
+    (tmp_path / "bom.jsonl").write_bytes(codecs.BOM_UTF8 + text.encode("utf-8"))
+    (tmp_path / "u16.jsonl").write_bytes(codecs.BOM_UTF16_LE + text.encode("utf-16-le"))
+    (tmp_path / "docs.jsonl.gz").write_bytes(gzip.compress(text.encode("utf-8")))
+    plain = det.read_inputs([str(SAMPLES / "documents.jsonl")], [])
+    without_id = lambda lines: [{k: v for k, v in json.loads(x).items() if k != "id"} for x in lines]  # noqa: E731
+    for name in ("bom.jsonl", "u16.jsonl", "docs.jsonl.gz"):
+        documents = det.read_inputs([str(tmp_path / name)], [])
+        assert {k: documents.counts[k] for k in ("read", "dead_letters", "kept", "files")} == {
+            "read": 6, "dead_letters": 0, "kept": 6, "files": [name]}
+        assert without_id(documents.lines[name]) == without_id(plain.lines["documents.jsonl"])
+    folder = tmp_path / "build"
+    det.write_inputs(str(folder), det.read_inputs([str(tmp_path / "docs.jsonl.gz")], []))
+    assert (folder / "inputs" / "docs.jsonl.gz").read_bytes()[:2] == b"\x1f\x8b"  # gzip, as its name says
+    assert len(list(read_file(str(folder / "inputs" / "docs.jsonl.gz"), "documents"))) == 6
+
+
+def test_repeated_documents_are_kept_once_and_said_and_a_long_one_is_a_dead_letter_of_the_users_file(tmp_path):
+    rows = [{"id": "a", "text": "The harbour reopened on Monday."},
+            {"id": "b", "text": "The harbour reopened on Monday."},  # a copy under another id
+            {"id": "a", "text": "The mayor resigned on Friday."},  # another document under a used id
+            {"id": "c", "text": "The school closed for a week."},
+            {"id": "f", "text": "The school closed for a week.", "claim": "A school closed.", "label": "CORRECT"},
+            {"id": "f", "text": "The school closed for a week.", "claim": "A school opened.", "label": "INCORRECT"},
+            {"id": "long", "text": "word " * 20000}]
+    docs = tmp_path / "mine.jsonl"
+    docs.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    documents = det.read_inputs([str(docs)], [])
+    assert {k: documents.counts[k] for k in ("read", "dead_letters", "repeated", "kept", "repeated_ids")} == {
+        "read": 7, "dead_letters": 1, "repeated": 2, "kept": 4, "repeated_ids": ["b", "a"]}
+    assert [json.loads(x)["id"] for x in documents.lines["mine.jsonl"]] == ["a", "c", "f", "f"]  # FactCC's claims
+    dead = json.loads(documents.dead_letters[0])
+    assert (dead["source_id"], dead["error_type"]) == ("mine.jsonl:7", "TooLong")
+    assert det.documents_line(documents.counts, "out") == (
+        "detector: 7 documents read, 1 dead letters (see out/dead_letters.jsonl once built), 2 repeated, kept once (an "
+        "id given before, or a copy of a document; first: b), 0 left out (a test-cut article of --exclude-documents), "
+        "4 kept")
+
+
+def test_up_front_refusals_of_the_encoder_device_benchmark_files_and_too_few_documents(tmp_path, tiny_encoder,  # noqa
+                                                                                       capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    one = tmp_path / "one.jsonl"  # a document the claims' split puts in test
+    one.write_text(json.dumps({"text": "The harbour in town 0 reopened on Monday after repairs to the sea wall were "
+                                       "finished by the council."}) + "\n")
+    Path("q2.csv").write_text("grounding,generated_text,label\nThe dog runs.,A dog runs.,1\n")
+    for flags, said in [
+            (["--encoder", str(tmp_path / "nope")], f"encoder dir not found: {tmp_path / 'nope'}"),
+            (["--encoder", str(tiny_encoder), "--device", "gpu"], "--device gpu: not a device (cpu, cuda, cuda:N or "
+                                                                  "auto)"),
+            (["--encoder", str(tiny_encoder), "--exclude-documents", "q2.csv"],
+             "--exclude-documents reads SummaC benchmark files (the SummaC repository's data/<set>.json, or JSON "
+             "Lines of document, claim, label, cut): q2.csv: bad JSON"),
+            (["--encoder", str(tiny_encoder), "--input", str(one)],
+             "detector: none of the 1 documents kept falls in the train split (the claims are split train 90 % / dev "
+             "5 % / test 5 % by document, a hash of its text); at least one must: give more documents")]:
+        argv = ["detector", "--input", str(SAMPLES / "documents.jsonl"), "--output", "out", *flags]
+        if "--input" in flags:
+            argv[1:3] = []
+        assert main(argv) == 2
+        said_lines = capsys.readouterr().err.splitlines()  # the documents' counts, then the refusal
+        assert said_lines[-1].startswith("entailgen: error: ") and said in said_lines[-1] and len(said_lines) <= 2
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["one.jsonl", "q2.csv"]  # no build folder left

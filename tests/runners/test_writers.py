@@ -190,10 +190,14 @@ def test_the_api_refuses_a_dataset_or_a_model_dir_as_output_and_replaces_a_model
     options = TrainOptions(encoder=str(tiny_encoder), epochs=1, max_length=24, progress=False)
     train(str(arcs), str(model), options)
     (model / "eval").mkdir()
-    (model / "eval" / "old.json").write_text("{}")  # the old model's evaluation: not the new model's
+    (model / "eval" / "old.json").write_text("{}")  # the old model's evaluation: not the new model's, nor to delete
+    with pytest.raises(ValueError, match=f"^--overwrite would delete {model}/eval/old.json, an evaluation of the model "
+                                         "it replaces; move it out first"):
+        train(str(arcs), str(model), options, overwrite=True)  # issue 55: its results are the user's to keep
+    (model / "eval" / "old.json").rename(tmp_path / "old.json")
     assert train(str(arcs), str(model), options, overwrite=True)["counts"]["train"]["read"] == 4
     assert not (model / "eval").exists() and "old.json" not in (model / "README.md").read_text()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["arcs", "model"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["arcs", "model", "old.json"]
 
 
 # -- items 4 and 5: a read-only output, a full disk and SIGTERM are one line and leave nothing ------------------------

@@ -78,3 +78,33 @@ def test_the_package_exports_the_functions_even_after_their_modules_are_imported
 
     assert train is entailgen.training.fitting.trainer.train and evaluate is entailgen.training.scoring.evaluation.evaluate
     assert TrainOptions is entailgen.training.fitting.trainer.TrainOptions and callable(DaeScorer)
+
+
+def test_overwrite_replaces_a_model_or_conv_dir_only_in_the_files_entailgen_wrote(toy_dataset, tiny_encoder, tmp_path,
+                                                                                   capsys):
+    from entailgen.dataset.output import CONV_HEAD, OutputError, check_output
+    from entailgen.runners.cli import main
+
+    model = tmp_path / "m"
+    argv = ["train", str(toy_dataset), "--output", str(model), "--encoder", str(tiny_encoder), "--epochs", "1",
+            "--quiet"]
+    assert main(argv) == 0
+    for mine, said in [("my_notes.txt", f"which entailgen did not write as the model dir {model}"),
+                       ("my_results/r.txt", f"which entailgen did not write as the model dir {model}"),
+                       ("eval/benchmark-summac.toy.json", "an evaluation of the model it replaces")]:
+        (model / mine).parent.mkdir(exist_ok=True)
+        (model / mine).write_text("mine")
+        assert main(argv + ["--overwrite"]) == 2
+        assert capsys.readouterr().err == (f"entailgen: error: --overwrite would delete {model}/{mine}, {said}; move "
+                                           "it out first (entailgen deletes only its own files)\n")
+        assert (model / mine).read_text() == "mine"
+        (model / mine).unlink()
+    assert main(argv + ["--overwrite"]) == 0  # checksums.json's files, train.json and the card: entailgen's
+    conv = tmp_path / "conv"
+    conv.mkdir()
+    (conv / "conv.json").write_text('{"model_checksums": "ab"}')
+    (conv / "conv.safetensors").write_bytes(b"weights")
+    check_output(str(conv), CONV_HEAD, overwrite=True)
+    (conv / "notes.md").write_text("mine")
+    with pytest.raises(OutputError, match=f"would delete {conv}/notes.md, which entailgen did not write as the Conv "):
+        check_output(str(conv), CONV_HEAD, overwrite=True)

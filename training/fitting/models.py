@@ -60,7 +60,10 @@ def pick_device(name: str):
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if name.startswith("cuda") and not torch.cuda.is_available():
         raise ValueError("--device cuda: no CUDA device is available")
-    return torch.device(name)
+    try:
+        return torch.device(name)
+    except RuntimeError:  # torch's word lists two dozen device types
+        raise ValueError(f"--device {name}: not a device (cpu, cuda, cuda:N or auto)") from None
 
 
 def autocast(device):
