@@ -205,30 +205,23 @@ def _evaluate_rank19(args, files: list[str]) -> int:
     each sentence against its source: a DAE arc model by the mean of its arcs' probabilities (F(h, x), §3), a pair
     model by P(entailed); a sentence it cannot score is 0.0 (training.scoring.unscorable) and counted."""
     from entailgen.training.fitting.encoder import EncoderError
-    from entailgen.training.benchmarks.rank19 import DEPENDENCY, baselines, evaluate_rank19, format_rank19, read_triples
-    from entailgen.training.scoring.unscorable import Unscorable, every_scored
+    from entailgen.training.benchmarks.rank19 import (DEPENDENCY, baselines, distinct_triples, evaluate_rank19,
+                                                      format_rank19, read_triples)
 
     if len(files) != 1:
         raise UsageError("--benchmark rank19 takes one file (summary_pairs.json, or JSON Lines of its fields)")
     if args.granularity is not None or args.aggregation is not None or args.conv is not None or args.ensemble:
         raise UsageError("--granularity, --aggregation, --conv and --ensemble are for --benchmark summac")
     mode = _score_mode(args)
-    unscorable: list = []
     row = _row(args.model)
-
-    def model(pairs: list) -> list[float]:
-        results = score(pairs)
-        unscorable.extend(r for r in results if isinstance(r, Unscorable))
-        return every_scored(results)
-
     try:
-        triples = read_triples(files[0])
+        triples, duplicates = distinct_triples(read_triples(files[0]))  # a copy: once; swapped sentences: one line
         precision = _precision(args)
         score = _scorer(args, mode, precision).pair_scores  # a detector's: its members' pair scores joined
-        report = evaluate_rank19(triples, {row: model, **baselines()}, ties={DEPENDENCY: "random"})
+        report = evaluate_rank19(triples, {row: score, **baselines()}, ties={DEPENDENCY: "random"},
+                                 duplicates=duplicates)
     except (EncoderError, ValueError, OSError, RuntimeError) as e:  # RuntimeError: torch's word on --device
         raise UsageError(message(e))
-    report["scorers"][row]["unscorable"] = len(unscorable)
     report["model"] = {"dir": args.model, "files": files, "score_mode": mode.config(), "precision": precision}
     print(format_rank19(report), flush=True)
     _save_report(args.model, report, mode, _not_default(args.precision, "auto"))
@@ -241,7 +234,8 @@ def _evaluate_true(args, files: list[str]) -> int:
     longer than a sentence is scored as a document (--granularity its blocks), in the --score / --mc-dropout mode."""
     from entailgen.training.benchmarks.baselines import unigram_overlap_scores
     from entailgen.training.fitting.encoder import EncoderError
-    from entailgen.training.benchmarks.true import UNIGRAM, evaluate_true, format_true, model_scores, read_true
+    from entailgen.training.benchmarks.true import (UNIGRAM, distinct_true, evaluate_true, format_true, model_scores,
+                                                    read_true)
 
     if not files:
         raise UsageError("--benchmark true needs TRUE's CSV files (grounding, generated_text, label)")
@@ -255,12 +249,17 @@ def _evaluate_true(args, files: list[str]) -> int:
         documents.append(sum(long))
         return results
 
+    again = next((f for i, f in enumerate(files) if os.path.realpath(f) in map(os.path.realpath, files[:i])), None)
+    if again:
+        raise UsageError(f"--benchmark true: {again} is given twice (each file is one column of the table)")
     try:
-        rows = {path: read_true(path) for path in files}  # every file checked before the model loads
+        rows, duplicates = {}, {}
+        for path in files:  # every file checked before the model loads; a copy: once; labelled both ways: one line
+            rows[path], duplicates[path] = distinct_true(read_true(path))
         precision = _precision(args)
         scorer = _scorer(args, mode, precision, args.granularity or "sentence")
         report = evaluate_true(rows, {_row(args.model): model, UNIGRAM: lambda rs: unigram_overlap_scores(
-            [(r.grounding, r.response) for r in rs])})
+            [(r.grounding, r.response) for r in rs])}, duplicates=duplicates)
     except (EncoderError, ValueError, OSError, RuntimeError) as e:  # RuntimeError: torch's word on --device
         raise UsageError(message(e))
     for entry, n in zip(report["files"].values(), documents):

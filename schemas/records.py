@@ -256,10 +256,17 @@ class Skipped:
 RAW_LIMIT = 1000
 
 
+def _writable(text):
+    """Text as UTF-8 can write it: a lone surrogate as its backslash escape (anything else as it is)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8") if isinstance(text, str) else text
+
+
 def dead_letter(source: str, source_id: str, stage: str, error_type: str, message: str, raw: object = "") -> DeadLetter:
-    """Build a DeadLetter with a content id and the raw input truncated to RAW_LIMIT characters."""
+    """Build a DeadLetter with a content id and the raw input truncated to RAW_LIMIT characters; a lone surrogate in
+    its text (a JSON escape, "\\ud800") written as its escape, so the dead letter of text no record may hold is
+    writable."""
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-    text = text[:RAW_LIMIT]
+    source, source_id, message, text = (_writable(t) for t in (source, source_id, message, text[:RAW_LIMIT]))
     return DeadLetter(content_id(source, source_id, stage, error_type, message, text), source, source_id, stage,
                       error_type, message, text)
 

@@ -24,6 +24,7 @@ from entailgen.training.fitting.models import pick_device
 from entailgen.training.scoring.precision import AUTO, resolved_precision
 from entailgen.training.scoring.score_modes import ScoreMode
 from entailgen.training.scoring.scorers import DaeScorer, Unscorable
+from entailgen.transforms.io.base import Reject, utf8, writable
 from entailgen.transforms.io.option_files import check_option_file
 from entailgen.transforms.parser import ParserConfig
 
@@ -65,6 +66,16 @@ def other_layout(row: dict, fields: Sequence[str]) -> str:
     return ""
 
 
+def _source_id(given, line: str | bytes) -> str:
+    """A row's id as text: its own string, the JSON of any other value (7 -> "7", not Python's repr of a list or an
+    object), the line's content id where it gave none; escaped where it holds a lone surrogate (a manifest and a dead
+    letter must write it)."""
+    if given is None:
+        return content_id(line)
+    text = given if isinstance(given, str) else json.dumps(given, ensure_ascii=False, sort_keys=True)
+    return text if utf8(text) else json.dumps(given, sort_keys=True)
+
+
 def json_row(line: str | bytes, source: str, fields: Sequence[str]) -> tuple[dict, str] | DeadLetter:
     """(row, source id) of a JSON Lines row whose string fields are all non-blank (id optional), or a DeadLetter
     saying why not; a line read as bytes that is not UTF-8 is its own dead letter, not the job's end."""
@@ -79,9 +90,7 @@ def json_row(line: str | bytes, source: str, fields: Sequence[str]) -> tuple[dic
         return dead_letter(source, content_id(line), "read", "MalformedJson", str(e), line)
     if not isinstance(row, dict):
         return dead_letter(source, content_id(line), "read", "MalformedJson", "a row must be a JSON object", line)
-    given = row.get("id")
-    source_id = given if isinstance(given, str) else content_id(line) if given is None else json.dumps(
-        given, ensure_ascii=False, sort_keys=True)  # 7 -> "7", not Python's repr of a list or an object
+    source_id = _source_id(row.get("id"), line)
     not_text = [f"{k} is {JSON_TYPES[type(row[k])]}" for k in fields
                 if row.get(k) is not None and not isinstance(row[k], str)]
     if not_text:
@@ -93,6 +102,11 @@ def json_row(line: str | bytes, source: str, fields: Sequence[str]) -> tuple[dic
     wordless = [k for k in fields if not WORD.search(row[k])]
     if wordless:  # "...", "!!!": nothing a parser or a model can score
         return dead_letter(source, source_id, "read", "NoWords", f"no word in {', '.join(wordless)}", line)
+    for k in fields:  # a lone surrogate (a JSON escape, "\ud800") that no parser, tokenizer or shard can write
+        try:
+            writable(row[k], k)
+        except Reject as e:
+            return dead_letter(source, source_id, "read", e.error_type, e.message, line)
     return row, source_id
 
 
