@@ -134,7 +134,7 @@ def _evaluate_benchmark(args) -> int:
     scores only the rows not yet scored; a row the model cannot score is scored 0.0 and counted, never an error."""
     from entailgen.training.benchmarks.summac import (BASELINES, check_datasets, distinct_rows, evaluate_benchmark,
                                                       format_table, read_benchmark)
-    from entailgen.training.scoring.cache import cache_name, cached_results, score_cache_dir, with_progress
+    from entailgen.training.scoring.cache import cache_name, cached_results, score_cache_paths, with_progress
     from entailgen.training.fitting.checkpoint import verify_model_dir
     from entailgen.training.scoring.document_scorer import DocumentOptions, DocumentScorer, joined, score_of
     from entailgen.training.fitting.encoder import EncoderError
@@ -167,9 +167,8 @@ def _evaluate_benchmark(args) -> int:
         model_dirs = [args.model, *ensemble]
         device = pick_device(args.device).type  # cuda scores in bf16: cached apart from the cpu's fp32 scores
         precision = _precision(args)  # int8 and onnx-* scores cached apart from fp32 ones
-        caches = [os.path.join(score_cache_dir(), cache_name(m, options.granularity, options.aggregation,
-                                                             options.conv_dir, device, mode, precision))
-                  for m in model_dirs]
+        caches = score_cache_paths([cache_name(m, options.granularity, options.aggregation, options.conv_dir, device,
+                                               mode, precision) for m in model_dirs])  # None: no home, no cache
         # each row's results, one list per model: scored once (or read from the caches), read by the model's row and
         # the ensemble's; a model loads only when it has rows to score
         results = cached_results([lambda m=m: DocumentScorer(m, **given, device=device, precision=precision)
