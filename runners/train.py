@@ -411,13 +411,17 @@ def _train_conv(args) -> int:
     return 0
 
 
+MAX_MC_DROPOUT = 100  # training.scoring.score_modes.MAX_MC_DROPOUT, unimported: `entailgen --help` stays fast
+
+
 def _add_score_mode(parser, what: str) -> None:
     """--score and --mc-dropout (With a Little Push's inference, training.scoring.score_modes) on evaluate and score."""
     parser.add_argument("--score", default="e", choices=("e", "e-c"),
                         help=f"{what}: e = P(entailed); e-c = P(entailed) - P(contradicted) as (1 + e - c) / 2, "
                              "for a 3-way model (Steen et al. 2023)")
     parser.add_argument("--mc-dropout", type=int, default=0, metavar="N",
-                        help=f"{what}: the mean of N forward passes with dropout on (seed 0); 0: one plain pass")
+                        help=f"{what}: the mean of N forward passes with dropout on (seed 0), N at most "
+                             f"{MAX_MC_DROPOUT}; 0: one plain pass")
 
 
 def register(commands) -> None:

@@ -111,7 +111,11 @@ def test_e_c_on_a_two_way_or_dae_model_is_refused_in_one_line(two_way, tiny_enco
             (["score", str(dae), "--input", str(pairs), "--output", str(tmp_path / "o"), "--score", "e-c"],
              f"{dae} is a dae arc model"),
             (["evaluate", str(two_way), "--benchmark", "rank19", str(triples), "--mc-dropout", "-2"],
-             "--mc-dropout takes a number of passes, 0 or more, got -2")]:
+             "--mc-dropout takes a number of passes from 0 to 100 (each pass is a whole forward pass of every pair), "
+             "got -2"),
+            (["score", str(dae), "--input", str(pairs), "--output", str(tmp_path / "o"), "--mc-dropout", "1000000000"],
+             "--mc-dropout takes a number of passes from 0 to 100 (each pass is a whole forward pass of every pair), "
+             "got 1000000000")]:
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
@@ -144,3 +148,18 @@ def test_the_mode_is_in_the_cache_key_the_evaluation_json_and_the_card(three_way
                  "e-c"]) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["config"]["score_mode"] == {"score": "e-c", "mc_dropout": 0, "seed": 0}
+
+
+def test_mc_dropout_is_bounded_and_the_help_says_the_bound(capsys):
+    from entailgen.runners import train as train_cli
+    from entailgen.training.scoring.score_modes import MAX_MC_DROPOUT
+
+    assert train_cli.MAX_MC_DROPOUT == MAX_MC_DROPOUT == 100  # the CLI's copy (unimported for a fast --help) agrees
+    assert ScoreMode(mc_dropout=100).mc_dropout == 100
+    with pytest.raises(ValueError, match=r"^--mc-dropout takes a number of passes from 0 to 100 \(each pass is a "
+                                         r"whole forward pass of every pair\), got 1000000000$"):
+        ScoreMode(mc_dropout=1_000_000_000)
+    for command in ("score", "evaluate"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert "N at most 100" in " ".join(capsys.readouterr().out.split())
