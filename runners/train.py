@@ -349,16 +349,13 @@ def _score(args) -> int:
                                  score=mode.score, mc_dropout=mode.mc_dropout, pairs=not args.documents)
                  if args.documents or detector else None)
     try:  # what the workers would fail on, checked here: one line, not a worker's traceback
-        task = verify_model_dir(args.model)["task"]  # damaged, incomplete or mismatched files: one line
+        meta = verify_model_dir(args.model)  # damaged, incomplete or mismatched files: one line
         if documents is not None:
             documents.check(args.model)  # also the --ensemble model dirs, and e-c on each
-        elif task != "dae":
-            raise UsageError(f"{args.model} is a {task} model; `entailgen score` scores pairs' dependency arcs with a "
-                             f"dae model, and documents (--documents) with either")
         elif (args.granularity, args.aggregation, args.conv, args.ensemble) != ("sentence", None, None, None):
             raise UsageError("--granularity, --aggregation, --conv and --ensemble are for --documents")
-        else:
-            mode.check_model(task, None, args.model)  # pairs are scored by a dae model's arcs: e only
+        else:  # a dae model's arcs (e only), a pair model's P(entailed) (e-c on a 3-way one)
+            mode.check_model(meta["task"], meta.get("labels"), args.model)
         _precision(args)  # int8 on cuda: one line
         check_parser(parser)
         check_scoring(args.input, args.format, args.num_shards)  # empty, a directory, --num-shards 0
@@ -493,8 +490,9 @@ def register(commands) -> None:
                                "an ensemble row joins their ZS scores by the mean of their log-odds")
     _add_score_mode(evaluate, "--benchmark")
     evaluate.set_defaults(handler=_evaluate)
-    score = commands.add_parser("score", help="score (premise, hypothesis) pairs with a dae model, or (document, "
-                                              "summary) rows with any model (--documents), through Beam")
+    score = commands.add_parser("score", help="score (premise, hypothesis) pairs (a dae model: each arc and their "
+                                              "mean; a pair model: P(entailed) and each label's probability), or "
+                                              "(document, summary) rows (--documents), through Beam")
     score.add_argument("model", metavar="MODEL_DIR", help="a model dir written by `entailgen train`")
     score.add_argument("--input", required=True, metavar="JSONL",
                        help="JSON Lines with premise, hypothesis (--documents: document, summary) and an optional id")

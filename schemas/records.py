@@ -197,8 +197,17 @@ class ArcScore:
 
 
 @dataclass(frozen=True)
+class LabelProbability:
+    """A pair model's probability of one of its labels for a pair."""
+
+    label: str
+    probability: float
+
+
+@dataclass(frozen=True)
 class ScoredPair:
-    """A (premise, hypothesis) pair with its arcs' entailment probabilities and the sentence score (their mean)."""
+    """A (premise, hypothesis) pair with its score: a DAE arc model's arcs' entailment probabilities and their mean,
+    or a pair model's P(entailed) (or e-c) with each label's probability (no tokens or arcs: it reads the pair whole)."""
 
     id: str
     premise: str
@@ -209,6 +218,7 @@ class ScoredPair:
     source: str
     source_id: str
     split: str = "scored"  # one split: scoring assigns none
+    probabilities: list[LabelProbability] = dataclasses.field(default_factory=list)  # a pair model's; a dae's: none
 
 
 @dataclass(frozen=True)
@@ -283,6 +293,6 @@ def with_split(record, split: str):
 __all__ = [
     "ENTAILED", "NOT_ENTAILED", "THREE_WAY", "GENERATED_KINDS", "AUGMENTED_KINDS", "ARC_KINDS", "Token", "Arc",
     "LabelledArc", "ParsedSentence", "ArcExample", "RtePair", "CORRECT", "INCORRECT", "CLAIM_TRANSFORMATIONS",
-    "ClaimExample", "ScoredParaphrase", "ArcScore", "ScoredPair", "ScoredDocument",
+    "ClaimExample", "ScoredParaphrase", "ArcScore", "LabelProbability", "ScoredPair", "ScoredDocument",
     "DeadLetter", "Skipped", "dead_letter", "RECORD_TYPES", "with_split",
 ]

@@ -163,3 +163,33 @@ def test_mc_dropout_is_bounded_and_the_help_says_the_bound(capsys):
         with pytest.raises(SystemExit):
             main([command, "--help"])
         assert "N at most 100" in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_pair_model_scores_pairs_from_the_command_line_in_the_dae_layout(three_way, two_way, tmp_path, capsys):
+    import pyarrow.parquet as pq
+
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps({"id": f"p{i}", "premise": p, "hypothesis": h}) + "\n"
+                             for i, (p, h) in enumerate(PAIRS)) + json.dumps({"id": "x", "premise": "a cat"}) + "\n")
+    labels, own = own_probabilities(three_way, PAIRS)  # computed here, without the scorer
+    for model, score in ((three_way, "e"), (three_way, "e-c"), (two_way, "e")):
+        out = tmp_path / f"{model.parent.name}-{score}"
+        assert main(["score", str(model), "--input", str(pairs), "--output", str(out), "--precision", "fp32",
+                     "--score", score]) == 0
+        assert capsys.readouterr().out.strip() == f"scored 3 of 4 pairs into {out}; 1 dead letters"
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert manifest["record_type"] == "ScoredPair"
+        rows = {r["source_id"]: r for s in manifest["shards"] for r in pq.read_table(out / s["path"]).to_pylist()}
+        expected = PairScorer(str(model), precision="fp32", score=score).scored_many(PAIRS)
+        for i, want in enumerate(expected):
+            row = rows[f"p{i}"]
+            assert (row["premise"], row["hypothesis"], row["hypothesis_tokens"], row["arcs"]) == (*PAIRS[i], [], [])
+            assert row["score"] == want["score"]
+            assert row["probabilities"] == [{"label": k, "probability": v} for k, v in want["probabilities"].items()]
+            if model == three_way:  # the three probabilities, and e-c = (1 + P(e) - P(c)) / 2, as computed here
+                assert [p["label"] for p in row["probabilities"]] == labels
+                assert [p["probability"] for p in row["probabilities"]] == pytest.approx(own[i].tolist(), abs=2e-6)
+                e, c = own[i][0].item(), own[i][2].item()
+                assert row["score"] == pytest.approx(e if score == "e" else (1 + e - c) / 2, abs=2e-6)
+            else:
+                assert [p["label"] for p in row["probabilities"]] == ["entailed", "not-entailed"]

@@ -18,12 +18,13 @@ from apache_beam.ml.inference.base import ModelHandler, RunInference
 from entailgen.dataset.manifest import StageSummary, count_by
 from entailgen.dataset.shard import ShardConfig, WriteDeadLetters, WriteShards
 from entailgen.schemas.ids import content_id
-from entailgen.schemas.records import ArcScore, DeadLetter, ScoredDocument, ScoredPair, dead_letter
+from entailgen.schemas.records import ArcScore, DeadLetter, LabelProbability, ScoredDocument, ScoredPair, dead_letter
 from entailgen.training.scoring.document_scorer import DocumentOptions, DocumentScorer, EnsembleScorer, RowScorer
+from entailgen.training.fitting.checkpoint import load_meta
 from entailgen.training.fitting.models import pick_device
 from entailgen.training.scoring.precision import AUTO, resolved_precision
 from entailgen.training.scoring.score_modes import ScoreMode
-from entailgen.training.scoring.scorers import DaeScorer, Unscorable
+from entailgen.training.scoring.scorers import DaeScorer, PairScorer, Unscorable
 from entailgen.transforms.io.base import Reject, utf8, writable
 from entailgen.transforms.io.option_files import check_option_file
 from entailgen.transforms.parser import ParserConfig
@@ -120,12 +121,14 @@ def parse_line(line: str | bytes, source: str) -> PairInput | DeadLetter:
 
 
 def scored_record(pair: PairInput, result) -> ScoredPair | DeadLetter:
-    """The ScoredPair of a scorer result, or the DeadLetter of an Unscorable pair."""
+    """The ScoredPair of a scorer result (a DaeScorer's arcs, or a PairScorer's label probabilities), or the
+    DeadLetter of an Unscorable pair."""
     if isinstance(result, Unscorable):
         return dead_letter(pair.source, pair.source_id, "score", result.error_type, str(result), pair.hypothesis)
     return ScoredPair(content_id("score", pair.source_id, pair.premise, pair.hypothesis), pair.premise,
-                      pair.hypothesis, result["hypothesis_tokens"], [ArcScore(**a) for a in result["arcs"]],
-                      result["score"], pair.source, pair.source_id)
+                      pair.hypothesis, result.get("hypothesis_tokens", []),
+                      [ArcScore(**a) for a in result.get("arcs", [])], result["score"], pair.source, pair.source_id,
+                      probabilities=[LabelProbability(label, p) for label, p in result.get("probabilities", {}).items()])
 
 
 class DaeScoreHandler(ModelHandler[PairInput, object, DaeScorer]):
@@ -150,20 +153,41 @@ class DaeScoreHandler(ModelHandler[PairInput, object, DaeScorer]):
         return {"min_batch_size": 1, "max_batch_size": 64}
 
 
+class PairModelScoreHandler(DaeScoreHandler):
+    """RunInference handler of a pair model (recast, claims, nli-dialogue): each pair's P(entailed) (or e-c) and its
+    labels' probabilities, in the dae handler's records; the model loaded once per worker."""
+
+    def load_model(self) -> PairScorer:
+        return PairScorer(self.model_dir, self.device, score=self.mode.score, mc_dropout=self.mode.mc_dropout,
+                          seed=self.mode.seed, precision=self.precision)
+
+    def run_inference(self, batch: Sequence[PairInput], model: PairScorer, inference_args: Optional[dict] = None
+                      ) -> Iterable:
+        results = model.scored_many([(p.premise, p.hypothesis) for p in batch])
+        return [scored_record(p, r) for p, r in zip(batch, results)]
+
+
+def pair_handler(model_dir: str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
+                 mode: ScoreMode = ScoreMode(), precision: str = AUTO) -> ModelHandler:
+    """The handler that scores pairs with a model dir: its arcs for a dae model, P(entailed) for a pair model."""
+    handler = PairModelScoreHandler if load_meta(model_dir).get("task") == "pair" else DaeScoreHandler
+    return handler(model_dir, parser, device, mode, precision)
+
+
 def _route(record):
     yield pvalue.TaggedOutput(DEAD, record) if isinstance(record, DeadLetter) else record
 
 
 class ScorePairs(beam.PTransform):
     """Lines -> scored records 'scored' and DeadLetter 'dead' (bad lines, unscorable rows, failed batches): pairs
-    through a dae model by default; another handler and line parser score other rows (documents)."""
+    through the model dir's pair_handler by default; another handler and line parser score other rows (documents)."""
 
     def __init__(self, model_dir: str, source: str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
                  handler: Optional[ModelHandler] = None, parse=parse_line, mode: ScoreMode = ScoreMode(),
                  precision: str = AUTO):
         super().__init__()
         self.source, self.parse = source, parse
-        self.handler = handler or DaeScoreHandler(model_dir, parser, device, mode, precision)
+        self.handler = handler or pair_handler(model_dir, parser, device, mode, precision)
 
     def expand(self, lines):
         source, parse = self.source, self.parse
