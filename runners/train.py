@@ -135,6 +135,7 @@ def _evaluate_benchmark(args) -> int:
     from entailgen.training.benchmarks.summac import (BASELINES, check_datasets, distinct_rows, evaluate_benchmark,
                                                       format_table, read_benchmark)
     from entailgen.training.scoring.cache import cache_name, cached_results, score_cache_paths, with_progress
+    from entailgen.training.scoring.detector import heads_in_words, member_heads
     from entailgen.training.fitting.checkpoint import verify_model_dir
     from entailgen.training.scoring.document_scorer import DocumentOptions, DocumentScorer, joined, score_of
     from entailgen.training.fitting.encoder import EncoderError
@@ -167,11 +168,18 @@ def _evaluate_benchmark(args) -> int:
         model_dirs = [args.model, *ensemble]
         device = pick_device(args.device).type  # cuda scores in bf16: cached apart from the cpu's fp32 scores
         precision = _precision(args)  # int8 and onnx-* scores cached apart from fp32 ones
-        caches = score_cache_paths([cache_name(m, options.granularity, options.aggregation, options.conv_dir, device,
-                                               mode, precision) for m in model_dirs])  # None: no home, no cache
+        # how each model scores a row: the options, or for a detector's member with a Conv head, the head
+        heads = member_heads(detector, mode.plain) if detector else {}
+        if detector:
+            print(f"{detector}: its members score each row: {heads_in_words(heads)}", file=sys.stderr, flush=True)
+        how = {m: {**given, "aggregation": "conv", "conv_dir": heads[m]} if heads.get(m) else given
+               for m in model_dirs}
+        caches = score_cache_paths([cache_name(m, options.granularity, how[m].get("aggregation", "zs"),
+                                               how[m].get("conv_dir"), device, mode, precision)
+                                    for m in model_dirs])  # None: no home, no cache
         # each row's results, one list per model: scored once (or read from the caches), read by the model's row and
         # the ensemble's; a model loads only when it has rows to score
-        results = cached_results([lambda m=m: DocumentScorer(m, **given, device=device, precision=precision)
+        results = cached_results([lambda m=m: DocumentScorer(m, **how[m], device=device, precision=precision)
                                   for m in model_dirs],
                                  [(r.document, r.claim) for r in rows], caches,
                                  _row(args.model) + (f" and {len(ensemble)} more" if ensemble else ""))
@@ -191,7 +199,8 @@ def _evaluate_benchmark(args) -> int:
                        "granularity": options.granularity,
                        "aggregation": options.aggregation,
                        "conv_dir": options.conv_dir, "score_mode": mode.config(), "files": files,
-                       **({"ensemble": model_dirs} if ensemble else {}), "score_caches": caches}
+                       **({"ensemble": model_dirs} if ensemble else {}), "score_caches": caches,
+                       **({"members": heads_in_words(heads)} if detector else {})}
     print(format_table(report), flush=True)  # shown even when the model dir cannot take the eval file
     _save_report(detector or args.model, report, mode, _not_default(options.granularity, "sentence"),
                  _dirs_part("conv", [options.conv_dir] if options.conv_dir else []),
@@ -339,6 +348,7 @@ def _score(args) -> int:
     from entailgen.training.fitting.checkpoint import verify_model_dir
     from entailgen.training.scoring.document_scorer import DocumentOptions
     from entailgen.training.fitting.encoder import EncoderError
+    from entailgen.training.scoring.detector import heads_in_words, member_heads
     from entailgen.training.scoring.inference import LAYOUTS, check_scoring
     from entailgen.transforms.parser import ParserConfig, check_parser
 
@@ -346,12 +356,15 @@ def _score(args) -> int:
     detector = as_members(args)
     mode = _score_mode(args)
     documents = (DocumentOptions(args.granularity, args.aggregation or "zs", args.conv, tuple(args.ensemble or ()),
-                                 score=mode.score, mc_dropout=mode.mc_dropout, pairs=not args.documents)
+                                 score=mode.score, mc_dropout=mode.mc_dropout, pairs=not args.documents,
+                                 detector=detector)
                  if args.documents or detector else None)
     try:  # what the workers would fail on, checked here: one line, not a worker's traceback
         meta = verify_model_dir(args.model)  # damaged, incomplete or mismatched files: one line
         if documents is not None:
             documents.check(args.model)  # also the --ensemble model dirs, and e-c on each
+            if detector:
+                member_heads(detector, mode.plain)  # a detector's Conv head missing or changed: one line
         elif (args.granularity, args.aggregation, args.conv, args.ensemble) != ("sentence", None, None, None):
             raise UsageError("--granularity, --aggregation, --conv and --ensemble are for --documents")
         else:  # a dae model's arcs (e only), a pair model's P(entailed) (e-c on a 3-way one)
@@ -374,7 +387,9 @@ def _score(args) -> int:
     total, repeated = manifest["counts"]["total"], manifest["counts"].get("repeated_ids", {})
     what = "documents" if args.documents else "pairs"
     print(f"scored {total['written']} of {total['read']} {what} into {args.output}; {total['dead_letters']} dead "
-          f"letters" + (f"; {len(repeated)} ids given to more than one row (first: {min(repeated)})" if repeated else ""))
+          f"letters" + (f"; {len(repeated)} ids given to more than one row (first: {min(repeated)})" if repeated else "")
+          + (f"; the detector's members scored each row: {heads_in_words(member_heads(detector, mode.plain))}"
+             if detector else ""))
     if total["read"] and not total["written"]:  # nothing scored is a failed job, not exit 0
         reasons = sorted(manifest["counts"].get("dead_by_stage", {}))
         other = ("premise", "hypothesis") if args.documents else ("document", "summary")

@@ -19,6 +19,7 @@ from entailgen.dataset.manifest import StageSummary, count_by
 from entailgen.dataset.shard import ShardConfig, WriteDeadLetters, WriteShards
 from entailgen.schemas.ids import content_id
 from entailgen.schemas.records import ArcScore, DeadLetter, LabelProbability, ScoredDocument, ScoredPair, dead_letter
+from entailgen.training.scoring.detector import Detector
 from entailgen.training.scoring.document_scorer import DocumentOptions, DocumentScorer, EnsembleScorer, RowScorer
 from entailgen.training.fitting.checkpoint import load_meta
 from entailgen.training.fitting.models import pick_device
@@ -244,7 +245,8 @@ def scored_document(row: DocumentInput, result, options: DocumentOptions) -> Sco
     return ScoredDocument(content_id("score-document", row.source_id, row.document, row.summary), row.document,
                           row.summary, result["blocks"], result["summary_sentences"],
                           [round(float(s), 6) for s in result["sentence_scores"]], result["score"],
-                          options.aggregation, options.granularity, row.source, row.source_id)
+                          result.get("aggregation", options.aggregation), options.granularity, row.source,
+                          row.source_id)
 
 
 class DocumentScoreHandler(ModelHandler[DocumentInput, object, RowScorer]):
@@ -259,6 +261,9 @@ class DocumentScoreHandler(ModelHandler[DocumentInput, object, RowScorer]):
 
     def load_model(self) -> RowScorer:
         o = self.options
+        if o.detector:  # its members, each by its own rule (a Conv head where the detector has one)
+            return Detector(o.detector, o.granularity, self.device, self.parser, score=o.score,
+                            mc_dropout=o.mc_dropout, seed=o.seed, precision=self.precision)
         members = [DocumentScorer(m, o.granularity, o.aggregation, o.conv_dir, device=self.device, parser=self.parser,
                                   score=o.score, mc_dropout=o.mc_dropout, seed=o.seed, precision=self.precision)
                    for m in (self.model_dir, *o.ensemble)]
