@@ -188,8 +188,8 @@ def true_notes(report: dict) -> list[str]:
         notes.append(f"{short}: {f['consistent']} consistent + {f['inconsistent']} inconsistent rows"
                      + (f", {f['documents']} with a grounding longer than a sentence (scored as documents)"
                         if f.get("documents") else "") + (f"; could not score (0.0): {bad}" if bad else "")
-                     + (f"; {f['duplicates_left_out']} rows given twice, scored once" if f.get("duplicates_left_out")
-                        else ""))
+                     + (f"; {n} row{'s' if n > 1 else ''} given twice, scored once"
+                        if (n := f.get("duplicates_left_out")) else ""))
     return notes
 
 
