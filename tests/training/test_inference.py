@@ -70,6 +70,9 @@ def test_a_lone_surrogate_in_a_text_or_an_id_is_a_dead_letter_or_an_escaped_id_n
             "r", "read", "BadEncoding", "hypothesis has a lone surrogate, not writable as UTF-8")
     summary = json.dumps({"id": "s", "document": "A dog barks.", "summary": "\udc80 A dog."})
     assert parse_document_line(summary, "f").message == "summary has a lone surrogate, not writable as UTF-8"
+    raw = json.dumps({"premise": "A dog barks.", "hypothesis": "A dog \ud800."}, ensure_ascii=False)  # the character
+    dead = parse_line(raw, "f")
+    assert (dead.error_type, dead.raw) == ("BadEncoding", raw.replace("\ud800", "\\ud800"))
     given = json.dumps({"id": "a\ud800", "premise": "A dog barks.", "hypothesis": "A dog."})
     assert parse_line(given, "f").source_id == '"a\\ud800"'  # the id's JSON escape: a manifest can write it
     # a failed batch's dead letter of such text (its message, its raw row) is written with the escape, not raised

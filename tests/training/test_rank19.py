@@ -1,6 +1,7 @@
 """Summary reranking (DAE paper, Table 4): accuracy with ties worked by hand, the paper's rule-based dependency score
 against word overlap on a swapped sentence, and `evaluate --benchmark rank19` end to end on a tiny DAE model."""
 import json
+import re
 
 import pytest
 
@@ -64,7 +65,10 @@ def test_evaluate_reranks_with_a_dae_model_and_writes_the_report_and_the_card(ti
     report = json.loads((model / "eval" / "benchmark-rank19.summary_pairs.json").read_text())
     assert report["triples"] == 2 and list(report["scorers"]) == ["entailgen model", UNIGRAM, DEPENDENCY]
     assert report["scorers"]["entailgen model"]["unscorable"] == 1  # "?": no arc to score, 0.0 as the rule says
-    assert "## The rank19 benchmark (DAE Table 4: summary reranking)" in (model / "README.md").read_text()
+    assert re.search(r"^\| entailgen model \| [^\n]* \| 1 \|$", out, re.M)  # the table's count of them
+    card = (model / "README.md").read_text()
+    assert "## The rank19 benchmark (DAE Table 4: summary reranking)" in card
+    assert re.search(r"^\| entailgen model \| [^\n]* \| 1 \|$", card, re.M)
     assert main(["evaluate", str(model), "--benchmark", "rank19", str(path), str(path)]) == 2
     assert capsys.readouterr().err.strip() == ("entailgen: error: --benchmark rank19 takes one file "
                                                "(summary_pairs.json, or JSON Lines of its fields)")

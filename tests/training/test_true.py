@@ -133,6 +133,8 @@ def test_evaluate_true_beside_overlap_and_the_paper_writes_the_report_and_the_ca
     bad = write_csv(tmp_path / "bad.csv", [["A", "B", "1"]], "knowledge,response,label")
     for argv, message in [([str(q2), str(bad)], f"{bad}: no column grounding, generated_text (TRUE's layout"),
                           ([], "--benchmark true needs TRUE's CSV files"),
+                          ([str(q2), str(tmp_path / "." / "q2.csv")],
+                           f"--benchmark true: {tmp_path / '.' / 'q2.csv'} is given twice (each file is one column"),
                           ([str(q2), "--conv", str(tmp_path)], "are for --benchmark summac")]:
         assert main(["evaluate", str(model), "--benchmark", "true", *argv]) == 2
         err = capsys.readouterr().err

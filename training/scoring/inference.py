@@ -86,6 +86,8 @@ def json_row(line: str | bytes, source: str, fields: Sequence[str]) -> tuple[dic
             line = line.decode("utf-8").lstrip("\ufeff")
         except UnicodeDecodeError as e:
             return dead_letter(source, content_id(line), "read", "BadEncoding", f"not UTF-8: {e}", line)
+    elif not utf8(line):  # a line given as text with a lone surrogate in it: its escape, which the checks below read
+        line = line.encode("utf-8", "backslashreplace").decode("utf-8")
     try:
         row = json.loads(line)
     except ValueError as e:
