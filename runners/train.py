@@ -387,7 +387,8 @@ def _score(args) -> int:
     total, repeated = manifest["counts"]["total"], manifest["counts"].get("repeated_ids", {})
     what = "documents" if args.documents else "pairs"
     print(f"scored {total['written']} of {total['read']} {what} into {args.output}; {total['dead_letters']} dead "
-          f"letters" + (f"; {len(repeated)} ids given to more than one row (first: {min(repeated)})" if repeated else "")
+          f"letters" + (f"; {len(repeated)} ids given to more than one row (first: {min(repeated)})"
+                        if repeated else "")
           + (f"; the detector's members scored each row: {heads_in_words(member_heads(detector, mode.plain))}"
              if detector else ""))
     if total["read"] and not total["written"]:  # nothing scored is a failed job, not exit 0

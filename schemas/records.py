@@ -207,7 +207,8 @@ class LabelProbability:
 @dataclass(frozen=True)
 class ScoredPair:
     """A (premise, hypothesis) pair with its score: a DAE arc model's arcs' entailment probabilities and their mean,
-    or a pair model's P(entailed) (or e-c) with each label's probability (no tokens or arcs: it reads the pair whole)."""
+    or a pair model's P(entailed) (or e-c) with each label's probability (no tokens or arcs: it reads the pair
+    whole)."""
 
     id: str
     premise: str

@@ -72,7 +72,8 @@ def member_heads(directory: str, plain: bool = True) -> dict[str, Optional[str]]
         raise EncoderError(f"{directory}: {e}")
     member = next((m for m in members if model_checksums(m) == fit_on), None)
     if member is None:
-        raise EncoderError(f"{conv} was fit on no member of the detector {directory}: it was changed since it was built")
+        raise EncoderError(f"{conv} was fit on no member of the detector {directory}: it was changed since it was "
+                           "built")
     heads[member] = conv
     return heads
 

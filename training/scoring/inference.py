@@ -131,7 +131,8 @@ def scored_record(pair: PairInput, result) -> ScoredPair | DeadLetter:
     return ScoredPair(content_id("score", pair.source_id, pair.premise, pair.hypothesis), pair.premise,
                       pair.hypothesis, result.get("hypothesis_tokens", []),
                       [ArcScore(**a) for a in result.get("arcs", [])], result["score"], pair.source, pair.source_id,
-                      probabilities=[LabelProbability(label, p) for label, p in result.get("probabilities", {}).items()])
+                      probabilities=[LabelProbability(label, p)
+                                     for label, p in result.get("probabilities", {}).items()])
 
 
 class DaeScoreHandler(ModelHandler[PairInput, object, DaeScorer]):
