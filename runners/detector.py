@@ -325,7 +325,10 @@ def write_card(folder: str, meta: dict) -> None:
              f"({meta['documents']['excluded']} left out as test-cut articles of --exclude-documents files, "
              f"{meta['documents']['repeated']} repeated ones kept once, {meta['documents']['dead_letters']} dead "
              "letters in `dead_letters.jsonl`).", "",
-             f"A row's score: the {r['join']}.", "", "| member | model dir | training rows | dataset manifest sha256 |",
+             f"A row's score: the {r['join']}" + (f"; the claims member's score is its Conv head's (`{meta['conv']}`), "
+                                                  "in the plain mode (e, no MC dropout; else its ZS score)"
+                                                  if meta.get("conv") else "") + ".", "",
+             "| member | model dir | training rows | dataset manifest sha256 |",
              "|---|---|---|---|"]
     lines += [f"| {m['name']} | `{m['dir']}` | {m['rows'].get('train', {}).get('used', '')} | "
               f"`{m['dataset_manifest_sha256'][:16]}…` |" for m in meta["members"]]

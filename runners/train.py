@@ -134,7 +134,8 @@ def _evaluate_benchmark(args) -> int:
     scores only the rows not yet scored; a row the model cannot score is scored 0.0 and counted, never an error."""
     from entailgen.training.benchmarks.summac import (BASELINES, check_datasets, distinct_rows, evaluate_benchmark,
                                                       format_table, read_benchmark)
-    from entailgen.training.scoring.cache import cache_name, cached_results, score_cache_dir, with_progress
+    from entailgen.training.scoring.cache import cache_name, cached_results, score_cache_paths, with_progress
+    from entailgen.training.scoring.detector import heads_in_words, member_heads
     from entailgen.training.fitting.checkpoint import verify_model_dir
     from entailgen.training.scoring.document_scorer import DocumentOptions, DocumentScorer, joined, score_of
     from entailgen.training.fitting.encoder import EncoderError
@@ -167,12 +168,18 @@ def _evaluate_benchmark(args) -> int:
         model_dirs = [args.model, *ensemble]
         device = pick_device(args.device).type  # cuda scores in bf16: cached apart from the cpu's fp32 scores
         precision = _precision(args)  # int8 and onnx-* scores cached apart from fp32 ones
-        caches = [os.path.join(score_cache_dir(), cache_name(m, options.granularity, options.aggregation,
-                                                             options.conv_dir, device, mode, precision))
-                  for m in model_dirs]
+        # how each model scores a row: the options, or for a detector's member with a Conv head, the head
+        heads = member_heads(detector, mode.plain) if detector else {}
+        if detector:
+            print(f"{detector}: its members score each row: {heads_in_words(heads)}", file=sys.stderr, flush=True)
+        how = {m: {**given, "aggregation": "conv", "conv_dir": heads[m]} if heads.get(m) else given
+               for m in model_dirs}
+        caches = score_cache_paths([cache_name(m, options.granularity, how[m].get("aggregation", "zs"),
+                                               how[m].get("conv_dir"), device, mode, precision)
+                                    for m in model_dirs])  # None: no home, no cache
         # each row's results, one list per model: scored once (or read from the caches), read by the model's row and
         # the ensemble's; a model loads only when it has rows to score
-        results = cached_results([lambda m=m: DocumentScorer(m, **given, device=device, precision=precision)
+        results = cached_results([lambda m=m: DocumentScorer(m, **how[m], device=device, precision=precision)
                                   for m in model_dirs],
                                  [(r.document, r.claim) for r in rows], caches,
                                  _row(args.model) + (f" and {len(ensemble)} more" if ensemble else ""))
@@ -192,7 +199,8 @@ def _evaluate_benchmark(args) -> int:
                        "granularity": options.granularity,
                        "aggregation": options.aggregation,
                        "conv_dir": options.conv_dir, "score_mode": mode.config(), "files": files,
-                       **({"ensemble": model_dirs} if ensemble else {}), "score_caches": caches}
+                       **({"ensemble": model_dirs} if ensemble else {}), "score_caches": caches,
+                       **({"members": heads_in_words(heads)} if detector else {})}
     print(format_table(report), flush=True)  # shown even when the model dir cannot take the eval file
     _save_report(detector or args.model, report, mode, _not_default(options.granularity, "sentence"),
                  _dirs_part("conv", [options.conv_dir] if options.conv_dir else []),
@@ -205,30 +213,23 @@ def _evaluate_rank19(args, files: list[str]) -> int:
     each sentence against its source: a DAE arc model by the mean of its arcs' probabilities (F(h, x), §3), a pair
     model by P(entailed); a sentence it cannot score is 0.0 (training.scoring.unscorable) and counted."""
     from entailgen.training.fitting.encoder import EncoderError
-    from entailgen.training.benchmarks.rank19 import DEPENDENCY, baselines, evaluate_rank19, format_rank19, read_triples
-    from entailgen.training.scoring.unscorable import Unscorable, every_scored
+    from entailgen.training.benchmarks.rank19 import (DEPENDENCY, baselines, distinct_triples, evaluate_rank19,
+                                                      format_rank19, read_triples)
 
     if len(files) != 1:
         raise UsageError("--benchmark rank19 takes one file (summary_pairs.json, or JSON Lines of its fields)")
     if args.granularity is not None or args.aggregation is not None or args.conv is not None or args.ensemble:
         raise UsageError("--granularity, --aggregation, --conv and --ensemble are for --benchmark summac")
     mode = _score_mode(args)
-    unscorable: list = []
     row = _row(args.model)
-
-    def model(pairs: list) -> list[float]:
-        results = score(pairs)
-        unscorable.extend(r for r in results if isinstance(r, Unscorable))
-        return every_scored(results)
-
     try:
-        triples = read_triples(files[0])
+        triples, duplicates = distinct_triples(read_triples(files[0]))  # a copy: once; swapped sentences: one line
         precision = _precision(args)
         score = _scorer(args, mode, precision).pair_scores  # a detector's: its members' pair scores joined
-        report = evaluate_rank19(triples, {row: model, **baselines()}, ties={DEPENDENCY: "random"})
+        report = evaluate_rank19(triples, {row: score, **baselines()}, ties={DEPENDENCY: "random"},
+                                 duplicates=duplicates)
     except (EncoderError, ValueError, OSError, RuntimeError) as e:  # RuntimeError: torch's word on --device
         raise UsageError(message(e))
-    report["scorers"][row]["unscorable"] = len(unscorable)
     report["model"] = {"dir": args.model, "files": files, "score_mode": mode.config(), "precision": precision}
     print(format_rank19(report), flush=True)
     _save_report(args.model, report, mode, _not_default(args.precision, "auto"))
@@ -241,7 +242,8 @@ def _evaluate_true(args, files: list[str]) -> int:
     longer than a sentence is scored as a document (--granularity its blocks), in the --score / --mc-dropout mode."""
     from entailgen.training.benchmarks.baselines import unigram_overlap_scores
     from entailgen.training.fitting.encoder import EncoderError
-    from entailgen.training.benchmarks.true import UNIGRAM, evaluate_true, format_true, model_scores, read_true
+    from entailgen.training.benchmarks.true import (UNIGRAM, distinct_true, evaluate_true, format_true, model_scores,
+                                                    read_true)
 
     if not files:
         raise UsageError("--benchmark true needs TRUE's CSV files (grounding, generated_text, label)")
@@ -255,12 +257,17 @@ def _evaluate_true(args, files: list[str]) -> int:
         documents.append(sum(long))
         return results
 
+    again = next((f for i, f in enumerate(files) if os.path.realpath(f) in map(os.path.realpath, files[:i])), None)
+    if again:
+        raise UsageError(f"--benchmark true: {again} is given twice (each file is one column of the table)")
     try:
-        rows = {path: read_true(path) for path in files}  # every file checked before the model loads
+        rows, duplicates = {}, {}
+        for path in files:  # every file checked before the model loads; a copy: once; labelled both ways: one line
+            rows[path], duplicates[path] = distinct_true(read_true(path))
         precision = _precision(args)
         scorer = _scorer(args, mode, precision, args.granularity or "sentence")
         report = evaluate_true(rows, {_row(args.model): model, UNIGRAM: lambda rs: unigram_overlap_scores(
-            [(r.grounding, r.response) for r in rs])})
+            [(r.grounding, r.response) for r in rs])}, duplicates=duplicates)
     except (EncoderError, ValueError, OSError, RuntimeError) as e:  # RuntimeError: torch's word on --device
         raise UsageError(message(e))
     for entry, n in zip(report["files"].values(), documents):
@@ -341,6 +348,7 @@ def _score(args) -> int:
     from entailgen.training.fitting.checkpoint import verify_model_dir
     from entailgen.training.scoring.document_scorer import DocumentOptions
     from entailgen.training.fitting.encoder import EncoderError
+    from entailgen.training.scoring.detector import heads_in_words, member_heads
     from entailgen.training.scoring.inference import LAYOUTS, check_scoring
     from entailgen.transforms.parser import ParserConfig, check_parser
 
@@ -348,19 +356,19 @@ def _score(args) -> int:
     detector = as_members(args)
     mode = _score_mode(args)
     documents = (DocumentOptions(args.granularity, args.aggregation or "zs", args.conv, tuple(args.ensemble or ()),
-                                 score=mode.score, mc_dropout=mode.mc_dropout, pairs=not args.documents)
+                                 score=mode.score, mc_dropout=mode.mc_dropout, pairs=not args.documents,
+                                 detector=detector)
                  if args.documents or detector else None)
     try:  # what the workers would fail on, checked here: one line, not a worker's traceback
-        task = verify_model_dir(args.model)["task"]  # damaged, incomplete or mismatched files: one line
+        meta = verify_model_dir(args.model)  # damaged, incomplete or mismatched files: one line
         if documents is not None:
             documents.check(args.model)  # also the --ensemble model dirs, and e-c on each
-        elif task != "dae":
-            raise UsageError(f"{args.model} is a {task} model; `entailgen score` scores pairs' dependency arcs with a "
-                             f"dae model, and documents (--documents) with either")
+            if detector:
+                member_heads(detector, mode.plain)  # a detector's Conv head missing or changed: one line
         elif (args.granularity, args.aggregation, args.conv, args.ensemble) != ("sentence", None, None, None):
             raise UsageError("--granularity, --aggregation, --conv and --ensemble are for --documents")
-        else:
-            mode.check_model(task, None, args.model)  # pairs are scored by a dae model's arcs: e only
+        else:  # a dae model's arcs (e only), a pair model's P(entailed) (e-c on a 3-way one)
+            mode.check_model(meta["task"], meta.get("labels"), args.model)
         _precision(args)  # int8 on cuda: one line
         check_parser(parser)
         check_scoring(args.input, args.format, args.num_shards)  # empty, a directory, --num-shards 0
@@ -379,9 +387,12 @@ def _score(args) -> int:
         raise UsageError(str(e))
     total, repeated = manifest["counts"]["total"], manifest["counts"].get("repeated_ids", {})
     what = "documents" if args.documents else "pairs"
-    print(args.output if args.quiet else f"scored {total['written']} of {total['read']} {what} into {args.output}; "
-          f"{total['dead_letters']} dead letters" + (f"; {len(repeated)} ids given to more than one row (first: "
-                                                      f"{min(repeated)})" if repeated else ""))
+    print(args.output if args.quiet else
+          f"scored {total['written']} of {total['read']} {what} into {args.output}; {total['dead_letters']} dead "
+          f"letters" + (f"; {len(repeated)} ids given to more than one row (first: {min(repeated)})"
+                        if repeated else "")
+          + (f"; the detector's members scored each row: {heads_in_words(member_heads(detector, mode.plain))}"
+             if detector else ""))
     if total["read"] and not total["written"]:  # nothing scored is a failed job, not exit 0
         reasons = sorted(manifest["counts"].get("dead_by_stage", {}))
         other = ("premise", "hypothesis") if args.documents else ("document", "summary")
@@ -415,13 +426,17 @@ def _train_conv(args) -> int:
     return 0
 
 
+MAX_MC_DROPOUT = 100  # training.scoring.score_modes.MAX_MC_DROPOUT, unimported: `entailgen --help` stays fast
+
+
 def _add_score_mode(parser, what: str) -> None:
     """--score and --mc-dropout (With a Little Push's inference, training.scoring.score_modes) on evaluate and score."""
     parser.add_argument("--score", default="e", choices=("e", "e-c"),
                         help=f"{what}: e = P(entailed); e-c = P(entailed) - P(contradicted) as (1 + e - c) / 2, "
                              "for a 3-way model (Steen et al. 2023)")
     parser.add_argument("--mc-dropout", type=int, default=0, metavar="N",
-                        help=f"{what}: the mean of N forward passes with dropout on (seed 0); 0: one plain pass")
+                        help=f"{what}: the mean of N forward passes with dropout on (seed 0), N at most "
+                             f"{MAX_MC_DROPOUT}; 0: one plain pass")
 
 
 def register(commands) -> None:
@@ -498,7 +513,8 @@ def register(commands) -> None:
     _add_score_mode(evaluate, "--benchmark")
     evaluate.set_defaults(handler=_evaluate)
     score = commands.add_parser("score", help=COMMAND_HELP["score"],
-                                description="Score (premise, hypothesis) pairs with a dae model, or (document, "
+                                description="Score (premise, hypothesis) pairs (a dae model: each arc and their mean; "
+                                            "a pair model: P(entailed) and each label's probability), or (document, "
                                             "summary) rows with any model (--documents), through Beam.")
     score.add_argument("model", metavar="MODEL_DIR", help="a model dir written by `entailgen train`")
     score.add_argument("--input", required=True, metavar="JSONL",

@@ -197,8 +197,18 @@ class ArcScore:
 
 
 @dataclass(frozen=True)
+class LabelProbability:
+    """A pair model's probability of one of its labels for a pair."""
+
+    label: str
+    probability: float
+
+
+@dataclass(frozen=True)
 class ScoredPair:
-    """A (premise, hypothesis) pair with its arcs' entailment probabilities and the sentence score (their mean)."""
+    """A (premise, hypothesis) pair with its score: a DAE arc model's arcs' entailment probabilities and their mean,
+    or a pair model's P(entailed) (or e-c) with each label's probability (no tokens or arcs: it reads the pair
+    whole)."""
 
     id: str
     premise: str
@@ -209,6 +219,7 @@ class ScoredPair:
     source: str
     source_id: str
     split: str = "scored"  # one split: scoring assigns none
+    probabilities: list[LabelProbability] = dataclasses.field(default_factory=list)  # a pair model's; a dae's: none
 
 
 @dataclass(frozen=True)
@@ -256,10 +267,17 @@ class Skipped:
 RAW_LIMIT = 1000
 
 
+def _writable(text):
+    """Text as UTF-8 can write it: a lone surrogate as its backslash escape (anything else as it is)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8") if isinstance(text, str) else text
+
+
 def dead_letter(source: str, source_id: str, stage: str, error_type: str, message: str, raw: object = "") -> DeadLetter:
-    """Build a DeadLetter with a content id and the raw input truncated to RAW_LIMIT characters."""
+    """Build a DeadLetter with a content id and the raw input truncated to RAW_LIMIT characters; a lone surrogate in
+    its text (a JSON escape, "\\ud800") written as its escape, so the dead letter of text no record may hold is
+    writable."""
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-    text = text[:RAW_LIMIT]
+    source, source_id, message, text = (_writable(t) for t in (source, source_id, message, text[:RAW_LIMIT]))
     return DeadLetter(content_id(source, source_id, stage, error_type, message, text), source, source_id, stage,
                       error_type, message, text)
 
@@ -276,6 +294,6 @@ def with_split(record, split: str):
 __all__ = [
     "ENTAILED", "NOT_ENTAILED", "THREE_WAY", "GENERATED_KINDS", "AUGMENTED_KINDS", "ARC_KINDS", "Token", "Arc",
     "LabelledArc", "ParsedSentence", "ArcExample", "RtePair", "CORRECT", "INCORRECT", "CLAIM_TRANSFORMATIONS",
-    "ClaimExample", "ScoredParaphrase", "ArcScore", "ScoredPair", "ScoredDocument",
+    "ClaimExample", "ScoredParaphrase", "ArcScore", "LabelProbability", "ScoredPair", "ScoredDocument",
     "DeadLetter", "Skipped", "dead_letter", "RECORD_TYPES", "with_split",
 ]

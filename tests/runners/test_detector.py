@@ -332,3 +332,49 @@ def test_up_front_refusals_of_the_encoder_device_benchmark_files_and_too_few_doc
         said_lines = capsys.readouterr().err.splitlines()  # the documents' counts, then the refusal
         assert said_lines[-1].startswith("entailgen: error: ") and said in said_lines[-1] and len(said_lines) <= 2
         assert sorted(p.name for p in tmp_path.iterdir()) == ["one.jsonl", "q2.csv"]  # no build folder left
+
+
+def test_a_detector_with_a_conv_head_scores_its_claims_member_by_it(tmp_path, clean, capsys):
+    """`detector --conv`'s head (here fit as its stage fits it) is used by `score DET`, `evaluate DET` and Detector,
+    and said; the members' ZS join (the head unused) gives another score."""
+    import shutil
+
+    import pyarrow.dataset as ds
+
+    from entailgen.training import Detector
+    from entailgen.training.scoring.document_scorer import DocumentScorer, EnsembleScorer, joined, score_of
+    from entailgen.training.scoring.summac import BINS, model_checksums, save_conv, train_conv
+
+    det = tmp_path / "det"
+    shutil.copytree(clean, det)
+    claims, dae, conv = det / "members" / "claims-source", det / "members" / "dae-arcs", det / "members" / \
+        "claims-source.conv"
+    # a head fit on the claims member's scores (the sample's 3 documents leave no dev split for train-conv's own)
+    head = train_conv([[[0.9, 0.2]], [[0.8]], [[0.3, 0.1]], [[0.2]]], [1, 1, 0, 0], seed=0)
+    save_conv(str(conv), head, {"bins": BINS, "model_checksums": model_checksums(str(claims))})
+    meta = json.loads((det / "detector.json").read_text())
+    (det / "detector.json").write_text(json.dumps({**meta, "conv": "members/claims-source.conv"}))
+    row = ("The dog chases the cat in the park. A man sees it.", "The dog chases the cat.")
+    capsys.readouterr()
+    assert main(["score", str(det), "--input", str(score_rows(tmp_path / "d.jsonl")), "--documents", "--output",
+                 str(tmp_path / "s")]) == 0
+    assert capsys.readouterr().out.strip().endswith(
+        "; the detector's members scored each row: claims-source by its Conv head (claims-source.conv), dae-arcs by ZS")
+    (scored,) = ds.dataset(tmp_path / "s" / "scored").to_table().to_pylist()
+    by_head = joined([DocumentScorer(str(claims), aggregation="conv", conv_dir=str(conv)).scored([row])[0],
+                      DocumentScorer(str(dae)).scored([row])[0]])
+    zs_only = EnsembleScorer([DocumentScorer(str(claims)), DocumentScorer(str(dae))]).score_many([row])[0]
+    assert scored["aggregation"] == "conv+zs" and scored["score"] == score_of(by_head) != zs_only
+    assert Detector(str(det)).score_many([row]) == [scored["score"]]
+    assert Detector(str(det), mc_dropout=2).heads == {str(claims): None, str(dae): None}  # the head reads plain e
+    toy = tmp_path / "toy.jsonl"
+    toy.write_text("".join(json.dumps({"dataset": "toy", "document": d, "claim": c, "label": y, "cut": cut}) + "\n"
+                           for d, c, y, cut in [("The dog chases the cat.", "The dog chases the cat.", 1, "val"),
+                                                ("The dog chases the cat.", "The cat chases the dog.", 0, "val"),
+                                                ("A woman likes the dog.", "A woman likes the dog.", 1, "test"),
+                                                ("A woman likes the dog.", "The dog likes a man.", 0, "test")]))
+    assert main(["evaluate", str(det), "--benchmark", "summac", str(toy)]) == 0
+    assert f"{det}: its members score each row: claims-source by its Conv head" in capsys.readouterr().err
+    saved = json.loads((det / "eval" / "benchmark-summac.toy.json").read_text())
+    assert saved["model"]["members"] == "claims-source by its Conv head (claims-source.conv), dae-arcs by ZS"
+    assert "-conv-" in saved["model"]["score_caches"][0] and "-conv-" not in saved["model"]["score_caches"][1]

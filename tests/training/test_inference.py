@@ -58,3 +58,23 @@ def test_compressed_bytes_under_a_plain_name_and_a_gz_name_over_plain_bytes_are_
                                          "without .gz$"):
         check_scoring(str(plain))
     check_scoring(str(good))  # named as it is: read (and decompressed) by its name
+
+
+def test_a_lone_surrogate_in_a_text_or_an_id_is_a_dead_letter_or_an_escaped_id_not_a_crash():
+    from entailgen.schemas.records import dead_letter
+
+    line = json.dumps({"id": "r", "premise": "A dog barks.", "hypothesis": "A dog \ud800."})  # "\ud800": a JSON escape
+    for dead in (parse_line(line, "f"), parse_line(line.encode(), "f"),
+                 parse_document_line(line, "f", fields=("premise", "hypothesis"))):
+        assert (dead.source_id, dead.stage, dead.error_type, dead.message) == (
+            "r", "read", "BadEncoding", "hypothesis has a lone surrogate, not writable as UTF-8")
+    summary = json.dumps({"id": "s", "document": "A dog barks.", "summary": "\udc80 A dog."})
+    assert parse_document_line(summary, "f").message == "summary has a lone surrogate, not writable as UTF-8"
+    raw = json.dumps({"premise": "A dog barks.", "hypothesis": "A dog \ud800."}, ensure_ascii=False)  # the character
+    dead = parse_line(raw, "f")
+    assert (dead.error_type, dead.raw) == ("BadEncoding", raw.replace("\ud800", "\\ud800"))
+    given = json.dumps({"id": "a\ud800", "premise": "A dog barks.", "hypothesis": "A dog."})
+    assert parse_line(given, "f").source_id == '"a\\ud800"'  # the id's JSON escape: a manifest can write it
+    # a failed batch's dead letter of such text (its message, its raw row) is written with the escape, not raised
+    dead = dead_letter("f", "r", "score", "UnicodeEncodeError", "can't encode '\ud800'", "A dog \ud800.")
+    assert (dead.message, dead.raw) == ("can't encode '\\ud800'", "A dog \\ud800.")

@@ -111,7 +111,11 @@ def test_e_c_on_a_two_way_or_dae_model_is_refused_in_one_line(two_way, tiny_enco
             (["score", str(dae), "--input", str(pairs), "--output", str(tmp_path / "o"), "--score", "e-c"],
              f"{dae} is a dae arc model"),
             (["evaluate", str(two_way), "--benchmark", "rank19", str(triples), "--mc-dropout", "-2"],
-             "--mc-dropout takes a number of passes, 0 or more, got -2")]:
+             "--mc-dropout takes a number of passes from 0 to 100 (each pass is a whole forward pass of every pair), "
+             "got -2"),
+            (["score", str(dae), "--input", str(pairs), "--output", str(tmp_path / "o"), "--mc-dropout", "1000000000"],
+             "--mc-dropout takes a number of passes from 0 to 100 (each pass is a whole forward pass of every pair), "
+             "got 1000000000")]:
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
@@ -144,3 +148,48 @@ def test_the_mode_is_in_the_cache_key_the_evaluation_json_and_the_card(three_way
                  "e-c"]) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["config"]["score_mode"] == {"score": "e-c", "mc_dropout": 0, "seed": 0}
+
+
+def test_mc_dropout_is_bounded_and_the_help_says_the_bound(capsys):
+    from entailgen.runners import train as train_cli
+    from entailgen.training.scoring.score_modes import MAX_MC_DROPOUT
+
+    assert train_cli.MAX_MC_DROPOUT == MAX_MC_DROPOUT == 100  # the CLI's copy (unimported for a fast --help) agrees
+    assert ScoreMode(mc_dropout=100).mc_dropout == 100
+    with pytest.raises(ValueError, match=r"^--mc-dropout takes a number of passes from 0 to 100 \(each pass is a "
+                                         r"whole forward pass of every pair\), got 1000000000$"):
+        ScoreMode(mc_dropout=1_000_000_000)
+    for command in ("score", "evaluate"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        assert "N at most 100" in " ".join(capsys.readouterr().out.split())
+
+
+def test_a_pair_model_scores_pairs_from_the_command_line_in_the_dae_layout(three_way, two_way, tmp_path, capsys):
+    import pyarrow.parquet as pq
+
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps({"id": f"p{i}", "premise": p, "hypothesis": h}) + "\n"
+                             for i, (p, h) in enumerate(PAIRS)) + json.dumps({"id": "x", "premise": "a cat"}) + "\n")
+    labels, own = own_probabilities(three_way, PAIRS)  # computed here, without the scorer
+    for model, score in ((three_way, "e"), (three_way, "e-c"), (two_way, "e")):
+        out = tmp_path / f"{model.parent.name}-{score}"
+        assert main(["score", str(model), "--input", str(pairs), "--output", str(out), "--precision", "fp32",
+                     "--score", score]) == 0
+        assert capsys.readouterr().out.strip() == f"scored 3 of 4 pairs into {out}; 1 dead letters"
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert manifest["record_type"] == "ScoredPair"
+        rows = {r["source_id"]: r for s in manifest["shards"] for r in pq.read_table(out / s["path"]).to_pylist()}
+        expected = PairScorer(str(model), precision="fp32", score=score).scored_many(PAIRS)
+        for i, want in enumerate(expected):
+            row = rows[f"p{i}"]
+            assert (row["premise"], row["hypothesis"], row["hypothesis_tokens"], row["arcs"]) == (*PAIRS[i], [], [])
+            assert row["score"] == want["score"]
+            assert row["probabilities"] == [{"label": k, "probability": v} for k, v in want["probabilities"].items()]
+            if model == three_way:  # the three probabilities, and e-c = (1 + P(e) - P(c)) / 2, as computed here
+                assert [p["label"] for p in row["probabilities"]] == labels
+                assert [p["probability"] for p in row["probabilities"]] == pytest.approx(own[i].tolist(), abs=2e-6)
+                e, c = own[i][0].item(), own[i][2].item()
+                assert row["score"] == pytest.approx(e if score == "e" else (1 + e - c) / 2, abs=2e-6)
+            else:
+                assert [p["label"] for p in row["probabilities"]] == ["entailed", "not-entailed"]

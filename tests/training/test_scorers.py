@@ -35,23 +35,25 @@ def test_score_pipeline_accounts_for_every_pair(dae_model, tmp_path, capsys):
              {"id": "b", "premise": "a man likes a park", "hypothesis": "the woman likes the park"},
              {"id": "c", "premise": "the dog sees the cat"},
              {"id": "d", "premise": "the dog sees the cat", "hypothesis": "?"},
-             {"id": "e", "premise": "the dog sees the cat", "hypothesis": " ".join(["the dog sees the cat"] * 6)}]
+             {"id": "e", "premise": "the dog sees the cat", "hypothesis": " ".join(["the dog sees the cat"] * 6)},
+             {"id": "f", "premise": "the dog sees the cat", "hypothesis": "the cat \ud800 sees"},  # a lone surrogate
+             {"id": "g\ud800", "premise": "the dog sees the cat", "hypothesis": "the cat sees the dog"}]
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text("".join(json.dumps(line) + "\n" for line in lines) + "{not json\n\n")
     assert main(["score", str(dae_model), "--input", str(pairs), "--output", str(tmp_path / "out")]) == 0
-    assert capsys.readouterr().out.strip() == f"scored 2 of 6 pairs into {tmp_path / 'out'}; 4 dead letters"
+    assert capsys.readouterr().out.strip() == f"scored 3 of 8 pairs into {tmp_path / 'out'}; 5 dead letters"
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     rows = [r for s in manifest["shards"] for r in pq.read_table(tmp_path / "out" / s["path"]).to_pylist()]
     dead = pq.read_table(tmp_path / "out" / manifest["dead_letters"]["path"]).to_pylist()
-    assert sorted(r["source_id"] for r in rows) == ["a", "b"]
-    assert sorted((d["source_id"], d["error_type"]) for d in dead if d["source_id"] in "cde") == [
-        ("c", "MissingField"), ("d", "NoWords"), ("e", "TooLong")]  # '?': no word to parse
-    assert [d["error_type"] for d in dead if d["source_id"] not in "cde"] == ["MalformedJson"]
-    assert manifest["counts"]["total"] == {"read": 6, "written": 2, "dead_letters": 4, "skipped": 0}
+    assert sorted(r["source_id"] for r in rows) == ['"g\\ud800"', "a", "b"]  # an id with one: its JSON escape
+    assert sorted((d["source_id"], d["error_type"]) for d in dead if d["source_id"] in "cdef") == [
+        ("c", "MissingField"), ("d", "NoWords"), ("e", "TooLong"), ("f", "BadEncoding")]  # '?': no word to parse
+    assert [d["error_type"] for d in dead if d["source_id"] not in "cdef"] == ["MalformedJson"]
+    assert manifest["counts"]["total"] == {"read": 8, "written": 3, "dead_letters": 5, "skipped": 0}
     from entailgen.schemas.reader import read_dataset
 
     scored = list(read_dataset(str(tmp_path / "out"), "scored", as_records=True))  # ScoredPair is a record type
-    assert sorted(p.source_id for p in scored) == ["a", "b"]
+    assert sorted(p.source_id for p in scored) == ['"g\\ud800"', "a", "b"]
     assert all(0 <= arc.entailed_probability <= 1 for p in scored for arc in p.arcs)
 
 

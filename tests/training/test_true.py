@@ -52,8 +52,8 @@ def write_csv(path, rows, header="grounding,generated_text,label"):
 def test_true_csv_is_read_and_a_bad_file_is_one_line(tmp_path):
     rows = [["A cat sat.", "The cat sat, yes.", "1", "x"], ["A cat sat.", "No.", "0", "y"]]
     good = write_csv(tmp_path / "q2.csv", rows, "grounding,generated_text,label,extra")
-    assert read_true(str(good)) == [TrueRow("A cat sat.", "The cat sat, yes.", 1, f"{good} line 2"),
-                                    TrueRow("A cat sat.", "No.", 0, f"{good} line 3")]
+    assert read_true(str(good)) == [TrueRow("A cat sat.", "The cat sat, yes.", 1, f"{good} line 2", (("extra", "x"),)),
+                                    TrueRow("A cat sat.", "No.", 0, f"{good} line 3", (("extra", "y"),))]
     assert set_of(str(good)) == "Q2" and set_of("begin_dev_tc.csv") == "BEGIN" and set_of("other.csv") is None
     for name, rows, header, message in [
             ("a.csv", [["A", "B", "1"]], "grounding,response,label",
@@ -133,7 +133,38 @@ def test_evaluate_true_beside_overlap_and_the_paper_writes_the_report_and_the_ca
     bad = write_csv(tmp_path / "bad.csv", [["A", "B", "1"]], "knowledge,response,label")
     for argv, message in [([str(q2), str(bad)], f"{bad}: no column grounding, generated_text (TRUE's layout"),
                           ([], "--benchmark true needs TRUE's CSV files"),
+                          ([str(q2), str(tmp_path / "." / "q2.csv")],
+                           f"--benchmark true: {tmp_path / '.' / 'q2.csv'} is given twice (each file is one column"),
                           ([str(q2), "--conv", str(tmp_path)], "are for --benchmark summac")]:
         assert main(["evaluate", str(model), "--benchmark", "true", *argv]) == 2
         err = capsys.readouterr().err
         assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_row_given_twice_counts_once_and_one_labelled_both_ways_is_refused(tmp_path):
+    from entailgen.training.benchmarks.true import column_names, distinct_true, format_true
+
+    header = "grounding,generated_text,label,system"
+    rows = [["A cat sat.", "The cat sat.", "1", "a"], ["A cat sat.", "No.", "0", "a"],
+            ["A cat sat.", "The cat sat.", "1", "a"],  # a copy: counted once
+            ["A cat sat.", "The cat sat.", "0", "b"]]  # another system's same response: its own annotation, kept
+    path = write_csv(tmp_path / "q2.csv", rows, header)
+    kept, left_out = distinct_true(read_true(str(path)))
+    assert [r.where for r in kept] == [f"{path} line {n}" for n in (2, 3, 5)] and left_out == 1
+    write_csv(path, rows[:2] + [["A cat sat.", "The cat sat.", "0", "a"]], header)
+    with pytest.raises(BenchmarkError, match=f"^{path} line 2 and {path} line 4: the same grounding and response "
+                                             "labelled 1 and 0; keep the right one$"):
+        distinct_true(read_true(str(path)))
+    # a BOM is read past; two files of one name are told apart by their folders, in the table and the notes
+    (tmp_path / "dev").mkdir(), (tmp_path / "test").mkdir()
+    dev, test = tmp_path / "dev" / "q2.csv", tmp_path / "test" / "q2.csv"
+    for p in (dev, test):
+        write_csv(p, rows[:2])
+        p.write_bytes(b"\xef\xbb\xbf" + p.read_bytes())
+    assert [r.grounding for r in read_true(str(dev))] == ["A cat sat.", "A cat sat."]
+    assert column_names([str(dev), str(test), str(path)]) == ["dev/q2.csv", "test/q2.csv", f"{tmp_path.name}/q2.csv"]
+    report = evaluate_true({str(dev): read_true(str(dev)), str(test): read_true(str(test))},
+                           {UNIGRAM: lambda rs: [1.0, 0.0]}, resamples=3, duplicates={str(test): 2})
+    printed = format_true(report)
+    assert "| scorer | Q2 (dev/q2.csv, 2 rows) | Q2 (test/q2.csv, 2 rows) |" in printed
+    assert "test/q2.csv: 1 consistent + 1 inconsistent rows; 2 rows given twice, scored once" in printed

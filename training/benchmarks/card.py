@@ -2,7 +2,7 @@
 benchmark's table and notes in markdown, written when the report is."""
 from __future__ import annotations
 
-from entailgen.training.benchmarks.rank19 import BENCHMARK, rank19_table
+from entailgen.training.benchmarks.rank19 import BENCHMARK, rank19_notes, rank19_table
 from entailgen.training.benchmarks.summac import benchmark_table
 from entailgen.training.benchmarks.true import true_notes, true_table
 from entailgen.training.fitting.model_card import files_line, mode_words
@@ -14,7 +14,8 @@ def card_section(report: dict) -> list[str]:
     mode = ", ".join(mode_words(model))
     if report["benchmark"] == BENCHMARK:  # the DAE paper's summary reranking: one accuracy per scorer
         return [f"## The {BENCHMARK} benchmark (DAE Table 4: summary reranking)" + (f" ({mode})" if mode else ""),
-                "", *files_line(model), report["protocol"] + ".", "", *rank19_table(report), ""]
+                "", *files_line(model), report["protocol"] + ".", "", *rank19_table(report), "",
+                *[line for n in rank19_notes(report) for line in (n + ".", "")]]
     if report["benchmark"] == "true":  # TRUE's files: ROC AUC per file
         return ["## The TRUE benchmark (ROC AUC; With a Little Push, Table 1)" + (f" ({mode})" if mode else ""), "",
                 *files_line(model), report["protocol"] + ".", "", *true_table(report), "",

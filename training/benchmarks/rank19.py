@@ -12,8 +12,9 @@ import random
 from typing import NamedTuple, Sequence
 
 from entailgen.training.benchmarks.baselines import Scorer, dependency_overlap_scores, unigram_overlap_scores
-from entailgen.training.benchmarks.files import BenchmarkError
+from entailgen.training.benchmarks.files import BenchmarkError, check_text, distinct_rows, read_text
 from entailgen.training.benchmarks.metrics import accuracy_interval
+from entailgen.training.scoring.unscorable import Unscorable
 from entailgen.transforms.parser import Parser, ParserConfig
 
 BENCHMARK = "rank19"
@@ -32,16 +33,13 @@ class Triple(NamedTuple):
     source: str
     correct: str
     incorrect: str
+    where: str = ""  # the file and row it was read from, to name it in an error
 
 
 def read_triples(path: str) -> list[Triple]:
     """The triples of summary_pairs.json (a JSON list) or JSON Lines of the same fields; BenchmarkError (one line)
     naming the file and row otherwise."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise BenchmarkError(f"cannot read rank19 file {path}: {getattr(e, 'strerror', None) or e}")
+    text = read_text(path, "rank19 file")
     try:
         rows = json.loads(text) if text.lstrip().startswith("[") else [json.loads(line) for line in text.splitlines()
                                                                         if line.strip()]
@@ -54,10 +52,23 @@ def read_triples(path: str) -> list[Triple]:
         if missing:
             raise BenchmarkError(f"{path} row {i + 1}: no text in {', '.join(missing)} (a triple has "
                                  f"{', '.join(FIELDS)})")
-        triples.append(Triple(str(row.get("id", i)), *(row[k] for k in FIELDS)))
+        check_text(f"{path} row {i + 1}", {k: row[k] for k in FIELDS})
+        triples.append(Triple(str(row.get("id", i)), *(row[k] for k in FIELDS), f"{path} row {i + 1}"))
     if not triples:
         raise BenchmarkError(f"{path}: no triples")
     return triples
+
+
+def distinct_triples(triples: Sequence[Triple]) -> tuple[list[Triple], int]:
+    """(each triple once, in order; copies left out): a triple given twice (a line repeated, whatever its id) is one
+    comparison, counted once; BenchmarkError naming both where one source's two sentences are ranked both ways."""
+    def refusal(first: Triple, again: Triple) -> str:
+        return "" if first.correct == again.correct else (
+            f"{first.where} and {again.where}: the same source and sentences, the correct one and the incorrect one "
+            "swapped; keep the right one")
+
+    kept, left_out = distinct_rows(triples, lambda t: (t.source, frozenset((t.correct, t.incorrect))), refusal)
+    return kept, sum(left_out.values())
 
 
 def outcomes(correct: Sequence[float], incorrect: Sequence[float], ties: str = "half", seed: int = 0) -> list[float]:
@@ -75,35 +86,49 @@ def outcomes(correct: Sequence[float], incorrect: Sequence[float], ties: str = "
 
 
 
-def evaluate_rank19(triples: Sequence[Triple], scorers: dict[str, Scorer], ties: dict[str, str] = {}) -> dict:
-    """Each scorer's reranking accuracy (ties: 'half' unless `ties` names 'random' for it) with its bootstrap interval
-    and tie count, beside the paper's Table 4 rows."""
+def evaluate_rank19(triples: Sequence[Triple], scorers: dict[str, Scorer], ties: dict[str, str] = {},
+                    duplicates: int = 0) -> dict:
+    """Each scorer's reranking accuracy (ties: 'half' unless `ties` names 'random' for it) with its bootstrap interval,
+    tie count and the sentences it could not score (each 0.0, the lowest score), beside the paper's Table 4 rows;
+    `duplicates`: the triples distinct_triples left out (scored once)."""
     pairs = [(t.source, t.correct) for t in triples] + [(t.source, t.incorrect) for t in triples]
-    report = {"benchmark": BENCHMARK, "triples": len(triples), "scorers": {}, "paper": PAPER_TABLE_4,
+    report = {"benchmark": BENCHMARK, "triples": len(triples), "duplicates_left_out": duplicates, "scorers": {},
+              "paper": PAPER_TABLE_4,
               "protocol": "right when the correct sentence scores higher; a tie counts half (the rule-based score "
-                          "breaks ties at random, seed 0); 95% bootstrap interval over the triples"}
+                          "breaks ties at random, seed 0); a sentence a scorer cannot score is 0.0, the lowest score, "
+                          "and counted; 95% bootstrap interval over the triples"}
     for name, fn in scorers.items():
-        scores = [float(s) for s in fn(pairs)]
+        results = list(fn(pairs))
+        scores = [0.0 if isinstance(s, Unscorable) else float(s) for s in results]
         correct, incorrect = scores[:len(triples)], scores[len(triples):]
         accuracy, low, high = accuracy_interval(outcomes(correct, incorrect, ties.get(name, "half")))
         report["scorers"][name] = {"accuracy": accuracy, "interval": [low, high],
-                                   "ties": sum(c == i for c, i in zip(correct, incorrect))}
+                                   "ties": sum(c == i for c, i in zip(correct, incorrect)),
+                                   "unscorable": sum(isinstance(s, Unscorable) for s in results)}
     return report
 
 
 def rank19_table(report: dict) -> list[str]:
-    """The report as a markdown table: each scorer, then the paper's rows."""
-    rows = ["| scorer | accuracy | 95% interval | ties |", "|---|---|---|---|"]
-    rows += [f"| {name} | {r['accuracy']} | [{r['interval'][0]}, {r['interval'][1]}] | {r['ties']} |"
-             for name, r in report["scorers"].items()]
-    rows += [f"| {name} | {value} | | |" for name, value in report["paper"].items()]
+    """The report as a markdown table: each scorer (with the sentences it could not score, as TRUE's notes count
+    them), then the paper's rows."""
+    rows = ["| scorer | accuracy | 95% interval | ties | could not score (0.0) |", "|---|---|---|---|---|"]
+    rows += [f"| {name} | {r['accuracy']} | [{r['interval'][0]}, {r['interval'][1]}] | {r['ties']} | "
+             f"{r.get('unscorable', '-')} |" for name, r in report["scorers"].items()]
+    rows += [f"| {name} | {value} | | | |" for name, value in report["paper"].items()]
     return rows
+
+
+def rank19_notes(report: dict) -> list[str]:
+    """What the figures cover: triples given twice, scored once (none in a report written before they were
+    counted)."""
+    n = report.get("duplicates_left_out") or 0
+    return [f"triples given twice (the same source and sentences), scored once: {n}"] if n else []
 
 
 def format_rank19(report: dict) -> str:
     """The report as printed."""
     return "\n".join([f"Summary reranking (DAE Table 4, {report['triples']} triples): how often the correct sentence "
-                      "scores higher", *rank19_table(report), report["protocol"]])
+                      "scores higher", *rank19_table(report), *rank19_notes(report), report["protocol"]])
 
 
 def baselines(parser: ParserConfig = ParserConfig()) -> dict[str, Scorer]:

@@ -13,7 +13,8 @@ from collections import Counter
 from typing import NamedTuple, Optional, Sequence
 
 from entailgen.training.benchmarks.baselines import NER, UNIGRAM, Scorer, ner_overlap_scores, unigram_overlap_scores
-from entailgen.training.benchmarks.files import BenchmarkError
+from entailgen.training.benchmarks.files import BenchmarkError, check_text, read_text
+from entailgen.training.benchmarks.files import distinct_rows as distinct
 from entailgen.training.benchmarks.metrics import balanced_accuracy, choose_threshold, gap_interval, roc_auc
 from entailgen.training.scoring.unscorable import Unscorable, every_scored
 
@@ -64,6 +65,7 @@ def _row(obj, path: str, where: str, row_id: str, stem: str) -> BenchmarkRow:
     for field in ("document", "claim"):
         if not isinstance(obj[field], str) or not obj[field].strip():
             raise bad(f"'{field}' must be non-empty text")
+    check_text(f"{path} {where}", {"document": obj["document"], "claim": obj["claim"]})
     label = obj["label"]
     if isinstance(label, bool) or label not in (0, 1, "0", "1"):
         raise bad(f"label must be 1 (consistent) or 0 (inconsistent), got {label!r}")
@@ -81,11 +83,7 @@ def _row(obj, path: str, where: str, row_id: str, stem: str) -> BenchmarkRow:
 def _read_file(path: str) -> list[BenchmarkRow]:
     """Rows of one file: the SummaC repository's dict (id -> row), a JSON list of rows, or JSON Lines."""
     stem = os.path.splitext(os.path.basename(path))[0]
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
-        raise BenchmarkError(f"cannot read benchmark file {path}: {getattr(e, 'strerror', None) or e}")
+    text = read_text(path, "benchmark file")
     if not text.strip():
         raise BenchmarkError(f"{path}: empty file, no benchmark rows")
     lines = text.splitlines()
@@ -140,26 +138,16 @@ def _disagreement(first: BenchmarkRow, again: BenchmarkRow) -> str:
 
 
 def distinct_rows(rows: Sequence[BenchmarkRow]) -> tuple[list[BenchmarkRow], dict[str, int]]:
-    """(each row once, in order; rows left out per dataset): a row given twice (the same file given twice, a line
-    repeated) scored twice would count twice in the test rows and the bootstrap, and an identical copy adds nothing.
-    BenchmarkError naming both when two readings of one row disagree (label, cut, text or system): one row, one
-    label, and which is right only its file can say."""
-    first: dict[tuple, BenchmarkRow] = {}
-    kept, left_out = [], Counter()
-    for row in rows:
-        key = row_identity(row)
-        if key not in first:
-            first[key] = row
-            kept.append(row)
-            continue
-        differs = _disagreement(first[key], row)
-        if differs:
-            one = (f"id {row.id} twice" if row.given_id else
-                   "the same document and claim, and no id or system to tell them apart")
-            raise BenchmarkError(f"{first[key].where or first[key].id} and {row.where or row.id} (dataset "
-                                 f"{row.dataset}): one row ({one}) {differs}; keep the right one")
-        left_out[row.dataset] += 1
-    return kept, dict(left_out)
+    """(each row once, in order; rows left out per dataset): files.distinct_rows by row_identity, naming both readings
+    of one row that disagree (label, cut, text or system)."""
+    def refusal(first: BenchmarkRow, row: BenchmarkRow) -> str:
+        differs = _disagreement(first, row)
+        one = (f"id {row.id} twice" if row.given_id else
+               "the same document and claim, and no id or system to tell them apart")
+        return differs and (f"{first.where or first.id} and {row.where or row.id} (dataset {row.dataset}): one row "
+                            f"({one}) {differs}; keep the right one")
+
+    return distinct(rows, row_identity, refusal, lambda row: row.dataset)
 
 
 def repeated_text(rows: Sequence[BenchmarkRow]) -> dict[str, int]:

@@ -8,9 +8,9 @@ response's sentences, as `score --documents` does), so a long grounding is not c
 from __future__ import annotations
 
 import os
-from typing import Callable, NamedTuple, Sequence
+from typing import Callable, NamedTuple, Optional, Sequence
 
-from entailgen.training.benchmarks.files import BenchmarkError, csv_rows
+from entailgen.training.benchmarks.files import BenchmarkError, csv_rows, distinct_rows
 from entailgen.training.benchmarks.metrics import auc_interval
 from entailgen.training.scoring.unscorable import Unscorable
 from entailgen.transforms.claims.blocks import paragraphs, sentences_of
@@ -34,6 +34,7 @@ class TrueRow(NamedTuple):
     response: str
     label: int
     where: str  # the file and row, to name it in an error
+    others: tuple = ()  # the row's other columns (a system, a turn, an id): what tells two annotations apart
 
 
 def read_true(path: str) -> list[TrueRow]:
@@ -55,7 +56,34 @@ def _row(path: str, line: int, raw: dict) -> TrueRow:
     label = (raw.get("label") or "").strip()
     if label not in ("0", "1", "0.0", "1.0"):
         raise BenchmarkError(f"{path} line {line}: label must be 1 (consistent) or 0 (inconsistent), got {label!r}")
-    return TrueRow(raw["grounding"], raw["generated_text"], int(float(label)), f"{path} line {line}")
+    others = tuple(sorted((k, str(v)) for k, v in raw.items() if k not in COLUMNS and k is not None and k != "_line"))
+    return TrueRow(raw["grounding"], raw["generated_text"], int(float(label)), f"{path} line {line}", others)
+
+
+def distinct_true(rows: Sequence[TrueRow]) -> tuple[list[TrueRow], int]:
+    """(each row of a file once, in order; copies left out): a row given twice (every column alike) counts once;
+    BenchmarkError naming both where the same grounding and response (and other columns: a system, a turn, an id,
+    which tell separate annotations apart) are labelled both ways."""
+    def refusal(first: TrueRow, again: TrueRow) -> str:
+        return "" if first.label == again.label else (
+            f"{first.where} and {again.where}: the same grounding and response labelled {first.label} and "
+            f"{again.label}; keep the right one")
+
+    kept, left_out = distinct_rows(rows, lambda r: (r.grounding, r.response, r.others), refusal)
+    return kept, sum(left_out.values())
+
+
+def column_names(paths: Sequence[str]) -> list[str]:
+    """Each file's name in the table: its base name, or as many of its last folders as tell it from another file of
+    the same name (dev/q2.csv, test/q2.csv)."""
+    parts = [os.path.normpath(p).split(os.sep) for p in paths]
+    names = []
+    for mine in parts:
+        n = 1
+        while n < len(mine) and any(other != mine and other[-n:] == mine[-n:] for other in parts):
+            n += 1
+        names.append("/".join(mine[-n:]))
+    return names
 
 
 def set_of(path: str):
@@ -91,9 +119,11 @@ def model_scores(rows: Sequence[TrueRow], scorer) -> tuple[list, list[bool]]:
     return [next(documents) if d else next(pairs) for d in long], long
 
 
-def evaluate_true(files: dict[str, list[TrueRow]], scorers: dict[str, Scorer], resamples: int = 1000) -> dict:
+def evaluate_true(files: dict[str, list[TrueRow]], scorers: dict[str, Scorer], resamples: int = 1000,
+                  duplicates: Optional[dict[str, int]] = None) -> dict:
     """Each scorer's ROC AUC per file with its bootstrap interval (seed 0) and the rows it could not score (each
-    scored 0.0, the lowest score), beside the paper's Table 1 column of the file's set."""
+    scored 0.0, the lowest score), beside the paper's Table 1 column of the file's set; `duplicates`: the rows per
+    file distinct_true left out (scored once)."""
     report = {"benchmark": BENCHMARK, "files": {}, "paper": PAPER_TABLE_1,
               "protocol": f"ROC AUC (percent; a tie counts half) per file with its 95% bootstrap interval ({resamples} "
                           "draws of the rows, seed 0); a row a scorer cannot score is 0.0, the lowest score, and "
@@ -102,7 +132,8 @@ def evaluate_true(files: dict[str, list[TrueRow]], scorers: dict[str, Scorer], r
     for name, rows in files.items():
         labels = [r.label for r in rows]
         entry = {"set": set_of(name), "rows": len(rows), "consistent": sum(labels),
-                 "inconsistent": len(rows) - sum(labels), "scorers": {}}
+                 "inconsistent": len(rows) - sum(labels), "duplicates_left_out": (duplicates or {}).get(name, 0),
+                 "scorers": {}}
         for scorer, fn in scorers.items():
             results = list(fn(rows))
             scores = [0.0 if isinstance(s, Unscorable) else float(s) for s in results]
@@ -117,7 +148,8 @@ def true_table(report: dict) -> list[str]:
     """The report as a markdown table: a column per file, each scorer's ROC AUC [interval], then the paper's rows in
     the columns of the sets they name."""
     files = report["files"]
-    heads = [f"{f['set'] or '-'} ({os.path.basename(name)}, {f['rows']} rows)" for name, f in files.items()]
+    heads = [f"{f['set'] or '-'} ({short}, {f['rows']} rows)" for short, f in zip(column_names(list(files)),
+                                                                                  files.values())]
     rows = ["| scorer | " + " | ".join(heads) + " |", "|---|" + "---|" * len(files)]
     for scorer in next(iter(files.values()))["scorers"]:
         rows.append(f"| {scorer} | " + " | ".join(
@@ -130,11 +162,13 @@ def true_table(report: dict) -> list[str]:
 def true_notes(report: dict) -> list[str]:
     """What the figures cover: rows per file, rows scored as documents, rows a scorer could not score."""
     notes = []
-    for name, f in report["files"].items():
+    for short, f in zip(column_names(list(report["files"])), report["files"].values()):
         bad = ", ".join(f"{s} {r['unscorable']}" for s, r in f["scorers"].items() if r["unscorable"])
-        notes.append(f"{os.path.basename(name)}: {f['consistent']} consistent + {f['inconsistent']} inconsistent rows"
+        notes.append(f"{short}: {f['consistent']} consistent + {f['inconsistent']} inconsistent rows"
                      + (f", {f['documents']} with a grounding longer than a sentence (scored as documents)"
-                        if f.get("documents") else "") + (f"; could not score (0.0): {bad}" if bad else ""))
+                        if f.get("documents") else "") + (f"; could not score (0.0): {bad}" if bad else "")
+                     + (f"; {n} row{'s' if n > 1 else ''} given twice, scored once"
+                        if (n := f.get("duplicates_left_out")) else ""))
     return notes
 
 

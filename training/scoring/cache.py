@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import sys
 import time
@@ -50,8 +51,25 @@ SCORE_CHUNK = 32  # rows per scoring call: the cache grows, and progress is told
 
 def score_cache_dir() -> str:
     """Where `evaluate --benchmark` caches scores: ~/.cache/entailgen/scores ($XDG_CACHE_HOME/entailgen/scores), one
-    place outside any model dir (a model dir may be read-only or shared), safe to delete."""
+    place outside any model dir (a model dir may be read-only or shared), safe to delete; OSError where there is no
+    home folder."""
     return user_cache("scores")
+
+
+def warn(text: str, stream=None) -> None:
+    """One warning line on stderr: the cache is an aid, never a reason to stop scoring."""
+    print(f"warning: {text}", file=stream or sys.stderr, flush=True)
+
+
+def score_cache_paths(names: Sequence[str], stream=None) -> list[Optional[str]]:
+    """Each cache file's path in score_cache_dir(), or None for every one (one warning) where there is no home folder
+    to keep them in: scored without a cache."""
+    try:
+        root = score_cache_dir()
+    except OSError as e:
+        warn(f"{e}; scoring without the score cache (a rerun scores every row again)", stream)
+        return [None] * len(names)
+    return [os.path.join(root, name) for name in names]
 
 
 def _sha256_of(paths: Sequence[str]) -> str:
@@ -115,22 +133,62 @@ def restored(entry):
     return entry
 
 
-def read_cache(path: str) -> dict[str, dict]:
-    """Row key -> cached entry of a score cache (lines of {key: entry}; a cache of one JSON object is one line); a
-    line a killed run cut short is skipped, its rows scored again. A missing file holds none."""
+def _number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+SOUND = {"matrix": lambda m: isinstance(m, list) and bool(m) and all(isinstance(r, list) and bool(r)
+                                                                    and all(_number(x) for x in r) for r in m),
+         "sentence_scores": lambda v: isinstance(v, list) and all(_number(x) for x in v),
+         "summary_sentences": lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+         "blocks": lambda v: isinstance(v, int) and not isinstance(v, bool)}  # what each CACHED field must be
+
+
+def sound(entry) -> bool:
+    """Whether a cached entry is one cached() writes (or None, a bench cache of before's unscorable row): a finite score
+    with its fields in shape, or an unscorable row's reason; anything else (a value that is not a number, {}, a
+    damaged file's bytes) is never trusted."""
+    if entry is None:
+        return True
+    if not isinstance(entry, dict):
+        return False
+    if "unscorable" in entry:
+        return isinstance(entry["unscorable"], str) and isinstance(entry.get("message", ""), str)
+    return _number(entry.get("score")) and all(check(entry[k]) for k, check in SOUND.items() if k in entry)
+
+
+def read_cache_counted(path: str) -> tuple[dict[str, dict], int]:
+    """(row key -> sound cached entry, damaged lines and entries) of a score cache (lines of {key: entry}; a cache of
+    one JSON object is one line): a line that is not JSON (a killed run cut it short, the file's bytes are damaged) and
+    an entry that is not sound are left out, their rows scored again; a missing file holds none."""
     done: dict[str, dict] = {}
+    damaged = 0
     try:
-        with open(path, encoding="utf-8") as f:
+        with open(path, "rb") as f:
             for line in f:
+                if not line.strip():
+                    continue
                 try:
                     chunk = json.loads(line)
-                except ValueError:
+                except ValueError:  # UnicodeDecodeError too: bytes that are not text
+                    damaged += 1
                     continue
-                if isinstance(chunk, dict):
-                    done.update(chunk)
+                if not isinstance(chunk, dict):
+                    damaged += 1
+                    continue
+                for key, entry in chunk.items():
+                    if sound(entry):
+                        done[key] = entry
+                    else:
+                        damaged += 1
     except FileNotFoundError:
         pass
-    return done
+    return done, damaged
+
+
+def read_cache(path: str) -> dict[str, dict]:
+    """Row key -> sound cached entry of a score cache (read_cache_counted)."""
+    return read_cache_counted(path)[0]
 
 
 def append_cache(path: str, entries: dict) -> None:
@@ -145,22 +203,51 @@ def append_cache(path: str, entries: dict) -> None:
         f.write((json.dumps(entries) + "\n").encode())
 
 
-def cached_results(makers: Sequence[Callable], pairs: Sequence[tuple[str, str]], paths: Sequence[str], name: str = "",
-                   stream=None) -> list[list]:
+def rewrite_cache(path: str, entries: dict) -> None:
+    """A score cache replaced, atomically, by one line of the given entries."""
+    part = f"{path}.part"
+    with open(part, "wb") as f:
+        f.write((json.dumps(entries) + "\n").encode() if entries else b"")
+    os.replace(part, path)
+
+
+def _writable_cache(path: Optional[str], out) -> Optional[str]:
+    """The cache path where its folder can be made and the file opened for appending, else None with one warning."""
+    if path is None:
+        return None
+    try:
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        with open(path, "ab"):
+            pass
+    except OSError as e:
+        warn(f"cannot keep the score cache {path} ({e.strerror or e}); scoring without it (a rerun scores every row "
+             "again)", out)
+        return None
+    return path
+
+
+def cached_results(makers: Sequence[Callable], pairs: Sequence[tuple[str, str]], paths: Sequence[Optional[str]],
+                   name: str = "", stream=None) -> list[list]:
     """Each model's DocumentScorer.scored results of the pairs (one list per model, in order): the rows its cache
     (paths, one per model) holds are read, the others scored a chunk at a time and appended to the cache as each
-    chunk finishes, so an interrupted or failed run loses at most a chunk. makers build the models (DocumentScorer),
-    only those with rows to score; models that split rows alike split each chunk once."""
+    chunk finishes, so an interrupted or failed run loses at most a chunk. A cache that cannot be written (None: no
+    home folder) is done without, with one warning; damaged entries are scored again. makers build the models
+    (DocumentScorer), only those with rows to score; models that split rows alike split each chunk once."""
     keys = [row_key(p) for p in pairs]
     rows = dict(zip(keys, pairs))
-    for path in paths:  # a folder that cannot be made fails now, not after the first chunk is scored
-        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    done = [read_cache(path) for path in paths]
-    todo = [k for k in rows if any(k not in cache for cache in done)]
     out = stream or sys.stderr
-    if rows:  # where the scores are kept, and what is left to score
+    paths = [_writable_cache(path, out) for path in paths]  # one that cannot be written: checked now, scored without
+    read = [read_cache_counted(path) if path else ({}, 0) for path in paths]
+    done = [entries for entries, _ in read]
+    todo = [k for k in rows if any(k not in cache for cache in done)]
+    for path, (entries, damaged) in zip(paths, read):
+        if damaged:  # the file rewritten with its sound entries alone, so the next run does not meet them again
+            warn(f"{damaged} damaged line{'s' if damaged > 1 else ''} or entr{'ies' if damaged > 1 else 'y'} in the "
+                 f"score cache {path} not trusted: {'their' if damaged > 1 else 'its'} rows are scored again", out)
+            rewrite_cache(path, entries)
+    if rows and any(paths):  # where the scores are kept, and what is left to score
         print(f"{name + ': ' if name else ''}{len(rows) - len(todo)} of {len(rows)} distinct rows read from the score "
-              f"cache, {len(todo)} to score ({', '.join(paths)})", file=out, flush=True)
+              f"cache, {len(todo)} to score ({', '.join(p for p in paths if p)})", file=out, flush=True)
     models: dict[int, object] = {}
 
     def score(chunk: list[str]) -> list[str]:
@@ -175,7 +262,8 @@ def cached_results(makers: Sequence[Callable], pairs: Sequence[tuple[str, str]],
                 splits[model.split_key()] = dict(zip(chunk, split))
             results = model.scored([rows[k] for k in need], [splits[model.split_key()][k] for k in need])
             entries = {k: cached(r) for k, r in zip(need, results)}
-            append_cache(path, entries)
+            if path:
+                append_cache(path, entries)
             cache.update(entries)
         return chunk
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Sequence
+from typing import Optional, Sequence
+
 from entailgen.training.fitting.checkpoint import verify_model_dir
 from entailgen.training.scoring.document_scorer import DocumentScorer, EnsembleScorer
 from entailgen.training.fitting.encoder import EncoderError
-from entailgen.training.scoring.summac import ensemble_score, model_checksums
+from entailgen.training.scoring.score_modes import E, ScoreMode
+from entailgen.training.scoring.summac import CONV, ZS, ensemble_score, load_conv, model_checksums
 from entailgen.training.scoring.unscorable import Unscorable
 from entailgen.transforms.parser import ParserConfig
 
@@ -55,16 +57,53 @@ def detector_members(directory: str) -> list[str]:
     return [os.path.join(directory, m["dir"]) for m in read_detector(directory)["members"]]
 
 
+def member_heads(directory: str, plain: bool = True) -> dict[str, Optional[str]]:
+    """Each member model dir of a checked detector dir -> the Conv head its rows are scored by (`detector --conv`: the
+    member the head was fit on), else None (SummaC-ZS); every member ZS where the mode is not plain (the head reads
+    plain e scores). A head that is missing or fit on no member: EncoderError, as a changed member is refused."""
+    meta = read_detector(directory)
+    members = [os.path.join(directory, m["dir"]) for m in meta["members"]]
+    heads: dict[str, Optional[str]] = dict.fromkeys(members)
+    if not meta.get("conv") or not plain:
+        return heads
+    conv = os.path.join(directory, meta["conv"])
+    try:
+        fit_on = load_conv(conv)[1].get("model_checksums")
+    except ValueError as e:
+        raise EncoderError(f"{directory}: {e}")
+    member = next((m for m in members if model_checksums(m) == fit_on), None)
+    if member is None:
+        raise EncoderError(f"{conv} was fit on no member of the detector {directory}: it was changed since it was "
+                           "built")
+    heads[member] = conv
+    return heads
+
+
+def heads_in_words(heads: dict[str, Optional[str]]) -> str:
+    """How a detector's members score a row: 'claims-source by its Conv head (claims-source.conv), dae-arcs by ZS'."""
+    return ", ".join(f"{os.path.basename(m)} by " + (f"its Conv head ({os.path.basename(h)})" if h else "ZS")
+                     for m, h in heads.items())
+
+
 class Detector(EnsembleScorer):
     """A detector dir as a document scorer: `Detector(dir).score_documents([(document, summary)])`; also a pair
-    scorer (pair_scores), for the benchmarks that score sentence pairs (rank19, TRUE's one-sentence groundings)."""
+    scorer (pair_scores), for the benchmarks that score sentence pairs (rank19, TRUE's one-sentence groundings). A
+    member with a Conv head (`detector --conv`) scores its rows by it in the plain mode (member_heads)."""
 
     def __init__(self, directory: str, granularity: str = "sentence", device: str = "cpu",
                  parser: ParserConfig = ParserConfig(), **mode):
-        super().__init__([DocumentScorer(m, granularity, device=device, parser=parser, **mode)
-                          for m in detector_members(directory)])
+        plain = ScoreMode(mode.get("score", E), mode.get("mc_dropout", 0)).plain
+        self.heads = member_heads(directory, plain)
+        super().__init__([DocumentScorer(m, granularity, CONV if head else ZS, head, device=device, parser=parser,
+                                         **mode) for m, head in self.heads.items()])
         self.directory = directory
         self.parser = self.members[0].parser
+
+    def scored(self, rows: Sequence[tuple[str, str]]) -> list:
+        """The members' results joined (EnsembleScorer.scored), each saying how its score was made ('conv+zs' where a
+        member scored by its Conv head)."""
+        how = "conv+zs" if any(self.heads.values()) else ZS
+        return [r if isinstance(r, Unscorable) else {**r, "aggregation": how} for r in super().scored(rows)]
 
     def pair_scores(self, pairs: Sequence[tuple[str, str]]) -> list:
         """Each (premise, hypothesis)'s members' scores joined as a row's are (mean log-odds), or the first member's

@@ -230,6 +230,7 @@ class DocumentOptions:
     score: str = E  # each cell's score: e or e-c (training.scoring.score_modes)
     mc_dropout: int = 0  # MC dropout passes per cell (0: one eval pass)
     seed: int = 0  # MC dropout's seed
+    detector: Optional[str] = None  # a detector dir whose members (and Conv head) score the rows (scoring.detector)
 
     @property
     def mode(self) -> ScoreMode:

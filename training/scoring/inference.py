@@ -18,12 +18,15 @@ from apache_beam.ml.inference.base import ModelHandler, RunInference
 from entailgen.dataset.manifest import StageSummary, count_by
 from entailgen.dataset.shard import ShardConfig, WriteDeadLetters, WriteShards
 from entailgen.schemas.ids import content_id
-from entailgen.schemas.records import ArcScore, DeadLetter, ScoredDocument, ScoredPair, dead_letter
+from entailgen.schemas.records import ArcScore, DeadLetter, LabelProbability, ScoredDocument, ScoredPair, dead_letter
+from entailgen.training.scoring.detector import Detector
 from entailgen.training.scoring.document_scorer import DocumentOptions, DocumentScorer, EnsembleScorer, RowScorer
+from entailgen.training.fitting.checkpoint import load_meta
 from entailgen.training.fitting.models import pick_device
 from entailgen.training.scoring.precision import AUTO, resolved_precision
 from entailgen.training.scoring.score_modes import ScoreMode
-from entailgen.training.scoring.scorers import DaeScorer, Unscorable
+from entailgen.training.scoring.scorers import DaeScorer, PairScorer, Unscorable
+from entailgen.transforms.io.base import Reject, utf8, writable
 from entailgen.transforms.io.option_files import check_option_file
 from entailgen.transforms.parser import ParserConfig
 
@@ -65,6 +68,16 @@ def other_layout(row: dict, fields: Sequence[str]) -> str:
     return ""
 
 
+def _source_id(given, line: str | bytes) -> str:
+    """A row's id as text: its own string, the JSON of any other value (7 -> "7", not Python's repr of a list or an
+    object), the line's content id where it gave none; escaped where it holds a lone surrogate (a manifest and a dead
+    letter must write it)."""
+    if given is None:
+        return content_id(line)
+    text = given if isinstance(given, str) else json.dumps(given, ensure_ascii=False, sort_keys=True)
+    return text if utf8(text) else json.dumps(given, sort_keys=True)
+
+
 def json_row(line: str | bytes, source: str, fields: Sequence[str]) -> tuple[dict, str] | DeadLetter:
     """(row, source id) of a JSON Lines row whose string fields are all non-blank (id optional), or a DeadLetter
     saying why not; a line read as bytes that is not UTF-8 is its own dead letter, not the job's end."""
@@ -73,15 +86,15 @@ def json_row(line: str | bytes, source: str, fields: Sequence[str]) -> tuple[dic
             line = line.decode("utf-8").lstrip("\ufeff")
         except UnicodeDecodeError as e:
             return dead_letter(source, content_id(line), "read", "BadEncoding", f"not UTF-8: {e}", line)
+    elif not utf8(line):  # a line given as text with a lone surrogate in it: its escape, which the checks below read
+        line = line.encode("utf-8", "backslashreplace").decode("utf-8")
     try:
         row = json.loads(line)
     except ValueError as e:
         return dead_letter(source, content_id(line), "read", "MalformedJson", str(e), line)
     if not isinstance(row, dict):
         return dead_letter(source, content_id(line), "read", "MalformedJson", "a row must be a JSON object", line)
-    given = row.get("id")
-    source_id = given if isinstance(given, str) else content_id(line) if given is None else json.dumps(
-        given, ensure_ascii=False, sort_keys=True)  # 7 -> "7", not Python's repr of a list or an object
+    source_id = _source_id(row.get("id"), line)
     not_text = [f"{k} is {JSON_TYPES[type(row[k])]}" for k in fields
                 if row.get(k) is not None and not isinstance(row[k], str)]
     if not_text:
@@ -93,6 +106,11 @@ def json_row(line: str | bytes, source: str, fields: Sequence[str]) -> tuple[dic
     wordless = [k for k in fields if not WORD.search(row[k])]
     if wordless:  # "...", "!!!": nothing a parser or a model can score
         return dead_letter(source, source_id, "read", "NoWords", f"no word in {', '.join(wordless)}", line)
+    for k in fields:  # a lone surrogate (a JSON escape, "\ud800") that no parser, tokenizer or shard can write
+        try:
+            writable(row[k], k)
+        except Reject as e:
+            return dead_letter(source, source_id, "read", e.error_type, e.message, line)
     return row, source_id
 
 
@@ -106,12 +124,15 @@ def parse_line(line: str | bytes, source: str) -> PairInput | DeadLetter:
 
 
 def scored_record(pair: PairInput, result) -> ScoredPair | DeadLetter:
-    """The ScoredPair of a scorer result, or the DeadLetter of an Unscorable pair."""
+    """The ScoredPair of a scorer result (a DaeScorer's arcs, or a PairScorer's label probabilities), or the
+    DeadLetter of an Unscorable pair."""
     if isinstance(result, Unscorable):
         return dead_letter(pair.source, pair.source_id, "score", result.error_type, str(result), pair.hypothesis)
     return ScoredPair(content_id("score", pair.source_id, pair.premise, pair.hypothesis), pair.premise,
-                      pair.hypothesis, result["hypothesis_tokens"], [ArcScore(**a) for a in result["arcs"]],
-                      result["score"], pair.source, pair.source_id)
+                      pair.hypothesis, result.get("hypothesis_tokens", []),
+                      [ArcScore(**a) for a in result.get("arcs", [])], result["score"], pair.source, pair.source_id,
+                      probabilities=[LabelProbability(label, p)
+                                     for label, p in result.get("probabilities", {}).items()])
 
 
 class DaeScoreHandler(ModelHandler[PairInput, object, DaeScorer]):
@@ -136,20 +157,41 @@ class DaeScoreHandler(ModelHandler[PairInput, object, DaeScorer]):
         return {"min_batch_size": 1, "max_batch_size": 64}
 
 
+class PairModelScoreHandler(DaeScoreHandler):
+    """RunInference handler of a pair model (recast, claims, nli-dialogue): each pair's P(entailed) (or e-c) and its
+    labels' probabilities, in the dae handler's records; the model loaded once per worker."""
+
+    def load_model(self) -> PairScorer:
+        return PairScorer(self.model_dir, self.device, score=self.mode.score, mc_dropout=self.mode.mc_dropout,
+                          seed=self.mode.seed, precision=self.precision)
+
+    def run_inference(self, batch: Sequence[PairInput], model: PairScorer, inference_args: Optional[dict] = None
+                      ) -> Iterable:
+        results = model.scored_many([(p.premise, p.hypothesis) for p in batch])
+        return [scored_record(p, r) for p, r in zip(batch, results)]
+
+
+def pair_handler(model_dir: str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
+                 mode: ScoreMode = ScoreMode(), precision: str = AUTO) -> ModelHandler:
+    """The handler that scores pairs with a model dir: its arcs for a dae model, P(entailed) for a pair model."""
+    handler = PairModelScoreHandler if load_meta(model_dir).get("task") == "pair" else DaeScoreHandler
+    return handler(model_dir, parser, device, mode, precision)
+
+
 def _route(record):
     yield pvalue.TaggedOutput(DEAD, record) if isinstance(record, DeadLetter) else record
 
 
 class ScorePairs(beam.PTransform):
     """Lines -> scored records 'scored' and DeadLetter 'dead' (bad lines, unscorable rows, failed batches): pairs
-    through a dae model by default; another handler and line parser score other rows (documents)."""
+    through the model dir's pair_handler by default; another handler and line parser score other rows (documents)."""
 
     def __init__(self, model_dir: str, source: str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
                  handler: Optional[ModelHandler] = None, parse=parse_line, mode: ScoreMode = ScoreMode(),
                  precision: str = AUTO):
         super().__init__()
         self.source, self.parse = source, parse
-        self.handler = handler or DaeScoreHandler(model_dir, parser, device, mode, precision)
+        self.handler = handler or pair_handler(model_dir, parser, device, mode, precision)
 
     def expand(self, lines):
         source, parse = self.source, self.parse
@@ -206,7 +248,8 @@ def scored_document(row: DocumentInput, result, options: DocumentOptions) -> Sco
     return ScoredDocument(content_id("score-document", row.source_id, row.document, row.summary), row.document,
                           row.summary, result["blocks"], result["summary_sentences"],
                           [round(float(s), 6) for s in result["sentence_scores"]], result["score"],
-                          options.aggregation, options.granularity, row.source, row.source_id)
+                          result.get("aggregation", options.aggregation), options.granularity, row.source,
+                          row.source_id)
 
 
 class DocumentScoreHandler(ModelHandler[DocumentInput, object, RowScorer]):
@@ -221,6 +264,9 @@ class DocumentScoreHandler(ModelHandler[DocumentInput, object, RowScorer]):
 
     def load_model(self) -> RowScorer:
         o = self.options
+        if o.detector:  # its members, each by its own rule (a Conv head where the detector has one)
+            return Detector(o.detector, o.granularity, self.device, self.parser, score=o.score,
+                            mc_dropout=o.mc_dropout, seed=o.seed, precision=self.precision)
         members = [DocumentScorer(m, o.granularity, o.aggregation, o.conv_dir, device=self.device, parser=self.parser,
                                   score=o.score, mc_dropout=o.mc_dropout, seed=o.seed, precision=self.precision)
                    for m in (self.model_dir, *o.ensemble)]

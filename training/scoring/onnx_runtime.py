@@ -17,6 +17,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import sys
 import tempfile
 import warnings
 
@@ -178,7 +179,15 @@ def onnx_model(model, model_dir: str, meta: dict, precision: str) -> OrtModel:
     (cached_graph)."""
     import torch
 
-    path = cached_graph(model_dir, precision)
-    if not os.path.isfile(path):
-        build_graph(model, meta["task"], model.encoder.config, precision, path)
+    try:
+        path = cached_graph(model_dir, precision)
+        if not os.path.isfile(path):
+            build_graph(model, meta["task"], model.encoder.config, precision, path)
+    except OSError as e:  # no home folder, or a cache that cannot be written: the graph built for this load alone
+        print(f"warning: cannot keep the ONNX graph in the cache ({e.strerror or e}); built for this run only",
+              file=sys.stderr, flush=True)
+        with tempfile.TemporaryDirectory() as tmp:  # the session holds the graph once made: the file can go
+            path = os.path.join(tmp, "model.onnx")
+            build_graph(model, meta["task"], model.encoder.config, precision, path)
+            return OrtModel(path, meta["task"], torch.get_num_threads())
     return OrtModel(path, meta["task"], torch.get_num_threads())

@@ -13,6 +13,7 @@ from entailgen.schemas.records import THREE_WAY
 E, E_C = "e", "e-c"
 SCORES = (E, E_C)
 ENTAILMENT, CONTRADICTION = THREE_WAY[0], THREE_WAY[2]
+MAX_MC_DROPOUT = 100  # passes: a bound a user can wait for (a billion never finished); runners.train's help says it
 
 
 @dataclass(frozen=True)
@@ -26,8 +27,10 @@ class ScoreMode:
     def __post_init__(self):
         if self.score not in SCORES:
             raise ValueError(f"--score takes {' or '.join(SCORES)}, got {self.score!r}")
-        if isinstance(self.mc_dropout, bool) or not isinstance(self.mc_dropout, int) or self.mc_dropout < 0:
-            raise ValueError(f"--mc-dropout takes a number of passes, 0 or more, got {self.mc_dropout!r}")
+        if (isinstance(self.mc_dropout, bool) or not isinstance(self.mc_dropout, int)
+                or not 0 <= self.mc_dropout <= MAX_MC_DROPOUT):
+            raise ValueError(f"--mc-dropout takes a number of passes from 0 to {MAX_MC_DROPOUT} (each pass is a whole "
+                             f"forward pass of every pair), got {self.mc_dropout!r}")
 
     @property
     def plain(self) -> bool:

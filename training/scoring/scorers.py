@@ -111,6 +111,11 @@ class PairScorer:
     def score_many(self, pairs: Sequence[tuple[str, str]]) -> list:
         """The score per pair in order, premises cut to fit as in training; Unscorable when the hypothesis alone is
         too long; each distinct pair scored once."""
+        return [r if isinstance(r, Unscorable) else r["score"] for r in self.scored_many(pairs)]
+
+    def scored_many(self, pairs: Sequence[tuple[str, str]]) -> list:
+        """Per pair in order: {'score', 'probabilities': {label: P(label)}} (the model's labels, in its order: the
+        three of a 3-way model), or the Unscorable saying why not; each distinct pair scored once."""
         unique, positions = distinct(pairs)
         results = self._score_distinct(unique)
         return [results[i] for i in positions]
@@ -131,7 +136,9 @@ class PairScorer:
             probs = mode_probabilities(self.model, [f for _, f in chunk], self.tokenizer.pad_token_id or 0,
                                        self.device, self.mode, draw=start)
             for (i, _), p in zip(chunk, probs):
-                results[i] = round(score_of(p, self.entailed, self.contradicted, self.mode), 6)
+                results[i] = {"score": round(score_of(p, self.entailed, self.contradicted, self.mode), 6),
+                              "probabilities": {label: round(float(q), 6)
+                                                for label, q in zip(self.meta["labels"], p.tolist())}}
         return results
 
 

@@ -14,8 +14,15 @@ def path_option(default: Any = None) -> Any:
 
 
 def user_cache(name: str) -> str:
-    """A cache folder that outlives runs (a run points TMPDIR at a private folder it deletes): ~/.cache/entailgen/name."""
-    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    """A cache folder that outlives runs (a run points TMPDIR at a private folder it deletes): ~/.cache/entailgen/name;
+    OSError where there is no home folder (no HOME, a user without one), not a folder named '~' in the working
+    directory."""
+    root = os.environ.get("XDG_CACHE_HOME")
+    if not root:
+        home = os.path.expanduser("~")
+        if not os.path.isabs(home):
+            raise OSError("no home folder to keep a cache in (HOME is not set): set HOME or XDG_CACHE_HOME")
+        root = os.path.join(home, ".cache")
     return os.path.join(root, "entailgen", name)
 
 
