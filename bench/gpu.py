@@ -188,6 +188,8 @@ def generation(report: Report, args, device, work: str) -> None:
     options = HfGenerateOptions(model=path, k=args.k, max_new_tokens=args.max_new_tokens, device=device.type,
                                 max_batch_size=args.handler_batch)
     bundle = load_seq2seq(options)
+    if args.hf_float32:  # the loop and hf in float32 on cuda too: ct2 float32 is then checked beam for beam
+        bundle.model.float()
     dtype = str(next(bundle.model.parameters()).dtype).replace("torch.", "")
     units = gen.sentences(args.n, bundle.model.config.vocab_size, args.seed)
     warmup = units[:max(4, args.warmup)]
@@ -262,6 +264,8 @@ def generation(report: Report, args, device, work: str) -> None:
         gen.save_random_model(path_, args.dry_run, args.seed, init_std=PEAKED_STD)
         options_ = HfGenerateOptions(**{**options.__dict__, "model": path_})
         bundle_ = load_seq2seq(options_)
+        if args.hf_float32:
+            bundle_.model.float()
         check = units[:args.check_n]
         reference_ = gen.plain_loop(bundle_, check, args.k, args.max_new_tokens, args.loop_batch)
         out: dict = {"n": len(check), "init_std": PEAKED_STD}
@@ -503,6 +507,9 @@ def parse_args(argv=None):
     parser.add_argument("--warmup", type=int, default=None, help="inputs each method generates untimed first (2048)")
     parser.add_argument("--ct2-compute-type", nargs="*", default=None,
                         help="(default float16 bfloat16 int8_float16 on cuda; int8 float32 on cpu)")
+    parser.add_argument("--hf-float32", action="store_true",
+                        help="the loop and the hf handler in float32 on cuda too (default bf16 there), to check ct2 "
+                             "float32's beams against them")
     parser.add_argument("--check-n", type=int, default=None,
                         help="inputs whose beams are checked again on a peaked model (default 1024; dry run 8)")
     parser.add_argument("--train-rows", type=int, default=None, help="training rows per task (default 4096)")
