@@ -346,7 +346,7 @@ def test_a_detector_with_a_conv_head_scores_its_claims_member_by_it(tmp_path, cl
     from entailgen.training.scoring.summac import BINS, model_checksums, save_conv, train_conv
 
     det = tmp_path / "det"
-    shutil.copytree(clean, det)
+    detector_copy(clean, det)  # without the eval reports other tests write into clean
     claims, dae, conv = det / "members" / "claims-source", det / "members" / "dae-arcs", det / "members" / \
         "claims-source.conv"
     # a head fit on the claims member's scores (the sample's 3 documents leave no dev split for train-conv's own)
