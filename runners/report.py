@@ -1,10 +1,12 @@
-"""`entailgen report DATASET_DIR`: (re)write a finished dataset's card (README.md) and report.html."""
+"""`entailgen report DATASET_DIR`: (re)write a finished dataset's card (README.md) and report.html, and a scores
+dataset's explain.html when `score --explain` wrote it."""
 from __future__ import annotations
 
 from apache_beam.io.filesystems import FileSystems
 
 from entailgen.dataset.manifest import MANIFEST, read_json
 from entailgen.dataset.report import ReportConfig, write_report
+from entailgen.dataset.report.explain_page import write_explain_page
 from entailgen.dataset.shard import join_path
 from entailgen.pipelines import available, get_family
 from entailgen.runners.cli import UsageError
@@ -32,6 +34,7 @@ def report(dataset: str, config: ReportConfig = ReportConfig()) -> list[str]:
         raise UsageError(f"{dataset} is missing {len(missing)} shard(s) its manifest lists, e.g. {missing[0]}")
     try:
         names = write_report(dataset, manifest, config, family_description(manifest["pipeline"]))
+        names += [page] if (page := write_explain_page(dataset, manifest)) else []  # `score --explain` rows
     except UnreadableShard as e:  # a shard damaged after its run: one line naming it
         raise UsageError(str(e))
     return [join_path(dataset, name) for name in names]

@@ -348,8 +348,13 @@ def _score(args) -> int:
     detector = as_members(args)
     mode = _score_mode(args)
     documents = (DocumentOptions(args.granularity, args.aggregation or "zs", args.conv, tuple(args.ensemble or ()),
-                                 score=mode.score, mc_dropout=mode.mc_dropout, pairs=not args.documents)
+                                 score=mode.score, mc_dropout=mode.mc_dropout, pairs=not args.documents,
+                                 explain=args.explain)
                  if args.documents or detector else None)
+    if args.explain and documents is None:
+        raise UsageError("--explain is for --documents (or a detector dir): a pair's arcs are in its scored row")
+    if args.html and not args.explain:
+        raise UsageError("--html shows what --explain writes: give --explain with it")
     try:  # what the workers would fail on, checked here: one line, not a worker's traceback
         task = verify_model_dir(args.model)["task"]  # damaged, incomplete or mismatched files: one line
         if documents is not None:
@@ -376,6 +381,12 @@ def _score(args) -> int:
                              overwrite=args.overwrite, mode=mode, precision=args.precision)
     except OutputError as e:  # another writer holds --output, or finished into it since the check above
         raise UsageError(str(e))
+    if args.html:
+        from entailgen.dataset.report.explain_page import write_explain_page
+
+        page = write_explain_page(args.output, manifest)
+        print(f"the rows worst first, explained: {os.path.join(args.output, page)}" if page else
+              "no row was scored, so no explain.html")
     total, repeated = manifest["counts"]["total"], manifest["counts"].get("repeated_ids", {})
     what = "documents" if args.documents else "pairs"
     print(f"scored {total['written']} of {total['read']} {what} into {args.output}; {total['dead_letters']} dead "
@@ -505,6 +516,11 @@ def register(commands) -> None:
     score.add_argument("--ensemble", nargs="+", metavar="MODEL_DIR",
                        help="--documents: more models (e.g. one per family) scoring beside MODEL_DIR, joined by the "
                             "mean of their log-odds")
+    score.add_argument("--explain", action="store_true",
+                       help="--documents: each row's words (how unsupported, the arcs behind them) and sentences "
+                            "(score, supporting block)")
+    score.add_argument("--html", action="store_true",
+                       help="--explain: also write DIR/explain.html, the rows worst first with their words shaded")
     score.add_argument("--output", required=True, metavar="DIR", help="where shards and the manifest go")
     score.add_argument("--format", default="parquet", choices=OUTPUT_FORMATS, help="shard format")
     score.add_argument("--num-shards", type=int, default=1, metavar="N", help="shards")
