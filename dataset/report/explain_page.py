@@ -20,13 +20,13 @@ STYLE = """
 body{font-family:sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;color:#1f2328}
 h1{font-size:1.5em}.tools{position:sticky;top:0;background:#fff;padding:.6em 0;border-bottom:1px solid #d0d7de}
 .tools input{margin-right:1.5em}.row{border:1px solid #d0d7de;border-radius:6px;padding:.6em 1em;margin:1em 0}
-.meta{color:#57606a;font-size:.85em}table{border-collapse:collapse;width:100%}td,th{border-top:1px solid #d0d7de;
+.meta{color:#57606a;font-size:.85em}table{border-collapse:collapse;width:100%;table-layout:fixed}td,th{border-top:1px solid #d0d7de;
 padding:.35em .6em;text-align:left;vertical-align:top}th{font-weight:normal;color:#57606a;font-size:.85em}
-td.score{white-space:nowrap;font-variant-numeric:tabular-nums}td.block{color:#3d444d;font-size:.92em;width:45%}
+th:first-child{width:45%}th:nth-child(2){width:10%}td.score{font-variant-numeric:tabular-nums}td.block{color:#3d444d;font-size:.92em}
 .w{border-radius:3px;padding:0 1px;cursor:pointer}.w.unsupported{font-weight:bold;text-decoration:underline}
 #arcs{position:fixed;right:1em;bottom:1em;max-width:28em;background:#fff;border:1px solid #d0d7de;border-radius:6px;
 padding:.5em .8em;box-shadow:0 2px 8px #0002;font-size:.9em}#arcs:empty{display:none}
-details{margin-top:.4em}mark{background:#dafbe1}.why{color:#cf222e}
+details{margin-top:.4em}details p{white-space:pre-wrap}mark{background:#dafbe1}.why{color:#cf222e}
 """
 SCRIPT = """
 const rows = [...document.querySelectorAll('section.row')];
@@ -168,7 +168,7 @@ def write_explain_page(output: str, manifest: dict, limit: int = PAGE_ROWS) -> O
     shown = worst(rows(), limit)
     if not counted["explained"]:
         return None
-    text = render_explain_page(shown, f"Where the summaries go wrong: {manifest['config'].get('model', '')}",
+    text = render_explain_page(shown, f"Where the summaries go wrong: {manifest.get('config', {}).get('model', '')}",
                                counted["n"])
     write_atomically(join_path(output, EXPLAIN_PAGE), text.encode("utf-8"))
     return EXPLAIN_PAGE

@@ -172,9 +172,14 @@ def test_score_explain_writes_words_and_sentences_readable_by_pyarrow_and_pandas
     """The rows as DocumentScorer.explain gives them; the Parquet shard read by pandas, the JSONL by pyarrow."""
     import pandas
     import pyarrow.json
+    from entailgen.runners.cli import main
     from entailgen.training.scoring.document_scorer import DocumentScorer
 
-    out, rows = scored_rows(tmp_path, name_model, EXPLAIN_ROWS, "--explain")
+    out, rows = scored_rows(tmp_path, name_model, EXPLAIN_ROWS, "--explain", "--html")
+    page = (out / "explain.html").read_text()
+    assert page.index('id b</div>') > page.index('id a</div>')  # worst first: the inserted name's row
+    (out / "explain.html").unlink()
+    assert main(["report", str(out)]) == 0 and (out / "explain.html").read_text() == page  # report rewrites it
     scorer = DocumentScorer(str(name_model))
     for row, given in zip(rows, EXPLAIN_ROWS):
         e = scorer.explain(given["document"], given["summary"])
@@ -187,6 +192,7 @@ def test_score_explain_writes_words_and_sentences_readable_by_pyarrow_and_pandas
     assert list(anna["arcs"][0]) == ["rel", "head_word", "child_word", "entailed_probability"]
     _, plain = scored_rows(tmp_path, name_model, EXPLAIN_ROWS, fmt="jsonl")  # without --explain: no words
     assert [r["words"] for r in plain] == [None, None]
+    assert main(["report", str(tmp_path / "scored-jsonl")]) == 2  # scores without words: no page to write
     jsonl = pyarrow.json.read_json(next((tmp_path / "scored-jsonl").rglob("scored-*.jsonl")))
     assert jsonl.num_rows == 2
 
@@ -209,6 +215,10 @@ def test_explain_without_documents_is_refused_in_one_line(name_model, tmp_path, 
     assert main(["score", str(name_model), "--input", str(inputs), "--output", str(tmp_path / "o"), "--explain"]) == 2
     assert capsys.readouterr().err.strip() == ("entailgen: error: --explain is for --documents (or a detector dir): "
                                               "a pair's arcs are in its scored row")
+    assert main(["score", str(name_model), "--input", str(inputs), "--output", str(tmp_path / "o"), "--documents",
+                 "--html"]) == 2
+    assert capsys.readouterr().err.strip() == "entailgen: error: --html shows what --explain writes: give --explain with it"
+    assert not (tmp_path / "o").exists()
 
 
 def test_an_ensemble_explains_each_word_joined_over_its_models(name_model, pair_model):
