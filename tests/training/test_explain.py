@@ -234,3 +234,47 @@ def test_an_ensemble_explains_each_word_joined_over_its_models(name_model, pair_
                                                    for a, b in zip(one.words, two.words)]
     assert both.words[3].arcs == one.words[3].arcs  # the arcs come from the DAE member
     assert both.score == EnsembleScorer([dae, pair]).score_many([(document, summary)])[0]
+
+
+def test_evaluate_spans_scores_the_models_words_beside_the_baselines(name_model, tmp_path, capsys):
+    """Four documents (bbcid 2, 3 val; 1, 4 test), a name inserted in each summary and marked by all three
+    annotators: the tiny model's words, the baselines, the rules on val, the report saved in the model dir."""
+    import csv
+    from entailgen.runners.cli import main
+
+    documents = {"1": "The cat likes the woman.", "2": "The man sees the dog.", "3": "The dog chases the cat.",
+                 "4": "The woman sees the man."}
+    summaries = {"1": "the cat likes anna.", "2": "bob sees the dog.", "3": "the dog chases anna.",
+                 "4": "the woman sees bob."}
+    with open(tmp_path / "spans.csv", "w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow(["bbcid", "system", "summary", "hallucination_type", "hallucinated_span",
+                      "hallucinated_span_start", "hallucinated_span_end", "worker_id"])
+        for bbcid, summary in summaries.items():
+            name = "anna" if "anna" in summary else "bob"
+            for worker in ("wid_0", "wid_1", "wid_2"):
+                out.writerow([bbcid, "S", summary, "extrinsic", name, summary.index(name) + 1,
+                              summary.index(name) + len(name), worker])
+    (tmp_path / "articles.jsonl").write_text("".join(json.dumps({"bbcid": b, "document": d}) + "\n"
+                                                     for b, d in documents.items()))
+    assert main(["evaluate", str(name_model), "--benchmark", "spans", str(tmp_path / "spans.csv"),
+                 "--articles", str(tmp_path / "articles.jsonl")]) == 0
+    printed = capsys.readouterr().out
+    assert "| entailgen model |" in printed and "| word absent from the document | 100.0 [100.0, 100.0]" in printed
+    (saved,) = (name_model / "eval").glob("*spans*.json")
+    report = json.loads(saved.read_text())
+    assert report["documents"] == {"val": 2, "test": 2} and report["words"] == {"val": 8, "test": 8}
+    assert set(report["scorers"]) == {"entailgen model", "entailgen model: summary's own score",
+                                      "word absent from the document", "summary's unigram overlap",
+                                      "overlap mix (weights fit on val)"}
+    assert report["scorers"]["entailgen model"]["roc_auc"][0] == 100.0  # the name is each test summary's worst word
+    assert list(report["rules"]) == ["child/max/sentence (default)", "touching/max/sentence", "child/mean/sentence",
+                                     "child/max/zero"]
+    articles = ["--articles", str(tmp_path / "articles.jsonl")]
+    for extra, message in (([*articles, "--ensemble", str(name_model)], "are for --benchmark summac"),
+                           ([], "--articles FILE")):
+        assert main(["evaluate", str(name_model), "--benchmark", "spans", str(tmp_path / "spans.csv"), *extra]) == 2
+        assert message in capsys.readouterr().err
+    assert main(["evaluate", str(name_model), "--benchmark", "summac", str(tmp_path / "spans.csv"), "--articles",
+                 str(tmp_path / "articles.jsonl")]) == 2
+    assert capsys.readouterr().err.strip() == "entailgen: error: --articles is for --benchmark spans"

@@ -7,12 +7,10 @@ response's sentences, as `score --documents` does), so a long grounding is not c
 """
 from __future__ import annotations
 
-import csv
 import os
-import sys
 from typing import Callable, NamedTuple, Sequence
 
-from entailgen.training.benchmarks.files import BenchmarkError
+from entailgen.training.benchmarks.files import BenchmarkError, csv_rows  # noqa: F401 (bench/ reads it here)
 from entailgen.training.benchmarks.metrics import auc_interval
 from entailgen.training.scoring.unscorable import Unscorable
 from entailgen.transforms.claims.blocks import paragraphs, sentences_of
@@ -36,24 +34,6 @@ class TrueRow(NamedTuple):
     response: str
     label: int
     where: str  # the file and row, to name it in an error
-
-
-def csv_rows(path: str, columns: Sequence[str], what: str, layout: str = "", delimiter: str = ",") -> list[dict]:
-    """The rows of a CSV (TSV) file with the given columns, each with its '_line' (the header is line 1);
-    BenchmarkError (one line) for a file that cannot be read (naming it `what`) or a missing column (naming the
-    header it has, after the layout it should have)."""
-    csv.field_size_limit(min(sys.maxsize, 2**31 - 1))  # groundings of TRUE's summarisation sets are long
-    try:
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            reader = csv.DictReader(f, delimiter=delimiter, quoting=csv.QUOTE_MINIMAL if delimiter == "," else
-                                    csv.QUOTE_NONE)
-            missing = [c for c in columns if c not in (reader.fieldnames or [])]
-            if missing:
-                raise BenchmarkError(f"{path}: no column {', '.join(missing)} ({layout + '; ' if layout else ''}its "
-                                     f"header: {', '.join(reader.fieldnames or []) or 'none'})")
-            return [{**row, "_line": n} for n, row in enumerate(reader, 2)]
-    except (OSError, UnicodeDecodeError, csv.Error) as e:
-        raise BenchmarkError(f"cannot read {what} {path}: {getattr(e, 'strerror', None) or e}")
 
 
 def read_true(path: str) -> list[TrueRow]:

@@ -62,6 +62,9 @@ class RowScorer:
 
     def explained(self, rows: Sequence[tuple[str, str]], rule: WordRule = WordRule()) -> list:
         """Per (document, summary): (its scored() result, its Explanation), or its Unscorable, in order."""
+        return self.explained_by_rules(rows, [rule])[0]
+
+    def explained_by_rules(self, rows: Sequence[tuple[str, str]], rules: Sequence[WordRule]) -> list[list]:
         raise NotImplementedError
 
     def explain_many(self, rows: Sequence[tuple[str, str]], rule: WordRule = WordRule()) -> list:
@@ -204,9 +207,11 @@ class DocumentScorer(RowScorer):
                             else SentenceEvidence(s, r["dropped"][s]) for s in summary]))
         return out
 
-    def explained(self, rows: Sequence[tuple[str, str]], rule: WordRule = WordRule()) -> list:
-        return [e if isinstance(e, Unscorable) else (e[0], explanation(d, s, e[0]["score"], [e[1]], rule))
-                for (d, s), e in zip(rows, self.evidence(rows))]
+    def explained_by_rules(self, rows: Sequence[tuple[str, str]], rules: Sequence[WordRule]) -> list[list]:
+        """explained() once per word rule, the rows scored once."""
+        evidence = self.evidence(rows)
+        return [[e if isinstance(e, Unscorable) else (e[0], explanation(d, s, e[0]["score"], [e[1]], rule))
+                 for (d, s), e in zip(rows, evidence)] for rule in rules]
 
     def matrix(self, document: str, summary: str) -> list[list[float]]:
         """The block x summary-sentence matrix of one row (Unscorable raised)."""
@@ -252,20 +257,23 @@ class EnsembleScorer(RowScorer):
         or the Unscorable of a row no model could score."""
         return [joined(results) for results in zip(*self.by_model(rows))]
 
-    def explained(self, rows: Sequence[tuple[str, str]], rule: WordRule = WordRule()) -> list:
-        """Per row: (the models' results joined, the Explanation joining each word over the models that scored it),
-        or the Unscorable of a row no model could score."""
+    def explained_by_rules(self, rows: Sequence[tuple[str, str]], rules: Sequence[WordRule]) -> list[list]:
+        """Per rule, per row: (the models' results joined, the Explanation joining each word over the models that
+        scored it), or the Unscorable of a row no model could score."""
         splits: dict = {}
         for m in self.members:
             if m.split_key() not in splits:
                 splits[m.split_key()] = m.split([d for d, _ in rows], [s for _, s in rows])
-        by_model = [m.evidence(rows, splits[m.split_key()]) for m in self.members]
+        by_model = list(zip(*[m.evidence(rows, splits[m.split_key()]) for m in self.members]))
         out = []
-        for (document, summary), evidence in zip(rows, zip(*by_model)):
-            result = joined([e if isinstance(e, Unscorable) else e[0] for e in evidence])
-            good = [e[1] for e in evidence if not isinstance(e, Unscorable)]
-            out.append(result if isinstance(result, Unscorable)
-                       else (result, explanation(document, summary, result["score"], good, rule)))
+        for rule in rules:
+            explained = []
+            for (document, summary), evidence in zip(rows, by_model):
+                result = joined([e if isinstance(e, Unscorable) else e[0] for e in evidence])
+                good = [e[1] for e in evidence if not isinstance(e, Unscorable)]
+                explained.append(result if isinstance(result, Unscorable)
+                                 else (result, explanation(document, summary, result["score"], good, rule)))
+            out.append(explained)
         return out
 
 
