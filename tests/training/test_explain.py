@@ -58,6 +58,15 @@ def test_a_word_gets_the_arcs_it_is_the_child_of_and_a_word_with_none_its_senten
     assert (sentence.block, sentence.block_start, sentence.block_end) == ("A man sees the dog.", 0, 19)
 
 
+def test_a_wide_gap_in_the_summary_does_not_move_an_arc_onto_its_neighbour():
+    """The scorer read 'Bob sees the dog.' (one space each); in 'Bob \t  sees the dog.' its 'dog' (13-16 there) is
+    16-19 here: the dobj arc stays on 'dog.', not on 'the'."""
+    summary = "Bob \t  sees the dog."
+    e = explanation("x", summary, 0.45, [[SentenceEvidence("Bob sees the dog.", 0.45, "x", PARSE)]])
+    assert [(w.start, w.end, w.text, w.unsupported) for w in e.words] == [
+        (0, 3, "Bob", 0.9), (7, 11, "sees", 0.55), (12, 15, "the", 0.55), (16, 20, "dog.", 0.2)]
+
+
 def test_the_other_rules_any_touching_arc_the_mean_and_zero():
     """TOUCHING: 'sees' heads both arcs, max(0.9, 0.2) = 0.9; MEAN of them 0.55; ZERO for 'the'."""
     evidence = [[SentenceEvidence("Bob sees the dog.", 0.45, "x", PARSE)]]
