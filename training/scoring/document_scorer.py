@@ -65,6 +65,7 @@ class RowScorer:
         return self.explained_by_rules(rows, [rule])[0]
 
     def explained_by_rules(self, rows: Sequence[tuple[str, str]], rules: Sequence[WordRule]) -> list[list]:
+        """Per word rule, per row: what explained() gives, the rows scored once for every rule."""
         raise NotImplementedError
 
     def explain_many(self, rows: Sequence[tuple[str, str]], rule: WordRule = WordRule()) -> list:
@@ -246,11 +247,16 @@ class EnsembleScorer(RowScorer):
     def by_model(self, rows: Sequence[tuple[str, str]]) -> list[list]:
         """Each model's DocumentScorer.scored results of the rows, one list per model; the rows are parsed once for
         all the models that split them alike."""
+        splits = self.splits(rows)
+        return [m.scored(rows, splits[m.split_key()]) for m in self.members]
+
+    def splits(self, rows: Sequence[tuple[str, str]]) -> dict:
+        """split_key -> the rows' split, made once for all the models that split them alike."""
         splits: dict = {}
         for m in self.members:
             if m.split_key() not in splits:
                 splits[m.split_key()] = m.split([d for d, _ in rows], [s for _, s in rows])
-        return [m.scored(rows, splits[m.split_key()]) for m in self.members]
+        return splits
 
     def scored(self, rows: Sequence[tuple[str, str]]) -> list:
         """Per (document, summary): the models' results joined (blocks, summary_sentences, sentence_scores, score),
@@ -260,10 +266,7 @@ class EnsembleScorer(RowScorer):
     def explained_by_rules(self, rows: Sequence[tuple[str, str]], rules: Sequence[WordRule]) -> list[list]:
         """Per rule, per row: (the models' results joined, the Explanation joining each word over the models that
         scored it), or the Unscorable of a row no model could score."""
-        splits: dict = {}
-        for m in self.members:
-            if m.split_key() not in splits:
-                splits[m.split_key()] = m.split([d for d, _ in rows], [s for _, s in rows])
+        splits = self.splits(rows)
         by_model = list(zip(*[m.evidence(rows, splits[m.split_key()]) for m in self.members]))
         out = []
         for rule in rules:
