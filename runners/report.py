@@ -1,10 +1,12 @@
-"""`entailgen report DATASET_DIR`: (re)write a finished dataset's card (README.md) and report.html."""
+"""`entailgen report DATASET_DIR`: (re)write a finished dataset's card (README.md) and report.html, or a scores
+dataset's explain.html (`score --documents --explain`)."""
 from __future__ import annotations
 
 from apache_beam.io.filesystems import FileSystems
 
 from entailgen.dataset.manifest import MANIFEST, read_json
 from entailgen.dataset.report import ReportConfig, write_report
+from entailgen.dataset.report.explain_page import write_explain_page
 from entailgen.dataset.shard import join_path
 from entailgen.pipelines import available, get_family
 from entailgen.runners.cli import COMMAND_HELP, UsageError, add_quiet
@@ -31,7 +33,13 @@ def report(dataset: str, config: ReportConfig = ReportConfig()) -> list[str]:
     if missing:
         raise UsageError(f"{dataset} is missing {len(missing)} shard(s) its manifest lists, e.g. {missing[0]}")
     try:
-        names = write_report(dataset, manifest, config, family_description(manifest["pipeline"]))
+        if manifest["pipeline"] == "score":  # a scores dataset has no card or report: its page is explain.html
+            names = [page] if (page := write_explain_page(dataset, manifest)) else []
+            if not names:
+                raise UsageError(f"{dataset} holds scores without explanations: its page needs rows `entailgen score "
+                                 "--documents --explain` wrote")
+        else:
+            names = write_report(dataset, manifest, config, family_description(manifest["pipeline"]))
     except UnreadableShard as e:  # a shard damaged after its run: one line naming it
         raise UsageError(str(e))
     return [join_path(dataset, name) for name in names]
@@ -48,8 +56,8 @@ def _handle(args) -> int:
 def register(commands) -> None:
     """Add the `report` subcommand to the CLI."""
     parser = commands.add_parser("report", help=COMMAND_HELP["report"],
-                                 description="(Re)write a finished dataset's card (README.md) and report.html; "
-                                             "prints the paths written.")
+                                 description="(Re)write a finished dataset's card (README.md) and report.html, or a "
+                                             "scores dataset's explain.html; prints the paths written.")
     parser.add_argument("dataset", metavar="DATASET_DIR", help="a dataset directory with a manifest.json")
     parser.add_argument("--examples", type=int, default=ReportConfig().examples_per_group, metavar="N",
                         help="examples shown per kind / phenomenon / source")

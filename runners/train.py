@@ -146,8 +146,12 @@ def _evaluate_benchmark(args) -> int:
         return _evaluate_rank19(args, files)
     if name == "true":
         return _evaluate_true(args, files)
+    if name == "spans":
+        return _evaluate_spans(args, files)
+    if args.articles is not None:
+        raise UsageError("--articles is for --benchmark spans")
     if name != "summac":
-        raise UsageError(f"--benchmark {name}: unknown benchmark (known: summac, rank19, true)")
+        raise UsageError(f"--benchmark {name}: unknown benchmark (known: summac, rank19, true, spans)")
     if not files:
         raise UsageError("--benchmark summac needs the benchmark's files (data/<set>.json or JSON Lines)")
     if args.conv is not None and args.aggregation == "zs":
@@ -280,6 +284,52 @@ def _evaluate_true(args, files: list[str]) -> int:
     return 0
 
 
+def _evaluate_spans(args, files: list[str]) -> int:
+    """`evaluate MODEL_DIR --benchmark spans FILE --articles FILE`: word-level detection of unsupported content
+    against XSumFaith's span annotations (training.benchmarks.spans), the model's explained words beside the overlap
+    baselines and the summary's own score; the file and articles checked before the model loads."""
+    from entailgen.training.benchmarks.spans import (OVERLAP_MIX, RULES, SUMMARY_SCORE, evaluate_spans, format_spans,
+                                                     model_word_scores, overlap_scorers, read_articles, read_spans,
+                                                     val_roc_auc, with_articles)
+    from entailgen.training.fitting.encoder import EncoderError
+
+    if len(files) != 1 or args.articles is None:
+        raise UsageError("--benchmark spans takes one file (hallucination_annotations_xsum_summaries.csv) and "
+                         "--articles FILE (JSON Lines of bbcid, document)")
+    if args.aggregation is not None or args.conv is not None or args.ensemble:
+        raise UsageError("--aggregation, --conv and --ensemble are for --benchmark summac")
+    mode = _score_mode(args)
+    row = _row(args.model)
+
+    def progress(done: int, total: int) -> None:
+        print(f"{row}: explained {done} / {total} summaries", file=sys.stderr, flush=True)
+
+    try:
+        annotated, by_offsets = read_spans(files[0])
+        summaries, left_out = with_articles(annotated, read_articles(args.articles))
+        if not summaries:
+            raise UsageError(f"no summary of {files[0]} has its article in {args.articles}")
+        precision = _precision(args)
+        scorer = _scorer(args, mode, precision, args.granularity or "sentence")
+        by_rule, own, unscorable = model_word_scores(scorer, summaries, progress=progress)
+        default = next(iter(RULES))
+        baselines = overlap_scorers(summaries)
+        scores = {row: by_rule[default], f"{row}: {SUMMARY_SCORE}": own, **baselines}
+        report = evaluate_spans(summaries, scores, compare=(row, [*baselines, f"{row}: {SUMMARY_SCORE}"]),
+                                left_out=left_out, by_offsets=by_offsets)
+    except (EncoderError, ValueError, OSError, RuntimeError) as e:  # BenchmarkError is a ValueError
+        raise UsageError(message(e))
+    report["rules"] = {name: val_roc_auc(summaries, values) for name, values in by_rule.items()}  # chosen on val
+    report["unscorable"] = unscorable
+    report["model"] = {"dir": args.model, "files": files, "articles": args.articles,
+                       "granularity": args.granularity or "sentence", "score_mode": mode.config(),
+                       "precision": precision, "mix": OVERLAP_MIX}
+    print(format_spans(report), flush=True)
+    _save_report(args.model, report, mode, _not_default(args.granularity, "sentence"),
+                 _not_default(args.precision, "auto"))
+    return 0
+
+
 def _evaluate(args) -> int:
     if args.benchmark is not None:
         if args.dataset is not None:
@@ -357,8 +407,12 @@ def _score(args) -> int:
     mode = _score_mode(args)
     documents = (DocumentOptions(args.granularity, args.aggregation or "zs", args.conv, tuple(args.ensemble or ()),
                                  score=mode.score, mc_dropout=mode.mc_dropout, pairs=not args.documents,
-                                 detector=detector)
+                                 detector=detector, explain=args.explain)
                  if args.documents or detector else None)
+    if args.explain and documents is None:
+        raise UsageError("--explain is for --documents (or a detector dir): a pair's arcs are in its scored row")
+    if args.html and not args.explain:
+        raise UsageError("--html shows what --explain writes: give --explain with it")
     try:  # what the workers would fail on, checked here: one line, not a worker's traceback
         meta = verify_model_dir(args.model)  # damaged, incomplete or mismatched files: one line
         if documents is not None:
@@ -385,6 +439,12 @@ def _score(args) -> int:
                              overwrite=args.overwrite, mode=mode, precision=args.precision)
     except OutputError as e:  # another writer holds --output, or finished into it since the check above
         raise UsageError(str(e))
+    if args.html:
+        from entailgen.dataset.report.explain_page import write_explain_page
+
+        page = write_explain_page(args.output, manifest)
+        print(f"the rows worst first, explained: {os.path.join(args.output, page)}" if page else
+              "no row was scored, so no explain.html")
     total, repeated = manifest["counts"]["total"], manifest["counts"].get("repeated_ids", {})
     what = "documents" if args.documents else "pairs"
     print(args.output if args.quiet else
@@ -499,13 +559,16 @@ def register(commands) -> None:
                           help="instead of a DATASET: 'summac' and its files (the SummaC repository's data/<set>.json "
                                "or JSON Lines of document, claim, label, cut; threshold chosen on val, test reported), "
                                "or 'rank19' and the DAE paper's summary_pairs.json (summary reranking, Table 4), "
-                               "or 'true' and TRUE's CSV files (grounding, generated_text, label: ROC AUC per file)")
+                               "or 'true' and TRUE's CSV files (grounding, generated_text, label: ROC AUC per file), "
+                               "or 'spans' and XSumFaith's span annotations CSV with --articles (word level)")
     evaluate.add_argument("--granularity", choices=GRANULARITIES,
                           help="--benchmark: the document blocks each claim sentence is scored against "
                                "(default: the scorer's, sentence)")
     evaluate.add_argument("--aggregation", choices=AGGREGATIONS,
                           help="--benchmark: zs (max over blocks, mean over claim sentences; default) or conv "
                                "(the SummaC-Conv head of --conv)")
+    evaluate.add_argument("--articles", metavar="JSONL",
+                          help="--benchmark spans: the annotated summaries' articles, JSON Lines of bbcid, document")
     evaluate.add_argument("--conv", metavar="CONV_DIR", help="--benchmark: a trained SummaC-Conv head")
     evaluate.add_argument("--ensemble", nargs="+", metavar="MODEL_DIR",
                           help="--benchmark: more models (e.g. one per family) that score every row beside MODEL_DIR; "
@@ -528,6 +591,11 @@ def register(commands) -> None:
     score.add_argument("--ensemble", nargs="+", metavar="MODEL_DIR",
                        help="--documents: more models (e.g. one per family) scoring beside MODEL_DIR, joined by the "
                             "mean of their log-odds")
+    score.add_argument("--explain", action="store_true",
+                       help="--documents: each row's words (how unsupported, the arcs behind them) and sentences "
+                            "(score, supporting block)")
+    score.add_argument("--html", action="store_true",
+                       help="--explain: also write DIR/explain.html, the rows worst first with their words shaded")
     score.add_argument("--output", required=True, metavar="DIR", help="where shards and the manifest go")
     add_format(score)
     score.add_argument("--num-shards", type=int, default=1, metavar="N", help="shards")

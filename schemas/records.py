@@ -223,6 +223,44 @@ class ScoredPair:
 
 
 @dataclass(frozen=True)
+class WordArc:
+    """A content arc behind a summary word: its relation, words and the DAE model's entailment probability."""
+
+    rel: str
+    head_word: str
+    child_word: str
+    entailed_probability: float
+
+
+@dataclass(frozen=True)
+class ExplainedWord:
+    """A summary word as given (whitespace-separated; start/end: character offsets into the summary) with how
+    unsupported it is in [0, 1] (training.scoring.explain's rule), its sentence's index and the arcs behind it."""
+
+    start: int
+    end: int
+    text: str
+    unsupported: float
+    sentence: Optional[int] = None  # index in the row's sentences; None: in no sentence the parser found
+    arcs: Optional[list[WordArc]] = None
+
+
+@dataclass(frozen=True)
+class ExplainedSentence:
+    """A summary sentence (start/end in the summary) with its score and the document block that supports it best
+    (block_start/block_end in the document); a sentence the model cannot score has no score and says why."""
+
+    text: str
+    start: Optional[int]
+    end: Optional[int]
+    score: Optional[float]
+    block: Optional[str] = None
+    block_start: Optional[int] = None
+    block_end: Optional[int] = None
+    unscorable: Optional[str] = None
+
+
+@dataclass(frozen=True)
 class ScoredDocument:
     """A (document, summary) row scored at document level (SummaC §3): per summary sentence its best block's score,
     and the summary's score (SummaC-ZS: their mean; Conv: the head's P(consistent)); higher = more consistent."""
@@ -239,6 +277,8 @@ class ScoredDocument:
     source: str
     source_id: str
     split: str = "scored"
+    words: Optional[list[ExplainedWord]] = None  # score --explain: every summary word, how unsupported
+    sentences: Optional[list[ExplainedSentence]] = None  # score --explain: every summary sentence, its block
 
 
 @dataclass(frozen=True)
@@ -294,6 +334,7 @@ def with_split(record, split: str):
 __all__ = [
     "ENTAILED", "NOT_ENTAILED", "THREE_WAY", "GENERATED_KINDS", "AUGMENTED_KINDS", "ARC_KINDS", "Token", "Arc",
     "LabelledArc", "ParsedSentence", "ArcExample", "RtePair", "CORRECT", "INCORRECT", "CLAIM_TRANSFORMATIONS",
-    "ClaimExample", "ScoredParaphrase", "ArcScore", "LabelProbability", "ScoredPair", "ScoredDocument",
+    "ClaimExample", "ScoredParaphrase", "ArcScore", "LabelProbability", "ScoredPair", "WordArc", "ExplainedWord",
+    "ExplainedSentence", "ScoredDocument",
     "DeadLetter", "Skipped", "dead_letter", "RECORD_TYPES", "with_split",
 ]

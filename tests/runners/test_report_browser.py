@@ -2,21 +2,13 @@
 
 Needs the Debian packages chromium and chromium-driver and the selenium package; skips, saying so, without them.
 """
-import base64
-import shutil
-
 import pytest
 
 from entailgen.pipelines import available, get_family
 from entailgen.runners.cli import main
 
-webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
-CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
-CHROMEDRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(not (CHROMIUM and CHROMEDRIVER),
-                                reason="no headless browser: apt-get install -y chromium chromium-driver")
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync", "--window-size=1280,1000")
+from browser_fixtures import browser, full_page_screenshot, pytestmark  # noqa: F401 (the fixture, the skip)
+
 LABEL_RGB = {"entailed": "rgb(26, 127, 55)", "not-entailed": "rgb(207, 34, 46)", "unlabelled": "rgb(140, 149, 159)"}
 # What the page shows, measured by the browser after layout (sizes are rendered pixels, not attributes).
 MEASURE = """
@@ -39,28 +31,6 @@ return {
   marks: [...document.querySelectorAll('tr.claim mark')].filter(m => size(m)[0] > 0).length,
 };
 """
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    """One headless Chromium for the module, with a fresh profile and the console log kept."""
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    for flag in FLAGS:
-        options.add_argument(flag)
-    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
-    options.binary_location = CHROMIUM
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    yield driver
-    driver.quit()
-
-
-def full_page_screenshot(driver, path) -> None:
-    """The whole page, beyond the window, as PNG (Chrome DevTools protocol)."""
-    shot = driver.execute_cdp_cmd("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})
-    path.write_bytes(base64.b64decode(shot["data"]))
 
 
 @pytest.mark.parametrize("family", available())

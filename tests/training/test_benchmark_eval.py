@@ -298,7 +298,7 @@ def test_report_is_written_atomically_and_the_card_shows_the_table(tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["--benchmark", "truthfulqa", "x.json"],
-     "--benchmark truthfulqa: unknown benchmark (known: summac, rank19, true)"),
+     "--benchmark truthfulqa: unknown benchmark (known: summac, rank19, true, spans)"),
     (["--benchmark", "summac"], "--benchmark summac needs the benchmark's files (data/<set>.json or JSON Lines)"),
     ([], "evaluate needs a DATASET or --benchmark summac FILE..."),
     (["data", "--granularity", "sentence"], "--granularity, --aggregation, --conv and --ensemble are for --benchmark"),

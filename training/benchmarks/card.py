@@ -3,6 +3,7 @@ benchmark's table and notes in markdown, written when the report is."""
 from __future__ import annotations
 
 from entailgen.training.benchmarks.rank19 import BENCHMARK, rank19_notes, rank19_table
+from entailgen.training.benchmarks.spans import BENCHMARK as SPANS, format_spans
 from entailgen.training.benchmarks.summac import benchmark_table
 from entailgen.training.benchmarks.true import true_notes, true_table
 from entailgen.training.fitting.model_card import files_line, mode_words
@@ -20,6 +21,9 @@ def card_section(report: dict) -> list[str]:
         return ["## The TRUE benchmark (ROC AUC; With a Little Push, Table 1)" + (f" ({mode})" if mode else ""), "",
                 *files_line(model), report["protocol"] + ".", "", *true_table(report), "",
                 *[n + "." for n in true_notes(report)], ""]
+    if report["benchmark"] == SPANS:  # XSumFaith's span annotations: word level
+        return ["## The spans benchmark (XSumFaith span annotations, word level)" + (f" ({mode})" if mode else ""),
+                "", *files_line(model), report["protocol"], "", *format_spans(report).splitlines()[1:], ""]
     table, notes = benchmark_table(report)
     options = ", ".join([f"{k} {model[k]}" for k in ("granularity", "aggregation", "conv_dir", "precision")
                          if model.get(k)]

@@ -7,7 +7,7 @@ so a report's interval is the one a later run of the same rows gives."""
 from __future__ import annotations
 
 import random
-from typing import Sequence
+from typing import Optional, Sequence
 
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
@@ -121,3 +121,32 @@ def accuracy_interval(results: Sequence[float], resamples: int = 1000, seed: int
     draws = [sum(results[rng.randrange(n)] for _ in range(n)) / n for _ in range(resamples)]
     low, high = central_95(draws)
     return round(100 * sum(results) / n, 1), round(100 * low, 1), round(100 * high, 1)
+
+
+def group_draws(labels: Sequence[Sequence[int]], resamples: int, seed: int) -> list[list[int]]:
+    """Groups (a document's words) drawn again with replacement from random.Random(seed), each draw's words holding
+    both labels (a draw of one label only is drawn again): a bootstrap over documents, as their words are not
+    independent."""
+    rng, n = random.Random(seed), len(labels)
+    draws = []
+    while len(draws) < resamples:
+        k = [rng.randrange(n) for _ in range(n)]
+        drawn = [y for i in k for y in labels[i]]
+        if 0 < sum(drawn) < len(drawn):
+            draws.append(k)
+    return draws
+
+
+def grouped_interval(labels: Sequence[Sequence[int]], scores: Sequence[Sequence[float]], measure,
+                     base: Optional[Sequence[Sequence[float]]] = None, resamples: int = 1000,
+                     seed: int = 0) -> tuple[float, float, float]:
+    """(value, low, high) in percent (points for a gap): measure(labels, scores) over every group's items, and its 95%
+    bootstrap interval over the groups (group_draws); with `base`, the paired gap measure(scores) - measure(base) on
+    the same draws."""
+    def value(k) -> float:
+        y = [v for i in k for v in labels[i]]
+        own = measure(y, [v for i in k for v in scores[i]])
+        return own - measure(y, [v for i in k for v in base[i]]) if base is not None else own
+
+    low, high = central_95([value(k) for k in group_draws(labels, resamples, seed)])
+    return round(100 * value(range(len(labels))), 1), round(100 * low, 1), round(100 * high, 1)

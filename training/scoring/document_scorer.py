@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Optional, Sequence
 
 from entailgen.training.fitting.checkpoint import load_meta, verify_model_dir
+from entailgen.training.scoring.explain import Explanation, SentenceEvidence, WordRule, explanation
 from entailgen.training.scoring.precision import AUTO
 from entailgen.training.scoring.score_modes import E, ScoreMode
 from entailgen.training.scoring.scorers import PairScores, model_pair_scores
@@ -59,6 +60,23 @@ class RowScorer:
     def score_many(self, rows: Sequence[tuple[str, str]]) -> list:
         """Score or Unscorable per (document, summary), in order."""
         return [score_of(r) for r in self.scored(rows)]
+
+    def explained(self, rows: Sequence[tuple[str, str]], rule: WordRule = WordRule()) -> list:
+        """Per (document, summary): (its scored() result, its Explanation), or its Unscorable, in order."""
+        return self.explained_by_rules(rows, [rule])[0]
+
+    def explained_by_rules(self, rows: Sequence[tuple[str, str]], rules: Sequence[WordRule]) -> list[list]:
+        """Per word rule, per row: what explained() gives, the rows scored once for every rule."""
+        raise NotImplementedError
+
+    def explain_many(self, rows: Sequence[tuple[str, str]], rule: WordRule = WordRule()) -> list:
+        """Per (document, summary): its Explanation (training.scoring.explain: every summary word's unsupported,
+        every sentence's score and supporting block), or its Unscorable, in order."""
+        return [e if isinstance(e, Unscorable) else e[1] for e in self.explained(rows, rule)]
+
+    def explain(self, document: str, summary: str, rule: WordRule = WordRule()) -> Explanation:
+        """Where one summary goes wrong: its Explanation (Unscorable raised)."""
+        return only_result(self.explain_many([(document, summary)], rule))
 
     def score_documents(self, rows: Sequence[tuple[str, str]]) -> list[float]:
         """One score per (document, summary), an unscorable row 0.0 (every_scored: the benchmark's rule, so a score
@@ -163,7 +181,9 @@ class DocumentScorer(RowScorer):
                 blocks_, summary_ = kept
                 matrix = [[scored[b, s] for s in summary_] for b in blocks_]
                 out.append({"blocks": len(blocks_), "summary_sentences": summary_, "matrix": matrix,
-                            "sentence_scores": [max(column) for column in zip(*matrix)]})
+                            "sentence_scores": [max(column) for column in zip(*matrix)], "block_texts": blocks_,
+                            "dropped": {s: next(c for b in blocks if isinstance(c := scored[b, s], Unscorable))
+                                        for s in summary if s not in summary_}})
         good = [r for r in out if not isinstance(r, Unscorable)]
         if self.aggregation == ZS:
             scores = [round(zs_score(r["matrix"]), 6) for r in good]
@@ -172,6 +192,34 @@ class DocumentScorer(RowScorer):
         for r, score in zip(good, scores):
             r["score"] = score
         return out
+
+    def evidence(self, rows: Sequence[tuple[str, str]], split: Optional[list] = None) -> list:
+        """Per row: (its scored() result, a SentenceEvidence per summary sentence: its score, its best block and, for
+        a DAE model, its arcs against that block), or the row's Unscorable; the arcs are the ones scored() just
+        computed (ArcPairScores), so explaining costs no second pass."""
+        split = split if split is not None else self.split([d for d, _ in rows], [s for _, s in rows])
+        results = self.scored(rows, split)
+        best = [{s: r["block_texts"][max(range(len(column)), key=column.__getitem__)]
+                 for s, column in zip(r["summary_sentences"], zip(*r["matrix"]))}
+                if not isinstance(r, Unscorable) else {} for r in results]
+        arcs_of = getattr(self.pair_scores, "arcs", None)
+        cells = [(block, s) for chosen in best for s, block in chosen.items()]
+        parses = dict(zip(cells, arcs_of(cells))) if arcs_of and cells else {}
+        out: list = []
+        for (_, summary), r, chosen in zip(split, results, best):
+            if isinstance(r, Unscorable):
+                out.append(r)
+                continue
+            scores = dict(zip(r["summary_sentences"], r["sentence_scores"]))
+            out.append((r, [SentenceEvidence(s, scores[s], chosen[s], parses.get((chosen[s], s))) if s in scores
+                            else SentenceEvidence(s, r["dropped"][s]) for s in summary]))
+        return out
+
+    def explained_by_rules(self, rows: Sequence[tuple[str, str]], rules: Sequence[WordRule]) -> list[list]:
+        """explained() once per word rule, the rows scored once."""
+        evidence = self.evidence(rows)
+        return [[e if isinstance(e, Unscorable) else (e[0], explanation(d, s, e[0]["score"], [e[1]], rule))
+                 for (d, s), e in zip(rows, evidence)] for rule in rules]
 
     def matrix(self, document: str, summary: str) -> list[list[float]]:
         """The block x summary-sentence matrix of one row (Unscorable raised)."""
@@ -206,16 +254,37 @@ class EnsembleScorer(RowScorer):
     def by_model(self, rows: Sequence[tuple[str, str]]) -> list[list]:
         """Each model's DocumentScorer.scored results of the rows, one list per model; the rows are parsed once for
         all the models that split them alike."""
+        splits = self.splits(rows)
+        return [m.scored(rows, splits[m.split_key()]) for m in self.members]
+
+    def splits(self, rows: Sequence[tuple[str, str]]) -> dict:
+        """split_key -> the rows' split, made once for all the models that split them alike."""
         splits: dict = {}
         for m in self.members:
             if m.split_key() not in splits:
                 splits[m.split_key()] = m.split([d for d, _ in rows], [s for _, s in rows])
-        return [m.scored(rows, splits[m.split_key()]) for m in self.members]
+        return splits
 
     def scored(self, rows: Sequence[tuple[str, str]]) -> list:
         """Per (document, summary): the models' results joined (blocks, summary_sentences, sentence_scores, score),
         or the Unscorable of a row no model could score."""
         return [joined(results) for results in zip(*self.by_model(rows))]
+
+    def explained_by_rules(self, rows: Sequence[tuple[str, str]], rules: Sequence[WordRule]) -> list[list]:
+        """Per rule, per row: (the models' results joined, the Explanation joining each word over the models that
+        scored it), or the Unscorable of a row no model could score."""
+        splits = self.splits(rows)
+        by_model = list(zip(*[m.evidence(rows, splits[m.split_key()]) for m in self.members]))
+        out = []
+        for rule in rules:
+            explained = []
+            for (document, summary), evidence in zip(rows, by_model):
+                result = joined([e if isinstance(e, Unscorable) else e[0] for e in evidence])
+                good = [e[1] for e in evidence if not isinstance(e, Unscorable)]
+                explained.append(result if isinstance(result, Unscorable)
+                                 else (result, explanation(document, summary, result["score"], good, rule)))
+            out.append(explained)
+        return out
 
 
 @dataclass(frozen=True)
@@ -231,6 +300,7 @@ class DocumentOptions:
     mc_dropout: int = 0  # MC dropout passes per cell (0: one eval pass)
     seed: int = 0  # MC dropout's seed
     detector: Optional[str] = None  # a detector dir whose members (and Conv head) score the rows (scoring.detector)
+    explain: bool = False  # each row's words (how unsupported) and sentences (score, supporting block): explain.py
 
     @property
     def mode(self) -> ScoreMode:

@@ -242,14 +242,17 @@ def parse_document_line(line: str | bytes, source: str, fields: tuple[str, str] 
 
 
 def scored_document(row: DocumentInput, result, options: DocumentOptions) -> ScoredDocument | DeadLetter:
-    """The ScoredDocument of a DocumentScorer result, or the DeadLetter of an Unscorable row."""
+    """The ScoredDocument of a DocumentScorer result (or of an explained one: (result, Explanation), its words and
+    sentences kept), or the DeadLetter of an Unscorable row."""
     if isinstance(result, Unscorable):
         return dead_letter(row.source, row.source_id, "score", result.error_type, str(result), row.summary)
+    result, explained = result if isinstance(result, tuple) else (result, None)
     return ScoredDocument(content_id("score-document", row.source_id, row.document, row.summary), row.document,
                           row.summary, result["blocks"], result["summary_sentences"],
                           [round(float(s), 6) for s in result["sentence_scores"]], result["score"],
                           result.get("aggregation", options.aggregation), options.granularity, row.source,
-                          row.source_id)
+                          row.source_id, words=explained.words if explained else None,
+                          sentences=explained.sentences if explained else None)
 
 
 class DocumentScoreHandler(ModelHandler[DocumentInput, object, RowScorer]):
@@ -274,7 +277,8 @@ class DocumentScoreHandler(ModelHandler[DocumentInput, object, RowScorer]):
 
     def run_inference(self, batch: Sequence[DocumentInput], model: RowScorer,
                       inference_args: Optional[dict] = None) -> Iterable:
-        results = model.scored([(r.document, r.summary) for r in batch])
+        rows = [(r.document, r.summary) for r in batch]
+        results = model.explained(rows) if self.options.explain else model.scored(rows)
         return [scored_document(r, result, self.options) for r, result in zip(batch, results)]
 
     def batch_elements_kwargs(self):

@@ -142,15 +142,37 @@ class PairScorer:
         return results
 
 
+class ArcPairScores:
+    """A DAE model's sentence scores of pairs (a PairScores), keeping the last call's arcs: explaining a row reads the
+    arcs of the cells just scored, with no second forward pass."""
+
+    def __init__(self, scorer: DaeScorer):
+        self.scorer = scorer
+        self.last: dict = {}  # (premise, hypothesis) -> DaeScorer result, of the latest call
+
+    def __call__(self, pairs: Sequence[tuple[str, str]]) -> list:
+        results = self.scorer.score_many(pairs)
+        self.last = dict(zip(pairs, results))
+        return [r if isinstance(r, Unscorable) else r["score"] for r in results]
+
+    def arcs(self, pairs: Sequence[tuple[str, str]]) -> list:
+        """Each pair's DaeScorer result (hypothesis_tokens, arcs, score), those the last call lacks scored now."""
+        missing = [p for p in dict.fromkeys(pairs) if p not in self.last]
+        if missing:
+            self.last.update(zip(missing, self.scorer.score_many(missing)))
+        return [self.last[p] for p in pairs]
+
+
 def model_pair_scores(model_dir: str, device: str = "cpu", batch_size: int = 32,
                       mode: ScoreMode = ScoreMode(), precision: str = AUTO) -> PairScores:
     """The cell scorer of a trained model dir in a score mode and precision: PairScorer's score for a pair model,
-    DaeScorer's sentence score for a DAE arc model (e only: refused for e-c before it loads)."""
+    DaeScorer's sentence score for a DAE arc model (e only: refused for e-c before it loads), its arcs kept
+    (ArcPairScores)."""
     meta = load_meta(model_dir)
     mode.check_model(meta.get("task"), meta.get("labels"), model_dir)
     if meta.get("task") == "dae":
         scorer = DaeScorer(model_dir, device=device, batch_size=batch_size, mc_dropout=mode.mc_dropout, seed=mode.seed,
                            precision=precision)
-        return lambda pairs: [r if isinstance(r, Unscorable) else r["score"] for r in scorer.score_many(pairs)]
+        return ArcPairScores(scorer)
     return PairScorer(model_dir, device=device, batch_size=batch_size, score=mode.score, mc_dropout=mode.mc_dropout,
                       seed=mode.seed, precision=precision).score_many

@@ -1,0 +1,119 @@
+"""The XSumFaith span benchmark (training.benchmarks.spans): the CSV reader's majority rule on a hand-made file of 3
+annotators with overlapping spans, the document cut, the overlap baselines and the word-level figures worked by hand."""
+import csv
+import json
+
+import pytest
+
+from entailgen.training.benchmarks.files import BenchmarkError
+from entailgen.training.benchmarks.spans import (ABSENT, TEST, VAL, SpanSummary, absent, cut_of, evaluate_spans,
+                                                 locate_span, overlap_features, read_articles, read_spans,
+                                                 with_articles)
+
+HEADER = ["bbcid", "system", "summary", "hallucination_type", "hallucinated_span", "hallucinated_span_start",
+          "hallucinated_span_end", "worker_id"]
+RATES = "the uk\\'s bank of anna raised rates."  # as the CSV writes it: \' for an apostrophe
+DOG = "a cat saw the dog."
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(HEADER)
+        writer.writerows(rows)
+    return path
+
+
+ROWS = [  # bbcid 1: 'the uk's bank of anna raised rates.' (words: the uk's bank of anna raised rates.)
+    ["1", "S1", RATES, "extrinsic", "bank of anna", "11", "22", "wid_0"],  # offsets of the escaped text: found by text
+    ["1", "S1", RATES, "extrinsic", "anna raised", "18", "29", "wid_1"],
+    ["1", "S1", RATES, "intrinsic", "uk\\'s", "5", "9", "wid_2"],
+    ["1", "S1", RATES, "extrinsic", "raised rates", "23", "34", "wid_2"],
+    ["2", "S1", DOG, "NULL", "NULL", "-1", "-1", "wid_0"],  # wid_0 marked nothing
+    ["2", "S1", DOG, "extrinsic", "\\ndog", "14", "18", "wid_1"],  # a literal \n before the span
+    ["2", "S1", DOG, "extrinsic", "the dog", "11", "18", "wid_2"],
+]
+
+
+def test_a_word_is_unsupported_when_two_of_its_three_annotators_marked_it(tmp_path):
+    """bank, of: wid_0 alone; anna: wid_0 and wid_1; raised: wid_1 and wid_2; uk's, rates.: wid_2 alone. dog.:
+    wid_1 and wid_2; the: wid_2 alone."""
+    summaries, by_offsets = read_spans(str(write_csv(tmp_path / "spans.csv", ROWS)))
+    assert by_offsets == 0
+    rates, dog = summaries
+    assert rates.summary == "the uk's bank of anna raised rates."
+    assert [w for _, _, w in rates.words] == ["the", "uk's", "bank", "of", "anna", "raised", "rates."]
+    assert rates.labels == (0, 0, 0, 0, 1, 1, 0)
+    assert dog.labels == (0, 0, 0, 0, 1) and dog.annotators == 3
+    assert (rates.cut, dog.cut) == (TEST, VAL)  # sha256 of the bbcid: '1' odd first byte, '2' even
+
+
+def test_a_span_is_found_by_its_text_nearest_its_offset_else_by_its_offsets():
+    assert locate_span("the cat and the dog", "the", 13, 15) == ((12, 15), True)  # the second 'the', 1-based 13
+    assert locate_span("the cat and the dog", "the", 2, 4) == ((0, 3), True)
+    assert locate_span("the cat and the dog", "THE  dog", 1, 9) == ((12, 19), True)  # case and spacing read loosely
+    assert locate_span("the cat", "a cow", 5, 7) == ((4, 7), False)
+
+
+@pytest.mark.parametrize("rows, message", [
+    ([["1", "S1", DOG, "extrinsic", "dog", "14", "18", "wid_0"]], r"1 S1 has 1 annotator\(s\); the majority rule needs 2"),
+    ([["1", "S1", DOG, "extrinsic", "dog", "x", "18", "wid_0"]], "line 2: span offsets must be whole numbers"),
+    ([["1", "S1", DOG, "NULL", "NULL", "-1", "-1", "wid_0"], ["1", "S1", "other", "NULL", "NULL", "-1", "-1", "wid_1"]],
+     "line 3: summary of 1 S1 differs from line 2's"),
+])
+def test_bad_annotations_are_refused_in_one_line(tmp_path, rows, message):
+    with pytest.raises(BenchmarkError, match=message):
+        read_spans(str(write_csv(tmp_path / "bad.csv", rows)))
+
+
+def test_a_file_without_the_columns_and_bad_articles_are_refused(tmp_path):
+    (tmp_path / "x.csv").write_text("bbcid,summary\n1,a\n")
+    with pytest.raises(BenchmarkError, match="no column system, hallucinated_span"):
+        read_spans(str(tmp_path / "x.csv"))
+    (tmp_path / "a.jsonl").write_text(json.dumps({"bbcid": 1, "document": "A."}) + "\n"
+                                      + json.dumps({"bbcid": "1", "document": "B."}) + "\n")
+    with pytest.raises(BenchmarkError, match="line 2: bbcid 1 given another article before"):
+        read_articles(str(tmp_path / "a.jsonl"))
+    (tmp_path / "b.jsonl").write_text('{"bbcid": 2}\n')
+    with pytest.raises(BenchmarkError, match="line 1: an article is"):
+        read_articles(str(tmp_path / "b.jsonl"))
+
+
+def test_summaries_without_their_article_are_left_out_and_counted(tmp_path):
+    summaries, _ = read_spans(str(write_csv(tmp_path / "spans.csv", ROWS)))
+    (tmp_path / "a.jsonl").write_text(json.dumps({"bbcid": 2, "document": "A cat saw a bird."}) + "\n")
+    kept, left = with_articles(summaries, read_articles(str(tmp_path / "a.jsonl")))
+    assert [s.bbcid for s in kept] == ["2"] and left == 1 and kept[0].document == "A cat saw a bird."
+
+
+def test_the_overlap_features_worked_by_hand():
+    """'a cat saw the dog.' against 'A cat saw a bird.': 'the' and 'dog.' absent; neighbours' share; 2 of 5 words
+    absent; unigram overlap of the content words {cat, saw, dog}: 2 of 3."""
+    s = SpanSummary("2", "S1", DOG, ((0, 1, "a"), (2, 5, "cat"), (6, 9, "saw"), (10, 13, "the"), (14, 18, "dog.")),
+                    (0, 0, 0, 0, 1), 3, "A cat saw a bird.")
+    assert absent("dog.", {"dog"}) == 0.0 and absent("...", set()) == 0.0 and absent("uk's", {"uk"}) == 1.0
+    (features,) = overlap_features([s])
+    assert [f[:3] for f in features] == [(0.0, 0.0, 0.4), (0.0, 0.0, 0.4), (0.0, 0.5, 0.4), (1.0, 0.5, 0.4),
+                                         (1.0, 1.0, 0.4)]
+    assert features[0][3] == pytest.approx(1 / 3)
+
+
+def test_word_level_figures_on_test_with_the_threshold_from_val():
+    """Val (bbcid 2, 3) and test (1, 4) documents: 'perfect' ranks every test word right (ROC AUC 100 in every
+    draw), 'flat' ties them all (50), so the gap is 50 points in every draw; perfect's val threshold 0.5 splits the
+    test words exactly (balanced accuracy 100)."""
+    def summary(bbcid, labels):
+        return SpanSummary(bbcid, "S", " ".join("w" * len(labels)), tuple((i, i + 1, "w") for i in range(len(labels))),
+                           tuple(labels), 3, "doc")
+    summaries = [summary("2", [1, 0]), summary("3", [0, 1, 0]), summary("1", [1, 0, 0]), summary("4", [0, 1])]
+    assert [s.cut for s in summaries] == [VAL, VAL, TEST, TEST]
+    perfect = [[float(y) for y in s.labels] for s in summaries]
+    flat = [[0.5] * len(s.labels) for s in summaries]
+    report = evaluate_spans(summaries, {"perfect": perfect, ABSENT: flat}, resamples=50,
+                            compare=("perfect", [ABSENT]))
+    assert report["scorers"]["perfect"] == {"val_roc_auc": 100.0, "threshold": 0.5, "roc_auc": [100.0, 100.0, 100.0],
+                                            "balanced_accuracy": [100.0, 100.0, 100.0]}
+    assert report["scorers"][ABSENT]["roc_auc"] == [50.0, 50.0, 50.0]
+    assert report["gap"] == {"model": "perfect", "baseline": ABSENT, "roc_auc": [50.0, 50.0, 50.0]}
+    assert report["documents"] == {VAL: 2, TEST: 2} and report["unsupported_words"] == {VAL: 2, TEST: 2}
+    assert cut_of("2") == VAL

@@ -1,0 +1,306 @@
+"""Word-level detection of unsupported content against human span annotations: XSumFaith's hallucination spans
+(Maynez et al. 2020; google-research-datasets/xsum_hallucination_annotations,
+hallucination_annotations_xsum_summaries.csv: 500 BBC articles x 5 systems x 3 annotators, one row per marked span).
+
+A summary word (its text between spaces, as `score --explain` splits it) is unsupported when at least 2 of its
+annotators (3; one summary of the file has 2) marked a span overlapping it. The CSV writes an apostrophe as \\' and
+some spans with a literal \\n: both are read as meant. A span is found by its text, the occurrence nearest the
+offset given (1-based in most rows, not all), so a wrong offset does not move it; a span whose text is not in its
+summary falls back to its offsets (counted).
+
+The cut is by document, never by summary: a document is in val when the first byte of the sha256 of its bbcid is
+even, else test; all five systems' summaries of a document fall in one cut. Thresholds and the mixes' weights are
+chosen on val; ROC AUC and balanced accuracy are reported on test with a 95% bootstrap interval over test documents.
+Nothing here trains a model: keep these articles out of training text (`entailgen detector --exclude-documents`).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from typing import Callable, Optional, Sequence
+
+from entailgen.training.benchmarks.baselines import unigram_overlap_scores
+from entailgen.training.benchmarks.files import BenchmarkError, csv_rows
+from entailgen.training.benchmarks.metrics import balanced_accuracy, choose_threshold, grouped_interval, roc_auc
+
+BENCHMARK = "spans"
+COLUMNS = ("bbcid", "system", "summary", "hallucinated_span", "hallucinated_span_start", "hallucinated_span_end",
+           "worker_id")
+MAJORITY = 2  # annotators marking a word for it to be unsupported
+VAL, TEST = "val", "test"
+ABSENT, SUMMARY_OVERLAP, OVERLAP_MIX = ("word absent from the document", "summary's unigram overlap",
+                                        "overlap mix (weights fit on val)")
+SUMMARY_SCORE = "summary's own score"  # the model's row score given to each of its words
+
+Scorer = Callable[[list["SpanSummary"]], list]  # summaries -> per summary, one unsupported score per word
+
+
+@dataclass(frozen=True)
+class SpanSummary:
+    """One system summary of one article: its words (start, end, text), each word's label (1: at least MAJORITY of
+    its annotators marked it) and its article, once read."""
+
+    bbcid: str
+    system: str
+    summary: str
+    words: tuple[tuple[int, int, str], ...]
+    labels: tuple[int, ...]
+    annotators: int
+    document: str = ""
+
+    @property
+    def cut(self) -> str:
+        return cut_of(self.bbcid)
+
+
+def cut_of(bbcid: str) -> str:
+    """A document's cut: val when the first byte of sha256(bbcid) is even, else test."""
+    return VAL if hashlib.sha256(bbcid.encode("utf-8")).digest()[0] % 2 == 0 else TEST
+
+
+def as_meant(text: str) -> str:
+    """The CSV's text as written by the systems: \\' an apostrophe, a literal \\n at a span's edge nothing."""
+    return text.replace("\\'", "'").replace("\\n", " ").strip()
+
+
+def words_of(text: str) -> tuple[tuple[int, int, str], ...]:
+    """The words as `score --explain` gives them: the runs between whitespace, with their offsets."""
+    return tuple((m.start(), m.end(), m.group()) for m in re.finditer(r"\S+", text))
+
+
+def locate_span(summary: str, span: str, start: int, end: int) -> tuple[tuple[int, int], bool]:
+    """((start, end), found by its text): the occurrence of the span's text nearest the given 1-based start, any run
+    of whitespace matching any other; else the given offsets, clipped to the summary."""
+    chunks = span.split()
+    if chunks:
+        pattern = re.compile(r"\s+".join(map(re.escape, chunks)), re.IGNORECASE)
+        found = [m.span() for m in pattern.finditer(summary)]
+        if found:
+            return min(found, key=lambda s: abs(s[0] - (start - 1))), True
+    low = min(max(start - 1, 0), len(summary))
+    return (low, min(max(end, low), len(summary))), False
+
+
+def read_spans(path: str) -> tuple[list[SpanSummary], int]:
+    """(each (bbcid, system)'s summary with its word labels, in the file's order; how many spans were placed by
+    their offsets, their text not found). BenchmarkError (one line) for a file that cannot be read, a missing column,
+    a summary written two ways, a bad offset, or a summary with fewer than MAJORITY annotators."""
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for raw in csv_rows(path, COLUMNS, "span annotations", "the XSumFaith hallucination annotations' layout: "
+                                                           + ", ".join(COLUMNS)):
+        key = ((raw["bbcid"] or "").strip(), (raw["system"] or "").strip())
+        if not all(key) or not (raw["summary"] or "").strip() or not (raw["worker_id"] or "").strip():
+            raise BenchmarkError(f"{path} line {raw['_line']}: no bbcid, system, summary or worker_id")
+        groups.setdefault(key, []).append(raw)
+    out, by_offsets = [], 0
+    for (bbcid, system), rows in groups.items():
+        summary = as_meant(rows[0]["summary"])
+        other = next((r for r in rows if as_meant(r["summary"]) != summary), None)
+        if other is not None:
+            raise BenchmarkError(f"{path} line {other['_line']}: summary of {bbcid} {system} differs from line "
+                                 f"{rows[0]['_line']}'s")
+        words = words_of(summary)
+        marked: dict[str, set[int]] = {}
+        for r in rows:
+            marks = marked.setdefault(r["worker_id"].strip(), set())
+            span = r["hallucinated_span"]
+            if span is None or span.strip() in ("", "NULL"):
+                continue
+            try:
+                start, end = int(r["hallucinated_span_start"]), int(r["hallucinated_span_end"])
+            except (TypeError, ValueError):
+                raise BenchmarkError(f"{path} line {r['_line']}: span offsets must be whole numbers, got "
+                                     f"{r['hallucinated_span_start']!r}, {r['hallucinated_span_end']!r}")
+            (s, e), found = locate_span(summary, as_meant(span), start, end)
+            by_offsets += not found
+            marks.update(i for i, (ws, we, _) in enumerate(words) if ws < e and s < we)
+        if len(marked) < MAJORITY:
+            raise BenchmarkError(f"{path}: {bbcid} {system} has {len(marked)} annotator(s); the majority rule needs "
+                                 f"{MAJORITY} or more")
+        labels = tuple(int(sum(i in m for m in marked.values()) >= MAJORITY) for i in range(len(words)))
+        out.append(SpanSummary(bbcid, system, summary, words, labels, len(marked)))
+    return out, by_offsets
+
+
+def read_articles(path: str) -> dict[str, str]:
+    """bbcid -> article of a JSON Lines file of {"bbcid", "document"}; BenchmarkError (one line) for a file that
+    cannot be read, a bad line, or one bbcid given two different articles."""
+    articles: dict[str, str] = {}
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except ValueError as e:
+                    raise BenchmarkError(f"{path} line {n}: not JSON ({e})")
+                if not isinstance(row, dict) or not isinstance(row.get("document"), str) or not row["document"].strip() \
+                        or not isinstance(row.get("bbcid"), (str, int)):
+                    raise BenchmarkError(f"{path} line {n}: an article is {{\"bbcid\", \"document\"}} with text")
+                bbcid = str(row["bbcid"])
+                if articles.get(bbcid, row["document"]) != row["document"]:
+                    raise BenchmarkError(f"{path} line {n}: bbcid {bbcid} given another article before")
+                articles[bbcid] = row["document"]
+    except (OSError, UnicodeDecodeError) as e:
+        raise BenchmarkError(f"cannot read articles {path}: {getattr(e, 'strerror', None) or e}")
+    if not articles:
+        raise BenchmarkError(f"{path}: no article")
+    return articles
+
+
+def with_articles(summaries: Sequence[SpanSummary], articles: dict[str, str]) -> tuple[list[SpanSummary], int]:
+    """The summaries whose article is given, each with it; and how many were left out (no article)."""
+    kept = [SpanSummary(s.bbcid, s.system, s.summary, s.words, s.labels, s.annotators, articles[s.bbcid])
+            for s in summaries if s.bbcid in articles]
+    return kept, len(summaries) - len(kept)
+
+
+def absent(word: str, document_words: set[str]) -> float:
+    """1.0 when a piece of the word (its \\w runs, lower-cased) is not a word of the document; 0.0 for punctuation."""
+    pieces = re.findall(r"\w+", word.lower())
+    return float(any(p not in document_words for p in pieces))
+
+
+def overlap_features(summaries: Sequence[SpanSummary]) -> list[list[tuple[float, float, float, float]]]:
+    """Per summary, per word: (the word absent, the share of its two neighbours absent, the summary's share of
+    absent words, 1 - the summary's unigram overlap): what the overlap heuristics know."""
+    overlaps = unigram_overlap_scores([(s.document, s.summary) for s in summaries])
+    documents: dict[str, set[str]] = {}
+    out = []
+    for s, overlap in zip(summaries, overlaps):
+        words = documents.setdefault(s.document, set(re.findall(r"\w+", s.document.lower())))
+        own = [absent(text, words) for _, _, text in s.words]
+        share = sum(own) / len(own) if own else 0.0
+        rows = []
+        for i, a in enumerate(own):
+            near = own[max(0, i - 1):i] + own[i + 1:i + 2]
+            rows.append((a, sum(near) / len(near) if near else 0.0, share, 1.0 - overlap))
+        out.append(rows)
+    return out
+
+
+def overlap_scorers(summaries: Sequence[SpanSummary]) -> dict[str, list[list[float]]]:
+    """The model-free baselines' word scores: the word's absence, the summary's unigram overlap given to each word,
+    and a logistic mix of the four overlap features with weights fit on the val words (scikit-learn)."""
+    from sklearn.linear_model import LogisticRegression
+
+    features = overlap_features(summaries)
+    val = [(f, y) for s, fs in zip(summaries, features) if s.cut == VAL for f, y in zip(fs, s.labels)]
+    mix = LogisticRegression().fit([f for f, _ in val], [y for _, y in val])
+    return {ABSENT: [[f[0] for f in fs] for fs in features],
+            SUMMARY_OVERLAP: [[f[3] for f in fs] for fs in features],
+            OVERLAP_MIX: [list(mix.predict_proba(fs)[:, 1]) if fs else [] for fs in features]}
+
+
+def evaluate_spans(summaries: Sequence[SpanSummary], scores: dict[str, list[list[float]]], resamples: int = 1000,
+                   compare: Optional[tuple[str, Sequence[str]]] = None, left_out: int = 0, by_offsets: int = 0) -> dict:
+    """Each scorer's word-level ROC AUC and balanced accuracy on the test documents (threshold chosen on val), with
+    95% bootstrap intervals over test documents (seed 0); compare (model, baselines): the model's AUC gap over the
+    strongest of the baselines on test, paired on the same draws."""
+    cuts = {c: [i for i, s in enumerate(summaries) if s.cut == c] for c in (VAL, TEST)}
+    for c, picked in cuts.items():
+        labels = [y for i in picked for y in summaries[i].labels]
+        if not labels or not 0 < sum(labels) < len(labels):
+            raise BenchmarkError(f"the {c} cut has {len(labels)} words, not words of both labels: ROC AUC needs both")
+    by_document: dict[str, dict[str, list[int]]] = {VAL: {}, TEST: {}}
+    for i, s in enumerate(summaries):
+        by_document[s.cut].setdefault(s.bbcid, []).append(i)
+
+    def grouped(values: Sequence, cut: str) -> list[list]:
+        return [[v for i in members for v in values[i]] for members in by_document[cut].values()]
+
+    labels = [list(s.labels) for s in summaries]
+    report = {"benchmark": BENCHMARK, "protocol": __doc__.split("\n\n")[2].replace("\n", " "),
+              "documents": {c: len(d) for c, d in by_document.items()},
+              "summaries": {c: len(p) for c, p in cuts.items()}, "left_out_no_article": left_out,
+              "spans_placed_by_offsets": by_offsets,
+              "words": {c: sum(len(summaries[i].words) for i in p) for c, p in cuts.items()},
+              "unsupported_words": {c: sum(sum(summaries[i].labels) for i in p) for c, p in cuts.items()},
+              "scorers": {}}
+    test_labels = grouped(labels, TEST)
+    for name, values in scores.items():
+        val_y, val_s = sum(grouped(labels, VAL), []), sum(grouped(values, VAL), [])
+        threshold = choose_threshold(val_y, val_s)
+        test_values = grouped(values, TEST)
+        report["scorers"][name] = {
+            "val_roc_auc": round(100 * roc_auc(val_y, val_s), 1), "threshold": round(threshold, 6),
+            "roc_auc": list(grouped_interval(test_labels, test_values, roc_auc, resamples=resamples)),
+            "balanced_accuracy": list(grouped_interval(
+                test_labels, [[float(v > threshold) for v in g] for g in test_values],
+                lambda y, p: balanced_accuracy(y, [int(x) for x in p]), resamples=resamples))}
+    if compare is not None:
+        model, baselines = compare
+        best = max(baselines, key=lambda b: report["scorers"][b]["roc_auc"][0])
+        report["gap"] = {"model": model, "baseline": best, "roc_auc": list(grouped_interval(
+            test_labels, grouped(scores[model], TEST), roc_auc, base=grouped(scores[best], TEST),
+            resamples=resamples))}
+    return report
+
+
+def val_roc_auc(summaries: Sequence[SpanSummary], scores: Sequence[Sequence[float]]) -> float:
+    """Word-level ROC AUC (percent) on the val documents: how word rules and mixes are chosen, test unseen."""
+    picked = [i for i, s in enumerate(summaries) if s.cut == VAL]
+    return round(100 * roc_auc([y for i in picked for y in summaries[i].labels],
+                               [v for i in picked for v in scores[i]]), 1)
+
+
+def format_spans(report: dict) -> str:
+    """The report as printed: a markdown table of the scorers, what the figures cover, the gap."""
+    lines = ["XSumFaith spans (word level, test documents; threshold and mix weights chosen on val):",
+             "| scorer | ROC AUC [95%] | balanced accuracy [95%] | val ROC AUC |", "|---|---|---|---|"]
+    for name, r in report["scorers"].items():
+        auc, acc = r["roc_auc"], r["balanced_accuracy"]
+        lines.append(f"| {name} | {auc[0]} [{auc[1]}, {auc[2]}] | {acc[0]} [{acc[1]}, {acc[2]}] | {r['val_roc_auc']} |")
+    w, u, d = report["words"], report["unsupported_words"], report["documents"]
+    lines.append(f"val: {d[VAL]} documents, {report['summaries'][VAL]} summaries, {w[VAL]} words ({u[VAL]} "
+                 f"unsupported); test: {d[TEST]} documents, {report['summaries'][TEST]} summaries, {w[TEST]} words "
+                 f"({u[TEST]} unsupported); {report['left_out_no_article']} summaries left out (no article); "
+                 f"{report['spans_placed_by_offsets']} spans placed by their offsets (text not found)")
+    if "gap" in report:
+        g = report["gap"]
+        lines.append(f"{g['model']} minus {g['baseline']}: {g['roc_auc'][0]} ROC AUC points "
+                     f"[{g['roc_auc'][1]}, {g['roc_auc'][2]}]")
+    if "rules" in report:
+        lines.append("word rules (training.scoring.explain.WordRule arcs/pool/untouched), val ROC AUC: " + ", ".join(f"{k} {v}" for k, v in report["rules"].items()))
+    return "\n".join(lines)
+
+
+RULES = {"child/max/sentence (default)": ("child", "max", "sentence"), "touching/max/sentence": ("touching", "max",
+         "sentence"), "child/mean/sentence": ("child", "mean", "sentence"), "child/max/zero": ("child", "max", "zero")}
+
+
+def model_word_scores(scorer, summaries: Sequence[SpanSummary], chunk: int = 16, progress=None
+                      ) -> tuple[dict[str, list[list[float]]], list[list[float]], int]:
+    """(per word rule, per summary, each word's unsupported; the summary's own score given to each word as
+    1 - score; how many summaries the model could not score) from a RowScorer's explanations (DocumentScorer,
+    Detector): the rows scored once for every rule. An unscorable summary's words are all 1.0 (its score 0.0, the
+    benchmarks' rule)."""
+    from entailgen.training.scoring.explain import WordRule, unsupported_of
+    from entailgen.training.scoring.unscorable import Unscorable
+
+    rules = [WordRule(*r) for r in RULES.values()]
+    by_rule: list[list[list[float]]] = [[] for _ in rules]
+    own: list[list[float]] = []
+    unscorable = 0
+    for start in range(0, len(summaries), chunk):
+        part = summaries[start:start + chunk]
+        results = scorer.explained_by_rules([(s.document, s.summary) for s in part], rules)
+        for i, s in enumerate(part):
+            if isinstance(results[0][i], Unscorable):
+                unscorable += 1
+                own.append([1.0] * len(s.words))
+                for words in by_rule:
+                    words.append([1.0] * len(s.words))
+                continue
+            own.append([unsupported_of(results[0][i][0]["score"])] * len(s.words))
+            for words, explained in zip(by_rule, results):
+                explanation = explained[i][1]
+                if [(w.start, w.end) for w in explanation.words] != [(a, b) for a, b, _ in s.words]:
+                    raise BenchmarkError(f"{s.bbcid} {s.system}: the explained words are not the annotated ones")
+                words.append([w.unsupported for w in explanation.words])
+        if progress:
+            progress(min(start + chunk, len(summaries)), len(summaries))
+    return dict(zip(RULES, by_rule)), own, unscorable
