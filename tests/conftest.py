@@ -6,8 +6,8 @@ from entailgen.transforms.parser import Parser, ParserConfig
 
 @pytest.fixture(scope="session", autouse=True)
 def onnx_graphs(tmp_path_factory):
-    """The ONNX graphs scorers build (training.scoring.onnx_runtime: --precision auto on CPU) in one folder per session, not in
-    each test's own cache: a graph is named by its model's checksum, so a module's model is exported once."""
+    """The ONNX graphs scorers build (training.scoring.onnx_runtime: --precision auto on CPU) in one folder per session,
+    not in each test's own cache: a graph is named by its model's checksum, so a module's model is exported once."""
     patch = pytest.MonkeyPatch()
     patch.setenv("ENTAILGEN_ONNX_CACHE", str(tmp_path_factory.mktemp("onnx")))
     yield

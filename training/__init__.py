@@ -7,8 +7,9 @@ import warnings
 
 # No module is named like a name it exports: once imported, a submodule `train` would shadow the function train.
 _EXPORTS = {"TrainOptions": "fitting.trainer", "train": "fitting.trainer", "evaluate": "scoring.evaluation",
-            "DaeScorer": "scoring.scorers", "PairScorer": "scoring.scorers", "DocumentScorer": "scoring.document_scorer",
-            "EnsembleScorer": "scoring.document_scorer", "Detector": "scoring.detector"}
+            "DaeScorer": "scoring.scorers", "PairScorer": "scoring.scorers",
+            "DocumentScorer": "scoring.document_scorer", "EnsembleScorer": "scoring.document_scorer",
+            "Detector": "scoring.detector"}
 # The modules' paths before the rooms: `entailgen.training.scorers` still imports, with a DeprecationWarning,
 # for one release.
 _MOVED = {**{m: f"fitting.{m}" for m in ("checkpoint", "data", "encoder", "features", "model_card", "models",

@@ -311,8 +311,9 @@ def test_cli_benchmark_options_misused_are_one_line(tmp_path, capsys, argv, mess
 
 
 class StubDocumentScorer:
-    """Stands in for training.scoring.document_scorer.DocumentScorer: the claim is its own score ("long": unscorable); the
-    rows it scores are counted in `scored_rows`, and it is stopped (KeyboardInterrupt, as Ctrl-C) at call `stop_at`."""
+    """Stands in for training.scoring.document_scorer.DocumentScorer: the claim is its own score ("long": unscorable);
+    the rows it scores are counted in `scored_rows`, and it is stopped (KeyboardInterrupt, as Ctrl-C) at call
+    `stop_at`."""
 
     scored_rows: list = []
     stop_at = None

@@ -13,8 +13,8 @@ from entailgen.schemas.reader import read_dataset
 from entailgen.schemas.records import ClaimExample
 from entailgen.training.scoring.document_scorer import DocumentScorer, EnsembleScorer, joined, truecased
 from entailgen.training.scoring.scorers import PairScorer, Unscorable
-from entailgen.training.scoring.summac import (column_histogram, conv_scores, ensemble_score, load_conv, save_conv, train_conv,
-                                       zs_score)
+from entailgen.training.scoring.summac import (column_histogram, conv_scores, ensemble_score, load_conv, save_conv,
+                                               train_conv, zs_score)
 from entailgen.transforms.parser import ParserConfig
 from trainer_fixtures import train_pair_model, write_dataset
 

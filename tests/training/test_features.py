@@ -6,7 +6,7 @@ from transformers import AutoTokenizer
 
 from entailgen.schemas.records import ArcExample, LabelledArc
 from entailgen.training.fitting.features import (IGNORE, NO_ARCS, TOO_LONG, arc_features, encode_pair,
-                                         last_subword_positions)
+                                                 last_subword_positions)
 
 X = "can you people guarantee the liquidation of Bluestar ?"
 H = ["can", "you", "guarantee", "Bluestar", "'s", "disposal", "?"]

@@ -1,5 +1,5 @@
-"""The score job's rows (training.scoring.inference): what a JSON Lines row must hold to be scored, each refusal a dead letter
-that says why, and a compressed file read by its bytes' word, not its name's alone."""
+"""The score job's rows (training.scoring.inference): what a JSON Lines row must hold to be scored, each refusal a dead
+letter that says why, and a compressed file read by its bytes' word, not its name's alone."""
 import gzip
 import json
 

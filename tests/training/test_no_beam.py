@@ -11,7 +11,8 @@ class NoBeam(importlib.abc.MetaPathFinder):
         if name.split(".")[0] == "apache_beam":
             raise ImportError("Beam imported: " + name)
 sys.meta_path.insert(0, NoBeam())
-import entailgen.training.fitting.trainer, entailgen.training.scoring.scorers, entailgen.training.scoring.document_scorer
+import entailgen.training.fitting.trainer, entailgen.training.scoring.scorers  # noqa: E401
+import entailgen.training.scoring.document_scorer
 import entailgen.training.scoring.summac, entailgen.training.scoring.evaluation
 from entailgen.training import DaeScorer, DocumentScorer, EnsembleScorer, PairScorer, TrainOptions, evaluate
 print(sorted(m for m in sys.modules if m.split(".")[0] == "apache_beam"))

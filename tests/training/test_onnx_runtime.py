@@ -1,5 +1,5 @@
-"""ONNX Runtime as a scorer's runtime (issue 41, training.scoring.onnx_runtime): onnx-fp32 scores within FP32_TOLERANCE of
-torch fp32 and onnx-int8 within INT8_TOLERANCE, the same layers int8 as torch's int8, the same scores for the same
+"""ONNX Runtime as a scorer's runtime (issue 41, training.scoring.onnx_runtime): onnx-fp32 scores within FP32_TOLERANCE
+of torch fp32 and onnx-int8 within INT8_TOLERANCE, the same layers int8 as torch's int8, the same scores for the same
 inputs, the graph built once into the user's cache (never into the model dir), the precision recorded and keying the
 benchmark cache, MC dropout kept on torch, a bad choice refused in one line."""
 import json

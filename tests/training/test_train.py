@@ -76,7 +76,8 @@ def test_the_package_exports_the_functions_even_after_their_modules_are_imported
     import entailgen.training.fitting.trainer
     from entailgen.training import DaeScorer, TrainOptions, evaluate, train  # docs/training.md's line
 
-    assert train is entailgen.training.fitting.trainer.train and evaluate is entailgen.training.scoring.evaluation.evaluate
+    assert train is entailgen.training.fitting.trainer.train
+    assert evaluate is entailgen.training.scoring.evaluation.evaluate
     assert TrainOptions is entailgen.training.fitting.trainer.TrainOptions and callable(DaeScorer)
 
 

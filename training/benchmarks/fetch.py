@@ -254,7 +254,8 @@ def summary_line(record: dict, to: str) -> str:
 # Reading and writing the sources' tables, shared by the converters.
 
 def table_rows(path: str, columns: Sequence[str], delimiter: str = ",") -> list[dict]:
-    """The rows of a source's CSV (TSV) file (files.csv_rows), a FetchError where it cannot be read or lacks a column."""
+    """The rows of a source's CSV (TSV) file (files.csv_rows), a FetchError where it cannot be read or lacks a
+    column."""
     try:
         return csv_rows(path, columns, "file", delimiter=delimiter)
     except BenchmarkError as e:

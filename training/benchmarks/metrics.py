@@ -96,7 +96,8 @@ def gap_interval(cuts: Sequence[tuple[Sequence[int], Sequence[int], Sequence[int
 
 def auc_interval(labels: Sequence[int], scores: Sequence[float], resamples: int = 1000,
                  seed: int = 0) -> tuple[float, float, float]:
-    """(ROC AUC, low, high) in percent: the AUC (a tie counts half) and its 95% bootstrap interval (both_label_draws)."""
+    """(ROC AUC, low, high) in percent: the AUC (a tie counts half) and its 95% bootstrap interval
+    (both_label_draws)."""
     draws = [roc_auc([labels[i] for i in k], [scores[i] for i in k]) for k in both_label_draws(labels, resamples, seed)]
     low, high = central_95(draws)
     return round(100 * roc_auc(labels, scores), 1), round(100 * low, 1), round(100 * high, 1)

@@ -207,7 +207,8 @@ def _checked_scores(name: str, results, n: int) -> tuple[list[float], list[bool]
     return scores, unscorable
 
 
-UNSCORABLE_RULE = ("a row a scorer cannot score (training.scoring.unscorable.Unscorable) is scored 0.0, the lowest score: "
+UNSCORABLE_RULE = ("a row a scorer cannot score (training.scoring.unscorable.Unscorable) is scored 0.0, the lowest "
+                   "score: "
                    "inconsistent at any threshold that finds any row inconsistent, and counted")
 
 

@@ -15,8 +15,8 @@ from typing import Iterable, Iterator, Optional, Sequence
 
 from entailgen.schemas.reader import manifest_sha256
 from entailgen.training.fitting.checkpoint import save_model
-from entailgen.training.fitting.data import (DatasetError, check_mix, check_quotas, featurizer, open_dataset, quotas, records,
-                                     shuffled, training_stream, usable, vocabulary)
+from entailgen.training.fitting.data import (DatasetError, check_mix, check_quotas, featurizer, open_dataset, quotas,
+                                             records, shuffled, training_stream, usable, vocabulary)
 from entailgen.training.fitting.encoder import DEFAULT_ENCODER, load_encoder
 from entailgen.training.fitting.features import IGNORE, collate
 from entailgen.training.fitting.model_card import write_card

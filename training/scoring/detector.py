@@ -2,8 +2,8 @@
 
 The dir holds the members (model dirs under members/), the datasets they were trained on, detector.json (the recipe,
 each member's checksums and dataset, the documents left out) and a card. A row's score is the members' SummaC-ZS
-scores joined by the mean of their log-odds (training.scoring.summac.ensemble_score), as `evaluate --ensemble` joins models:
-the claims source view's model (facts swapped between document and summary) and the DAE arc model (relations the
+scores joined by the mean of their log-odds (training.scoring.summac.ensemble_score), as `evaluate --ensemble` joins
+models: the claims source view's model (facts swapped between document and summary) and the DAE arc model (relations the
 document does not support), each catching errors the other misses.
 Plain torch: no Beam here.
 """

@@ -3,8 +3,8 @@
 The document is split into blocks (the claims family's splitter: document | paragraph | 2sents | sentence) and the
 summary into sentences (read in its document's case when written all in lower case); a trained model scores every
 (block, summary sentence) cell: a pair model its P(entailed), a DAE arc model its sentence score. SummaC-ZS or Conv
-(training.scoring.summac) makes the row's score. Several models (one per family: each family's data teaches other errors)
-score a row together by the mean of their log-odds. Plain torch: no Beam here.
+(training.scoring.summac) makes the row's score. Several models (one per family: each family's data teaches other
+errors) score a row together by the mean of their log-odds. Plain torch: no Beam here.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from entailgen.training.scoring.precision import AUTO
 from entailgen.training.scoring.score_modes import E, ScoreMode
 from entailgen.training.scoring.scorers import PairScores, model_pair_scores
 from entailgen.training.scoring.summac import (AGGREGATIONS, CONV, ZS, conv_scores, ensemble_score, load_conv,
-                                       model_checksums, zs_score)
+                                               model_checksums, zs_score)
 from entailgen.training.scoring.unscorable import Unscorable, every_scored, only_result
 from entailgen.transforms.claims.blocks import GRANULARITIES, blocks_of, document_text, paragraphs, sentences_of
 from entailgen.transforms.parser import Parser, ParserConfig

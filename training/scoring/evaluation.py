@@ -146,8 +146,8 @@ def evaluate_pairs(scored, labels: list[str], audit: dict) -> dict:
 
 def evaluate(model_dir: str, dataset: str, split: str = "test", device: str = "auto", write: bool = True,
              precision: str = AUTO) -> dict:
-    """Evaluate a model dir on a dataset split ('all' for every split) at a precision (training.scoring.precision); writes
-    MODEL_DIR/eval/<dataset>.json."""
+    """Evaluate a model dir on a dataset split ('all' for every split) at a precision (training.scoring.precision);
+    writes MODEL_DIR/eval/<dataset>.json."""
     meta = load_meta(model_dir)
     manifest, task = open_dataset(dataset)
     if manifest["record_type"] == "ClaimExample":  # its pairs are made by a view: no per-row accuracy to report here

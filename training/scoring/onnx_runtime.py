@@ -4,8 +4,8 @@ training.fitting.models builds it) is exported once to ONNX with torch's TorchSc
 (onnxruntime.transformers.optimizer: the embeddings with their LayerNorm, attention, LayerNorm with the residual add,
 GELU with its bias), and, for
 onnx-int8, its encoder's matmuls dynamically quantized to int8 with the same layers kept fp32 as torch's int8
-(training.scoring.precision.int8_layers: the feed-forward's down projections and the head). ORT's numbers are not torch's:
-onnx-fp32 stays within FP32_TOLERANCE of torch fp32, onnx-int8 within precision.INT8_TOLERANCE.
+(training.scoring.precision.int8_layers: the feed-forward's down projections and the head). ORT's numbers are not
+torch's: onnx-fp32 stays within FP32_TOLERANCE of torch fp32, onnx-int8 within precision.INT8_TOLERANCE.
 
 The exported graph is cached outside the model dir (a model dir may be read-only or shared): one file per model
 checksum, precision, onnxruntime version and this module's code, under ~/.cache/entailgen/onnx ($XDG_CACHE_HOME;
@@ -147,8 +147,8 @@ def build_graph(model, task: str, config, precision: str, path: str) -> None:
 
 
 class OrtModel:
-    """An ONNX Runtime session called as training.fitting.models.forward calls a torch model: model(**batch) -> logits (a
-    torch tensor); inputs the graph does not read (labels, arc_mask) are left out. One plain pass: no dropout."""
+    """An ONNX Runtime session called as training.fitting.models.forward calls a torch model: model(**batch) -> logits
+    (a torch tensor); inputs the graph does not read (labels, arc_mask) are left out. One plain pass: no dropout."""
 
     def __init__(self, path: str, task: str, threads: int):
         import onnxruntime

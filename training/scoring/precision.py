@@ -3,9 +3,9 @@ layers on CPU (weights int8 per tensor, each batch's activations quantized on th
 fp32's rate; the feed-forward's down projections stay fp32 (int8_layers). It buys speed with a small drift of
 P(entailed) from fp32's, so a user asks for it: auto never picks it.
 
-onnx-fp32 and onnx-int8 run the same model in ONNX Runtime instead of torch (training.scoring.onnx_runtime: its graph fused
-and, for onnx-int8, quantized with the same layers kept fp32), CPU only, one plain pass: MC dropout (--mc-dropout N)
-stays on torch (auto runs torch fp32 for it; onnx-* with it is refused in one line).
+onnx-fp32 and onnx-int8 run the same model in ONNX Runtime instead of torch (training.scoring.onnx_runtime: its graph
+fused and, for onnx-int8, quantized with the same layers kept fp32), CPU only, one plain pass: MC dropout (--mc-dropout
+N) stays on torch (auto runs torch fp32 for it; onnx-* with it is refused in one line).
 
 Training stays fp32 (and bf16 autocast on cuda); only scoring reads this."""
 from __future__ import annotations
