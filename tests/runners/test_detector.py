@@ -97,6 +97,16 @@ def test_another_recipe_starts_over_rather_than_mixing_stages(tmp_path, tiny_enc
     assert "starting over" in capsys.readouterr().err
 
 
+def toy_benchmark(path: Path) -> Path:
+    """A SummaC-layout benchmark file of one set, toy, with both labels in each cut."""
+    path.write_text("".join(json.dumps({"dataset": "toy", "document": d, "claim": c, "label": y, "cut": cut}) + "\n"
+                            for d, c, y, cut in [("The dog chases the cat.", "The dog chases the cat.", 1, "val"),
+                                                 ("The dog chases the cat.", "The cat chases the dog.", 0, "val"),
+                                                 ("A woman likes the dog.", "A woman likes the dog.", 1, "test"),
+                                                 ("A woman likes the dog.", "The dog likes a man.", 0, "test")]))
+    return path
+
+
 def score_rows(path: Path) -> Path:
     path.write_text(json.dumps({"id": "a", "document": "The dog chases the cat in the park. A man sees it.",
                                 "summary": "The dog chases the cat."}) + "\n")
@@ -117,12 +127,7 @@ def test_a_detector_dir_is_a_model_to_score_evaluate_and_the_python_api(tmp_path
                                                      "The dog chases the cat.")])
     scored = ds.dataset(tmp_path / "s2" / "scored").to_table().to_pylist()
     assert [r["score"] for r in scored] == by_api
-    toy = tmp_path / "toy.jsonl"
-    toy.write_text("".join(json.dumps({"dataset": "toy", "document": d, "claim": c, "label": y, "cut": cut}) + "\n"
-                           for d, c, y, cut in [("The dog chases the cat.", "The dog chases the cat.", 1, "val"),
-                                                ("The dog chases the cat.", "The cat chases the dog.", 0, "val"),
-                                                ("A woman likes the dog.", "A woman likes the dog.", 1, "test"),
-                                                ("A woman likes the dog.", "The dog likes a man.", 0, "test")]))
+    toy = toy_benchmark(tmp_path / "toy.jsonl")
     capsys.readouterr()
     assert main(["evaluate", str(clean), "--benchmark", "summac", str(toy)]) == 0
     table = capsys.readouterr().out
@@ -337,8 +342,6 @@ def test_up_front_refusals_of_the_encoder_device_benchmark_files_and_too_few_doc
 def test_a_detector_with_a_conv_head_scores_its_claims_member_by_it(tmp_path, clean, capsys):
     """`detector --conv`'s head (here fit as its stage fits it) is used by `score DET`, `evaluate DET` and Detector,
     and said; the members' ZS join (the head unused) gives another score."""
-    import shutil
-
     import pyarrow.dataset as ds
 
     from entailgen.training import Detector
@@ -367,12 +370,7 @@ def test_a_detector_with_a_conv_head_scores_its_claims_member_by_it(tmp_path, cl
     assert scored["aggregation"] == "conv+zs" and scored["score"] == score_of(by_head) != zs_only
     assert Detector(str(det)).score_many([row]) == [scored["score"]]
     assert Detector(str(det), mc_dropout=2).heads == {str(claims): None, str(dae): None}  # the head reads plain e
-    toy = tmp_path / "toy.jsonl"
-    toy.write_text("".join(json.dumps({"dataset": "toy", "document": d, "claim": c, "label": y, "cut": cut}) + "\n"
-                           for d, c, y, cut in [("The dog chases the cat.", "The dog chases the cat.", 1, "val"),
-                                                ("The dog chases the cat.", "The cat chases the dog.", 0, "val"),
-                                                ("A woman likes the dog.", "A woman likes the dog.", 1, "test"),
-                                                ("A woman likes the dog.", "The dog likes a man.", 0, "test")]))
+    toy = toy_benchmark(tmp_path / "toy.jsonl")
     assert main(["evaluate", str(det), "--benchmark", "summac", str(toy)]) == 0
     assert f"{det}: its members score each row: claims-source by its Conv head" in capsys.readouterr().err
     saved = json.loads((det / "eval" / "benchmark-summac.toy.json").read_text())

@@ -3,14 +3,14 @@ rule-based dependency overlap, each a scorer of (document, summary) pairs as the
 from __future__ import annotations
 
 import functools
-from typing import Callable, Sequence
+from typing import Sequence
 
+from entailgen.training.scoring.cache import Scorer  # noqa: F401 (a scorer as a benchmark calls it; read here)
 from entailgen.transforms.arcs import arc_keys, extract_arcs
 from entailgen.transforms.claims.transformations import words_of
 from entailgen.transforms.parser import Parser, load_spacy
 from entailgen.transforms.views import content_words
 
-Scorer = Callable[[list[tuple[str, str]]], list[float]]  # a scorer as a benchmark calls it: pairs in, scores out
 UNIGRAM, NER = "unigram overlap", "NER overlap"
 
 

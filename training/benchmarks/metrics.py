@@ -60,14 +60,8 @@ def central_95(draws: Sequence[float]) -> tuple[float, float]:
 
 def both_label_draws(labels: Sequence[int], resamples: int, seed: int) -> list[list[int]]:
     """Row indices drawn again with replacement from random.Random(seed), each draw holding both labels (a draw of
-    one label only is drawn again)."""
-    rng, n = random.Random(seed), len(labels)
-    draws = []
-    while len(draws) < resamples:
-        k = [rng.randrange(n) for _ in range(n)]
-        if 0 < sum(labels[i] for i in k) < n:
-            draws.append(k)
-    return draws
+    one label only is drawn again): group_draws with each row a group of its own."""
+    return group_draws([[y] for y in labels], resamples, seed)
 
 
 def gap_interval(cuts: Sequence[tuple[Sequence[int], Sequence[int], Sequence[int]]], resamples: int = 1000,
@@ -96,24 +90,18 @@ def gap_interval(cuts: Sequence[tuple[Sequence[int], Sequence[int], Sequence[int
 
 def auc_interval(labels: Sequence[int], scores: Sequence[float], resamples: int = 1000,
                  seed: int = 0) -> tuple[float, float, float]:
-    """(ROC AUC, low, high) in percent: the AUC (a tie counts half) and its 95% bootstrap interval
-    (both_label_draws)."""
-    draws = [roc_auc([labels[i] for i in k], [scores[i] for i in k]) for k in both_label_draws(labels, resamples, seed)]
-    low, high = central_95(draws)
-    return round(100 * roc_auc(labels, scores), 1), round(100 * low, 1), round(100 * high, 1)
+    """(ROC AUC, low, high) in percent: the AUC (a tie counts half) and its 95% bootstrap interval over the rows
+    (grouped_interval, each row a group of its own)."""
+    return grouped_interval([[y] for y in labels], [[s] for s in scores], roc_auc, resamples=resamples, seed=seed)
 
 
 def auc_gap(labels: Sequence[int], scores: Sequence[float], base: Sequence[float], resamples: int = 1000,
             seed: int = 0) -> tuple[float, float, float]:
     """(gap, low, high) in points: scores' ROC AUC minus base's on the same rows, with its 95% paired bootstrap
-    interval (both scored on each draw of both_label_draws), as Table 2 of With a Little Push compares a method with
-    its base."""
-    def gap(k):
-        picked = [labels[i] for i in k]
-        return roc_auc(picked, [scores[i] for i in k]) - roc_auc(picked, [base[i] for i in k])
-
-    low, high = central_95([gap(k) for k in both_label_draws(labels, resamples, seed)])
-    return round(100 * gap(range(len(labels))), 1), round(100 * low, 1), round(100 * high, 1)
+    interval over the rows (both scored on each draw), as Table 2 of With a Little Push compares a method with its
+    base."""
+    return grouped_interval([[y] for y in labels], [[s] for s in scores], roc_auc, [[s] for s in base], resamples,
+                            seed)
 
 
 def accuracy_interval(results: Sequence[float], resamples: int = 1000, seed: int = 0) -> tuple[float, float, float]:

@@ -14,7 +14,7 @@ from typing import NamedTuple, Sequence
 from entailgen.training.benchmarks.baselines import Scorer, dependency_overlap_scores, unigram_overlap_scores
 from entailgen.training.benchmarks.files import BenchmarkError, check_text, distinct_rows, read_text
 from entailgen.training.benchmarks.metrics import accuracy_interval
-from entailgen.training.scoring.unscorable import Unscorable
+from entailgen.training.scoring.unscorable import Unscorable, every_scored
 from entailgen.transforms.parser import Parser, ParserConfig
 
 BENCHMARK = "rank19"
@@ -23,7 +23,6 @@ PAPER_TABLE_4 = {"BERT-MNLI (paper)": 72.3, "RoBERTa-MNLI (paper)": 78.3, "ELECT
                  "QAGS (paper)": 72.1, "rule-based dependency (paper)": 74.8, "DAE (paper)": 83.6,
                  "human (paper)": 83.9}
 FIELDS = ("article_sent", "correct_sent", "incorrect_sent")  # tagoyal/dae-factuality resources/summary_pairs.json
-
 
 
 class Triple(NamedTuple):
@@ -84,8 +83,6 @@ def outcomes(correct: Sequence[float], incorrect: Sequence[float], ties: str = "
     return out
 
 
-
-
 def evaluate_rank19(triples: Sequence[Triple], scorers: dict[str, Scorer], ties: dict[str, str] = {},
                     duplicates: int = 0) -> dict:
     """Each scorer's reranking accuracy (ties: 'half' unless `ties` names 'random' for it) with its bootstrap interval,
@@ -99,7 +96,7 @@ def evaluate_rank19(triples: Sequence[Triple], scorers: dict[str, Scorer], ties:
                           "and counted; 95% bootstrap interval over the triples"}
     for name, fn in scorers.items():
         results = list(fn(pairs))
-        scores = [0.0 if isinstance(s, Unscorable) else float(s) for s in results]
+        scores = [float(s) for s in every_scored(results)]
         correct, incorrect = scores[:len(triples)], scores[len(triples):]
         accuracy, low, high = accuracy_interval(outcomes(correct, incorrect, ties.get(name, "half")))
         report["scorers"][name] = {"accuracy": accuracy, "interval": [low, high],

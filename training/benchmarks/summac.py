@@ -161,7 +161,6 @@ def repeated_text(rows: Sequence[BenchmarkRow]) -> dict[str, int]:
     return {d: n for d, n in repeats.items() if n}
 
 
-
 def _dataset_order(name: str) -> tuple:
     """The paper's column order, then other sets by name."""
     paper = paper_name(name)
@@ -208,8 +207,7 @@ def _checked_scores(name: str, results, n: int) -> tuple[list[float], list[bool]
 
 
 UNSCORABLE_RULE = ("a row a scorer cannot score (training.scoring.unscorable.Unscorable) is scored 0.0, the lowest "
-                   "score: "
-                   "inconsistent at any threshold that finds any row inconsistent, and counted")
+                   "score: inconsistent at any threshold that finds any row inconsistent, and counted")
 
 
 def evaluate_benchmark(rows: Sequence[BenchmarkRow], scorers: dict[str, Scorer], name: str = "summac",

@@ -12,7 +12,7 @@ from typing import Callable, NamedTuple, Optional, Sequence
 
 from entailgen.training.benchmarks.files import BenchmarkError, csv_rows, distinct_rows
 from entailgen.training.benchmarks.metrics import auc_interval
-from entailgen.training.scoring.unscorable import Unscorable
+from entailgen.training.scoring.unscorable import Unscorable, every_scored
 from entailgen.transforms.claims.blocks import paragraphs, sentences_of
 
 BENCHMARK = "true"
@@ -92,12 +92,6 @@ def set_of(path: str):
     return next((name for key, name in SETS.items() if key in stem), None)
 
 
-
-
-
-
-
-
 def sentence_counts(texts: Sequence[str], parser) -> list[int]:
     """How many sentences the parser finds in each text (each distinct paragraph parsed once)."""
     paras = [paragraphs(t) for t in texts]
@@ -136,7 +130,7 @@ def evaluate_true(files: dict[str, list[TrueRow]], scorers: dict[str, Scorer], r
                  "scorers": {}}
         for scorer, fn in scorers.items():
             results = list(fn(rows))
-            scores = [0.0 if isinstance(s, Unscorable) else float(s) for s in results]
+            scores = [float(s) for s in every_scored(results)]
             auc, low, high = auc_interval(labels, scores, resamples)
             entry["scorers"][scorer] = {"roc_auc": auc, "interval": [low, high],
                                         "unscorable": sum(isinstance(s, Unscorable) for s in results)}

@@ -18,7 +18,7 @@ from entailgen.training.scoring.unscorable import Unscorable
 from entailgen.transforms.io.paths import user_cache
 from entailgen.transforms.parser import spacy_model_id
 
-Scorer = Callable[[list[tuple[str, str]]], list[float]]
+Scorer = Callable[[list[tuple[str, str]]], list[float]]  # a scorer as a benchmark calls it: pairs in, scores out
 
 
 def with_progress(scorer: Scorer, name: str = "", chunk: int = 32, every_s: float = 5.0, stream=None) -> Scorer:
