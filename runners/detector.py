@@ -75,7 +75,8 @@ class ReadDocuments:
 
 def read_inputs(inputs: Sequence[str], exclude: Sequence[str], seed: int = 0) -> ReadDocuments:
     """The input documents through `run claims`'s reader (transforms.io.read_file: a byte-order mark, UTF-16, gzip),
-    less each that is the same article as a test-cut document of an --exclude-documents file
+    less each that is the same article as a document an --exclude-documents file holds out (a test-cut one, or any
+    spans article)
     (training.benchmarks.held_out) and each repeated unit (a document under an id given before, or a copy of one read
     before), each counted; also how many kept documents fall in the train split (the claims dataset splits by
     document)."""
@@ -281,7 +282,7 @@ def documents_line(counts: dict, output: str) -> str:
     if counts["repeated"]:
         parts.append(f"{counts['repeated']} repeated, kept once (an id given before, or a copy of a document; first: "
                      f"{counts['repeated_ids'][0]})")
-    parts.append(f"{counts['excluded']} left out (a test-cut article of --exclude-documents)")
+    parts.append(f"{counts['excluded']} left out (an article --exclude-documents holds out)")
     return ", ".join(parts) + f", {counts['kept']} kept"
 
 
@@ -323,7 +324,7 @@ def write_card(folder: str, meta: dict) -> None:
     r = meta["recipe"]
     lines = ["# entailgen detector", "",
              f"Built by `entailgen detector` from {meta['documents']['kept']} documents "
-             f"({meta['documents']['excluded']} left out as test-cut articles of --exclude-documents files, "
+             f"({meta['documents']['excluded']} left out as articles --exclude-documents holds out, "
              f"{meta['documents']['repeated']} repeated ones kept once, {meta['documents']['dead_letters']} dead "
              "letters in `dead_letters.jsonl`).", "",
              f"A row's score: the {r['join']}" + (f"; the claims member's score is its Conv head's (`{meta['conv']}`), "
@@ -365,7 +366,8 @@ def _detector(args) -> int:
                 held_out(options.exclude_documents)  # a bad benchmark file: one line now, not after reading the inputs
             except ValueError as e:
                 raise ValueError(f"--exclude-documents reads SummaC benchmark files (the SummaC repository's "
-                                 f"data/<set>.json, or JSON Lines of document, claim, label, cut): {e}")
+                                 f"data/<set>.json, or JSON Lines of document, claim, label, cut) and spans "
+                                 f"articles (JSON Lines of bbcid, document): {e}")
         check_output(args.output, DETECTOR, inputs, args.overwrite)
         check_encoder(options.encoder)  # last: it loads the encoder
         say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
@@ -421,7 +423,7 @@ def register(commands) -> None:
     d.add_argument("--seed", type=int, default=0)
     d.add_argument("--exclude-documents", nargs="+", metavar="FILE",
                    help="SummaC benchmark files (evaluate --benchmark summac's layouts): their test-cut articles "
-                        "stay out")
+                        "stay out; a spans --articles file: all its articles")
     d.add_argument("--overwrite", action="store_true", help="replace a detector dir an earlier build wrote")
     add_quiet(d, "the detector dir")
     d.set_defaults(handler=_detector)

@@ -309,7 +309,7 @@ def test_repeated_documents_are_kept_once_and_said_and_a_long_one_is_a_dead_lett
     assert (dead["source_id"], dead["error_type"]) == ("mine.jsonl:7", "TooLong")
     assert det.documents_line(documents.counts, "out") == (
         "detector: 7 documents read, 1 dead letters (see out/dead_letters.jsonl once built), 2 repeated, kept once (an "
-        "id given before, or a copy of a document; first: b), 0 left out (a test-cut article of --exclude-documents), "
+        "id given before, or a copy of a document; first: b), 0 left out (an article --exclude-documents holds out), "
         "4 kept")
 
 
@@ -326,7 +326,8 @@ def test_up_front_refusals_of_the_encoder_device_benchmark_files_and_too_few_doc
                                                                   "auto)"),
             (["--encoder", str(tiny_encoder), "--exclude-documents", "q2.csv"],
              "--exclude-documents reads SummaC benchmark files (the SummaC repository's data/<set>.json, or JSON "
-             "Lines of document, claim, label, cut): q2.csv: bad JSON"),
+             "Lines of document, claim, label, cut) and spans articles (JSON Lines of bbcid, document): q2.csv: bad "
+             "JSON"),
             (["--encoder", str(tiny_encoder), "--input", str(one)],
              "detector: none of the 1 documents kept falls in the train split (the claims are split train 90 % / dev "
              "5 % / test 5 % by document, a hash of its text); at least one must: give more documents")]:

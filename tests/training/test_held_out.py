@@ -46,3 +46,18 @@ def test_the_guard_reads_every_sets_test_cut_and_only_the_test_cut(tmp_path):
     assert len(held) == 1  # the val document trains; the test one is held out
     assert held.kept(["a cat sat on the mat.", ARTICLE.upper(), "Dogs bark."]) == ["a cat sat on the mat.",
                                                                                   "Dogs bark."]
+
+
+def test_a_spans_articles_file_holds_out_every_article_beside_a_sets_test_cut(tmp_path):
+    rows = [{"document": "A cat sat on the mat.", "claim": "A cat sat.", "label": 1, "cut": "val", "dataset": "frank"},
+            {"document": "Dogs bark at night.", "claim": "Dogs bark.", "label": 1, "cut": "test", "dataset": "frank"}]
+    benchmark = tmp_path / "rows.jsonl"
+    benchmark.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    articles = tmp_path / "xsum_articles.jsonl"  # `--benchmark spans --articles`: no cut of their own, all held out
+    articles.write_text(json.dumps({"bbcid": 1, "document": ARTICLE}) + "\n"
+                        + json.dumps({"bbcid": "2", "document": "The mayor resigned on Friday."}) + "\n")
+    held = held_out([str(benchmark), str(articles)])
+    assert len(held) == 3  # the test-cut document and both articles; the val-cut one trains
+    assert held.kept(["The Mayor resigned on\nFriday.", ARTICLE[:380], "Dogs bark at night.",
+                      "A cat sat on the mat."]) == ["A cat sat on the mat."]
+    assert len(held_out([str(articles)])) == 2

@@ -11,6 +11,8 @@ import unicodedata
 from collections import defaultdict
 from typing import Iterable, Sequence
 
+from entailgen.training.benchmarks.files import BenchmarkError
+from entailgen.training.benchmarks.spans import read_articles
 from entailgen.training.benchmarks.summac import read_benchmark
 
 PREFIX = 300  # normalised characters a cut-off copy keeps at least (about 60 words): shorter copies must be equal
@@ -59,6 +61,20 @@ def held_out_of(rows) -> HeldOut:
     return HeldOut(r.document for r in rows if r.cut == "test")
 
 
+def is_articles(path: str) -> bool:
+    """Whether a file is the spans benchmark's articles ({"bbcid", "document"} lines): they have no cut of their own."""
+    try:
+        read_articles(path)
+    except BenchmarkError:
+        return False
+    return True
+
+
 def held_out(files: Sequence[str]) -> HeldOut:
-    """The test-cut documents of benchmark files, in every layout `evaluate --benchmark` reads."""
-    return held_out_of(read_benchmark(files))
+    """The test-cut documents of benchmark files, in every layout `evaluate --benchmark` reads, and every article of a
+    spans articles file (`--benchmark spans --articles`: a word-level benchmark cuts its own documents, so all stay
+    out)."""
+    articles = [path for path in files if is_articles(path)]
+    rows = read_benchmark([path for path in files if path not in articles])
+    return HeldOut([*(r.document for r in rows if r.cut == "test"),
+                    *(text for path in articles for text in read_articles(path).values())])
