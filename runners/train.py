@@ -288,9 +288,9 @@ def _evaluate_spans(args, files: list[str]) -> int:
     """`evaluate MODEL_DIR --benchmark spans FILE --articles FILE`: word-level detection of unsupported content
     against XSumFaith's span annotations (training.benchmarks.spans), the model's explained words beside the overlap
     baselines and the summary's own score; the file and articles checked before the model loads."""
-    from entailgen.training.benchmarks.spans import (OVERLAP_MIX, RULES, SUMMARY_SCORE, evaluate_spans, format_spans,
-                                                     model_word_scores, overlap_scorers, read_articles, read_spans,
-                                                     val_roc_auc, with_articles)
+    from entailgen.training.benchmarks.spans import (OVERLAP_MIX, RULES, SUMMARY_SCORE, WITH_OVERLAP, evaluate_spans,
+                                                     format_spans, model_word_scores, overlap_scorers, read_articles,
+                                                     read_spans, val_roc_auc, with_articles, with_overlap)
     from entailgen.training.fitting.encoder import EncoderError
 
     if len(files) != 1 or args.articles is None:
@@ -314,8 +314,11 @@ def _evaluate_spans(args, files: list[str]) -> int:
         by_rule, own, unscorable = model_word_scores(scorer, summaries, progress=progress)
         default = next(iter(RULES))
         baselines = overlap_scorers(summaries)
-        scores = {row: by_rule[default], f"{row}: {SUMMARY_SCORE}": own, **baselines}
-        report = evaluate_spans(summaries, scores, compare=(row, [*baselines, f"{row}: {SUMMARY_SCORE}"]),
+        mixed = f"{row} {WITH_OVERLAP}"
+        scores = {row: by_rule[default], f"{row}: {SUMMARY_SCORE}": own, **baselines,
+                  mixed: with_overlap(summaries, by_rule[default], own)}
+        report = evaluate_spans(summaries, scores, compare=[(row, [*baselines, f"{row}: {SUMMARY_SCORE}"]),
+                                                            (mixed, [OVERLAP_MIX])],
                                 left_out=left_out, by_offsets=by_offsets)
     except (EncoderError, ValueError, OSError, RuntimeError) as e:  # BenchmarkError is a ValueError
         raise UsageError(message(e))

@@ -275,8 +275,12 @@ def test_evaluate_spans_scores_the_models_words_beside_the_baselines(name_model,
     assert report["documents"] == {"val": 2, "test": 2} and report["words"] == {"val": 8, "test": 8}
     assert set(report["scorers"]) == {"entailgen model", "entailgen model: summary's own score",
                                       "word absent from the document", "summary's unigram overlap",
-                                      "overlap mix (weights fit on val)"}
+                                      "overlap mix (weights fit on val)",
+                                      "entailgen model with the overlap features (weights fit on val)"}
     assert report["scorers"]["entailgen model"]["roc_auc"][0] == 100.0  # the name is each test summary's worst word
+    assert [(g["model"], g["baseline"]) for g in report["gaps"]] == [
+        ("entailgen model", "word absent from the document"),  # the first of the baselines at 100
+        ("entailgen model with the overlap features (weights fit on val)", "overlap mix (weights fit on val)")]
     assert list(report["rules"]) == ["child/max/sentence (default)", "touching/max/sentence", "child/mean/sentence",
                                      "child/max/zero"]
     articles = ["--articles", str(tmp_path / "articles.jsonl")]

@@ -33,6 +33,7 @@ VAL, TEST = "val", "test"
 ABSENT, SUMMARY_OVERLAP, OVERLAP_MIX = ("word absent from the document", "summary's unigram overlap",
                                         "overlap mix (weights fit on val)")
 SUMMARY_SCORE = "summary's own score"  # the model's row score given to each of its words
+WITH_OVERLAP = "with the overlap features (weights fit on val)"  # the model's words beside what overlap knows
 
 Scorer = Callable[[list["SpanSummary"]], list]  # summaries -> per summary, one unsupported score per word
 
@@ -182,24 +183,39 @@ def overlap_features(summaries: Sequence[SpanSummary]) -> list[list[tuple[float,
     return out
 
 
-def overlap_scorers(summaries: Sequence[SpanSummary]) -> dict[str, list[list[float]]]:
-    """The model-free baselines' word scores: the word's absence, the summary's unigram overlap given to each word,
-    and a logistic mix of the four overlap features with weights fit on the val words (scikit-learn)."""
+def mixed_on_val(summaries: Sequence[SpanSummary], features: Sequence[Sequence[Sequence[float]]]
+                 ) -> list[list[float]]:
+    """Per summary, per word: a logistic mix of the words' features (scikit-learn), its weights fit on the val words
+    alone."""
     from sklearn.linear_model import LogisticRegression
 
-    features = overlap_features(summaries)
     val = [(f, y) for s, fs in zip(summaries, features) if s.cut == VAL for f, y in zip(fs, s.labels)]
     mix = LogisticRegression().fit([f for f, _ in val], [y for _, y in val])
+    return [list(mix.predict_proba(fs)[:, 1]) if len(fs) else [] for fs in features]
+
+
+def overlap_scorers(summaries: Sequence[SpanSummary]) -> dict[str, list[list[float]]]:
+    """The model-free baselines' word scores: the word's absence, the summary's unigram overlap given to each word,
+    and a logistic mix of the four overlap features with weights fit on the val words."""
+    features = overlap_features(summaries)
     return {ABSENT: [[f[0] for f in fs] for fs in features],
             SUMMARY_OVERLAP: [[f[3] for f in fs] for fs in features],
-            OVERLAP_MIX: [list(mix.predict_proba(fs)[:, 1]) if fs else [] for fs in features]}
+            OVERLAP_MIX: mixed_on_val(summaries, features)}
+
+
+def with_overlap(summaries: Sequence[SpanSummary], *model: Sequence[Sequence[float]]) -> list[list[float]]:
+    """The model's word scores (its words, its summary's own score) mixed with the four overlap features, weights fit
+    on val: whether the model knows what overlap does not (its gap over OVERLAP_MIX), not a scorer `score` gives."""
+    features = overlap_features(summaries)
+    return mixed_on_val(summaries, [[(*f, *(m[i][j] for m in model)) for j, f in enumerate(fs)]
+                                    for i, fs in enumerate(features)])
 
 
 def evaluate_spans(summaries: Sequence[SpanSummary], scores: dict[str, list[list[float]]], resamples: int = 1000,
-                   compare: Optional[tuple[str, Sequence[str]]] = None, left_out: int = 0, by_offsets: int = 0) -> dict:
+                   compare: Sequence[tuple[str, Sequence[str]]] = (), left_out: int = 0, by_offsets: int = 0) -> dict:
     """Each scorer's word-level ROC AUC and balanced accuracy on the test documents (threshold chosen on val), with
-    95% bootstrap intervals over test documents (seed 0); compare (model, baselines): the model's AUC gap over the
-    strongest of the baselines on test, paired on the same draws."""
+    95% bootstrap intervals over test documents (seed 0); each compare (model, baselines): the model's AUC gap over
+    the strongest of the baselines on test, paired on the same draws."""
     cuts = {c: [i for i, s in enumerate(summaries) if s.cut == c] for c in (VAL, TEST)}
     for c, picked in cuts.items():
         labels = [y for i in picked for y in summaries[i].labels]
@@ -231,12 +247,12 @@ def evaluate_spans(summaries: Sequence[SpanSummary], scores: dict[str, list[list
             "balanced_accuracy": list(grouped_interval(
                 test_labels, [[float(v > threshold) for v in g] for g in test_values],
                 lambda y, p: balanced_accuracy(y, [int(x) for x in p]), resamples=resamples))}
-    if compare is not None:
-        model, baselines = compare
+    report["gaps"] = []
+    for model, baselines in compare:
         best = max(baselines, key=lambda b: report["scorers"][b]["roc_auc"][0])
-        report["gap"] = {"model": model, "baseline": best, "roc_auc": list(grouped_interval(
+        report["gaps"].append({"model": model, "baseline": best, "roc_auc": list(grouped_interval(
             test_labels, grouped(scores[model], TEST), roc_auc, base=grouped(scores[best], TEST),
-            resamples=resamples))}
+            resamples=resamples))})
     return report
 
 
@@ -259,8 +275,7 @@ def format_spans(report: dict) -> str:
                  f"unsupported); test: {d[TEST]} documents, {report['summaries'][TEST]} summaries, {w[TEST]} words "
                  f"({u[TEST]} unsupported); {report['left_out_no_article']} summaries left out (no article); "
                  f"{report['spans_placed_by_offsets']} spans placed by their offsets (text not found)")
-    if "gap" in report:
-        g = report["gap"]
+    for g in report["gaps"]:
         lines.append(f"{g['model']} minus {g['baseline']}: {g['roc_auc'][0]} ROC AUC points "
                      f"[{g['roc_auc'][1]}, {g['roc_auc'][2]}]")
     if "rules" in report:
