@@ -2,7 +2,9 @@
 
 The recipe bench/benchmark.py's val cuts chose (docs/benchmarks/summac.md): the documents -> `run claims`; their
 sentences -> `run paraphrase` -> `run dae` (with the augmentations); a model on the claims source view and a DAE arc
-model -> `train`; optionally a SummaC-Conv head on the claims member -> `train-conv`. Each stage is the CLI command a
+model -> `train`; optionally a SummaC-Conv head on the claims member -> `train-conv`. `--members dae` builds the DAE
+arc member alone (its stages take a 2-core CPU about 20 minutes on 2,000 documents; the claims member trains on every
+claims row, a GPU's job). Each stage is the CLI command a
 user could run by hand (detector.json lists them), built inside the detector's own build folder: a killed build run
 again with the same recipe keeps the stages that finished and rebuilds the one that was cut off.
 """
@@ -35,6 +37,7 @@ from entailgen.transforms.io.read import read_file
 
 DAE_AUGMENT = "word_swap,synonym,hallucination,overlap"  # the dae stage's augmentations (bench, Makefile's sample)
 CLAIMS_MEMBER, DAE_MEMBER, CONV = "members/claims-source", "members/dae-arcs", "members/claims-source.conv"
+MEMBERS = ("claims", "dae")  # --members: the claims source view's model, the DAE arc model
 DOCUMENTS = "documents"  # the claims family's input format (pipelines.claims): its reader, `run claims`'s
 INPUTS, DEAD_LETTERS, COUNTS, SENTENCES = "inputs", "dead_letters.jsonl", "documents.json", "sentences.txt"
 SPLITS = "train 90 % / dev 5 % / test 5 %"  # `run claims`'s default --splits, the claims stage's (dataset.split)
@@ -54,6 +57,7 @@ class DetectorOptions:
     conv: bool = False
     conv_rows: int = 1000
     seed: int = 0
+    members: tuple[str, ...] = MEMBERS
     exclude_documents: tuple[str, ...] = ()  # benchmark files whose test-cut documents stay out of training text
 
     def check(self) -> None:
@@ -61,6 +65,11 @@ class DetectorOptions:
         for name in ("epochs", "max_train", "claims_per_document", "sentences", "conv_rows"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
+        if not self.members or set(self.members) - set(MEMBERS) or len(set(self.members)) < len(self.members):
+            raise ValueError(f"--members: one or both of {', '.join(MEMBERS)}, each once; got "
+                             f"{' '.join(self.members) or 'none'}")
+        if self.conv and "claims" not in self.members:
+            raise ValueError("--conv fits a head on the claims member: --members must name claims")
 
 
 @dataclass(frozen=True)
@@ -196,21 +205,23 @@ def stages(folder: str, options: DetectorOptions, quiet: bool, files: Sequence[s
     seed = ["--seed", str(options.seed)]
     train = ["--epochs", str(options.epochs), "--device", options.device, *seed, *q,
              *(["--encoder", options.encoder] if options.encoder else [])]
-    out = [("claims dataset", p("datasets", "claims"),
+    out = [("claims", "claims dataset", p("datasets", "claims"),
             ["run", "claims", *(a for name in files for a in ("--input", p(INPUTS, name))), "--claims-per-document",
              str(options.claims_per_document), *seed, *q]),
-           ("paraphrase dataset", p("datasets", "paraphrase"),
+           ("dae", "paraphrase dataset", p("datasets", "paraphrase"),
             ["run", "paraphrase", "--input", p("sentences.txt"), "--export", "paranmt", *seed, *q]),
-           ("dae dataset", p("datasets", "dae"),
+           ("dae", "dae dataset", p("datasets", "dae"),
             ["run", "dae", "--input", p("datasets", "paraphrase", "paranmt.tsv"), "--augment", DAE_AUGMENT, *seed,
              *q]),
-           ("claims member", p(CLAIMS_MEMBER), ["train", p("datasets", "claims"), "--claims-view", "source", *train]),
-           ("dae member", p(DAE_MEMBER), ["train", p("datasets", "dae"), "--max-examples", str(options.max_train),
-                                          *train])]
+           ("claims", "claims member", p(CLAIMS_MEMBER), ["train", p("datasets", "claims"), "--claims-view", "source", *train]),
+           ("dae", "dae member", p(DAE_MEMBER), ["train", p("datasets", "dae"), "--max-examples",
+                                                 str(options.max_train), *train])]
     if options.conv:
-        out.append(("Conv head", p(CONV), ["train-conv", p(CLAIMS_MEMBER), p("datasets", "claims"), "--max-rows",
-                                           str(options.conv_rows), "--device", options.device, *seed, *q]))
-    return [(name, target, [*argv[:1], *argv[1:], "--output", target]) for name, target, argv in out]
+        out.append(("claims", "Conv head", p(CONV), ["train-conv", p(CLAIMS_MEMBER), p("datasets", "claims"),
+                                                     "--max-rows", str(options.conv_rows), "--device", options.device,
+                                                     *seed, *q]))
+    return [(name, target, [*argv[:1], *argv[1:], "--output", target]) for member, name, target, argv in out
+            if member in options.members]
 
 
 def finished(target: str) -> bool:
@@ -230,7 +241,7 @@ def build_detector(inputs: Sequence[str], output: str, options: DetectorOptions 
     say(documents_line(counts, output))
     if not counts["kept"]:
         raise UsageError("detector: no document is left to build from")
-    if not counts["train"]:
+    if not counts["train"] and "claims" in options.members:
         raise UsageError(f"detector: none of the {counts['kept']} documents kept falls in the train split (the claims "
                          f"are split {SPLITS} by document, a hash of its text); at least one must: give more "
                          "documents (a few hundred make a useful detector)")
@@ -251,8 +262,10 @@ def build_detector(inputs: Sequence[str], output: str, options: DetectorOptions 
             say(f"detector: stage {i}/{len(plan)} {name} ...")
             command(*argv)
         relocate(folder, output, [t for _, t, _ in plan])
-        members = [{"name": "claims, source view", "dir": CLAIMS_MEMBER, "dataset": "datasets/claims"},
-                   {"name": "dae arc model", "dir": DAE_MEMBER, "dataset": "datasets/dae"}]
+        members = [m for key, m in (("claims", {"name": "claims, source view", "dir": CLAIMS_MEMBER,
+                                                 "dataset": "datasets/claims"}),
+                                    ("dae", {"name": "dae arc model", "dir": DAE_MEMBER, "dataset": "datasets/dae"}))
+                   if key in options.members]
         for m in members:
             with open(os.path.join(folder, m["dataset"], "manifest.json"), "rb") as f:
                 m["dataset_manifest_sha256"] = hashlib.sha256(f.read()).hexdigest()
@@ -348,7 +361,7 @@ def _detector(args) -> int:
     inputs = expand_inputs(args.input)
     options = DetectorOptions(encoder=args.encoder, device=args.device, epochs=args.epochs, max_train=args.max_train,
                               claims_per_document=args.claims_per_document, sentences=args.sentences,
-                              conv=args.conv, conv_rows=args.conv_rows, seed=args.seed,
+                              conv=args.conv, conv_rows=args.conv_rows, seed=args.seed, members=tuple(args.members),
                               exclude_documents=tuple(args.exclude_documents or ()))
     try:
         options.check()
@@ -407,6 +420,9 @@ def register(commands) -> None:
     """Add `detector` to the CLI."""
     d = commands.add_parser("detector", help=COMMAND_HELP["detector"],
                             description="Build entailgen's best detector (claims + DAE members) from documents.")
+    d.add_argument("--members", nargs="+", default=list(MEMBERS), metavar="MEMBER",
+                   help="the members to build: claims, dae or both (default: both); dae alone is the DAE arc "
+                        "model, whose arcs give words their own scores, and fits a CPU")
     d.add_argument("--input", action="append", required=True, metavar="PATH",
                    help="documents in a claims-family layout (repeatable; globs ok)")
     d.add_argument("--output", required=True, metavar="DIR", help="the detector dir")

@@ -97,6 +97,38 @@ def test_another_recipe_starts_over_rather_than_mixing_stages(tmp_path, tiny_enc
     assert "starting over" in capsys.readouterr().err
 
 
+def test_members_dae_builds_the_dae_arc_member_alone_the_same_as_the_full_builds(tmp_path, tiny_encoder, clean,  # noqa
+                                                                                    capsys):
+    """The DAE stages take no input from the claims ones (the sentences are drawn from the kept documents, seeded), so
+    the member alone is byte-identical to the full build's, and the detector scores words by its arcs."""
+    from entailgen.training import Detector
+
+    assert main(build(tmp_path, tiny_encoder, "d", "--members", "dae")) == 0
+    said = capsys.readouterr().err
+    assert [line.split(" ...")[0] for line in said.splitlines() if "detector: stage" in line] == [
+        "detector: stage 1/3 paraphrase dataset", "detector: stage 2/3 dae dataset", "detector: stage 3/3 dae member"]
+    d = tmp_path / "d"
+    assert sha(d / "members" / "dae-arcs" / "model.safetensors") == sha(
+        clean / "members" / "dae-arcs" / "model.safetensors")
+    meta = json.loads((d / "detector.json").read_text())
+    assert [m["dir"] for m in meta["members"]] == ["members/dae-arcs"] and meta["recipe"]["members"] == ["dae"]
+    assert not (d / "datasets" / "claims").exists() and not (d / "members" / "claims-source").exists()
+    explained = Detector(str(d)).explain("The dog chases the cat in the park.", "The dog chases the cat.")
+    assert [w.text for w in explained.words] == ["The", "dog", "chases", "the", "cat."]
+    assert any(w.arcs for w in explained.words)  # the DAE member's arcs behind the words
+
+
+@pytest.mark.parametrize("flags, said", [
+    (["--members", "nli"], "--members: one or both of claims, dae, each once; got nli"),
+    (["--members", "dae", "dae"], "--members: one or both of claims, dae, each once; got dae dae"),
+    (["--members", "dae", "--conv"], "--conv fits a head on the claims member: --members must name claims")])
+def test_bad_members_are_one_line(tmp_path, flags, said, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["detector", "--input", str(SAMPLES / "documents.jsonl"), "--output", "out", *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and said in err and not Path("out").exists()
+
+
 def toy_benchmark(path: Path) -> Path:
     """A SummaC-layout benchmark file of one set, toy, with both labels in each cut."""
     path.write_text("".join(json.dumps({"dataset": "toy", "document": d, "claim": c, "label": y, "cut": cut}) + "\n"
