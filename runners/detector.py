@@ -3,10 +3,9 @@
 The recipe bench/benchmark.py's val cuts chose (docs/benchmarks/summac.md): the documents -> `run claims`; their
 sentences -> `run paraphrase` -> `run dae` (with the augmentations); a model on the claims source view and a DAE arc
 model -> `train`; optionally a SummaC-Conv head on the claims member -> `train-conv`. `--members dae` builds the DAE
-arc member alone (its stages take a 2-core CPU about 20 minutes on 2,000 documents; the claims member trains on every
-claims row, a GPU's job). Each stage is the CLI command a
-user could run by hand (detector.json lists them), built inside the detector's own build folder: a killed build run
-again with the same recipe keeps the stages that finished and rebuilds the one that was cut off.
+arc member alone, which a CPU can (the claims member trains on every claims row). Each stage is the CLI command a user
+could run by hand (detector.json lists them), built inside the detector's own build folder: a killed build run again
+with the same recipe keeps the stages that finished and rebuilds the one that was cut off.
 """
 from __future__ import annotations
 
@@ -38,6 +37,8 @@ from entailgen.transforms.io.read import read_file
 DAE_AUGMENT = "word_swap,synonym,hallucination,overlap"  # the dae stage's augmentations (bench, Makefile's sample)
 CLAIMS_MEMBER, DAE_MEMBER, CONV = "members/claims-source", "members/dae-arcs", "members/claims-source.conv"
 MEMBERS = ("claims", "dae")  # --members: the claims source view's model, the DAE arc model
+MEMBER_RECORDS = {"claims": {"name": "claims, source view", "dir": CLAIMS_MEMBER, "dataset": "datasets/claims"},
+                  "dae": {"name": "dae arc model", "dir": DAE_MEMBER, "dataset": "datasets/dae"}}  # in detector.json
 DOCUMENTS = "documents"  # the claims family's input format (pipelines.claims): its reader, `run claims`'s
 INPUTS, DEAD_LETTERS, COUNTS, SENTENCES = "inputs", "dead_letters.jsonl", "documents.json", "sentences.txt"
 SPLITS = "train 90 % / dev 5 % / test 5 %"  # `run claims`'s default --splits, the claims stage's (dataset.split)
@@ -85,9 +86,8 @@ class ReadDocuments:
 def read_inputs(inputs: Sequence[str], exclude: Sequence[str], seed: int = 0) -> ReadDocuments:
     """The input documents through `run claims`'s reader (transforms.io.read_file: a byte-order mark, UTF-16, gzip),
     less each that is the same article as a document an --exclude-documents file holds out (a test-cut one, or any
-    spans article)
-    (training.benchmarks.held_out) and each repeated unit (a document under an id given before, or a copy of one read
-    before), each counted; also how many kept documents fall in the train split (the claims dataset splits by
+    spans article: training.benchmarks.held_out) and each repeated unit (a document under an id given before, or a
+    copy of one read before), each counted; also how many kept documents fall in the train split (the claims dataset splits by
     document)."""
     from entailgen.training.benchmarks.held_out import held_out  # the benchmark reader: only when files are given
 
@@ -213,7 +213,8 @@ def stages(folder: str, options: DetectorOptions, quiet: bool, files: Sequence[s
            ("dae", "dae dataset", p("datasets", "dae"),
             ["run", "dae", "--input", p("datasets", "paraphrase", "paranmt.tsv"), "--augment", DAE_AUGMENT, *seed,
              *q]),
-           ("claims", "claims member", p(CLAIMS_MEMBER), ["train", p("datasets", "claims"), "--claims-view", "source", *train]),
+           ("claims", "claims member", p(CLAIMS_MEMBER), ["train", p("datasets", "claims"), "--claims-view", "source",
+                                                         *train]),
            ("dae", "dae member", p(DAE_MEMBER), ["train", p("datasets", "dae"), "--max-examples",
                                                  str(options.max_train), *train])]
     if options.conv:
@@ -262,10 +263,7 @@ def build_detector(inputs: Sequence[str], output: str, options: DetectorOptions 
             say(f"detector: stage {i}/{len(plan)} {name} ...")
             command(*argv)
         relocate(folder, output, [t for _, t, _ in plan])
-        members = [m for key, m in (("claims", {"name": "claims, source view", "dir": CLAIMS_MEMBER,
-                                                 "dataset": "datasets/claims"}),
-                                    ("dae", {"name": "dae arc model", "dir": DAE_MEMBER, "dataset": "datasets/dae"}))
-                   if key in options.members]
+        members = [dict(MEMBER_RECORDS[key]) for key in MEMBERS if key in options.members]
         for m in members:
             with open(os.path.join(folder, m["dataset"], "manifest.json"), "rb") as f:
                 m["dataset_manifest_sha256"] = hashlib.sha256(f.read()).hexdigest()
