@@ -87,8 +87,8 @@ def read_inputs(inputs: Sequence[str], exclude: Sequence[str], seed: int = 0) ->
     """The input documents through `run claims`'s reader (transforms.io.read_file: a byte-order mark, UTF-16, gzip),
     less each that is the same article as a document an --exclude-documents file holds out (a test-cut one, or any
     spans article: training.benchmarks.held_out) and each repeated unit (a document under an id given before, or a
-    copy of one read before), each counted; also how many kept documents fall in the train split (the claims dataset splits by
-    document)."""
+    copy of one read before), each counted; also how many kept documents fall in the train split (the claims dataset
+    splits by document)."""
     from entailgen.training.benchmarks.held_out import held_out  # the benchmark reader: only when files are given
 
     held = held_out(exclude) if exclude else None
