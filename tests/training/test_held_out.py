@@ -61,3 +61,7 @@ def test_a_spans_articles_file_holds_out_every_article_beside_a_sets_test_cut(tm
     assert held.kept(["The Mayor resigned on\nFriday.", ARTICLE[:380], "Dogs bark at night.",
                       "A cat sat on the mat."]) == ["A cat sat on the mat."]
     assert len(held_out([str(articles)])) == 2
+    rows_with_ids = tmp_path / "xsumfaith.jsonl"  # benchmark rows that also carry a bbcid: only their test cut
+    rows_with_ids.write_text("".join(json.dumps({**r, "bbcid": n}) + "\n" for n, r in enumerate(rows)))
+    assert held_out([str(rows_with_ids)]).kept(["A cat sat on the mat.", "Dogs bark at night."]) == [
+        "A cat sat on the mat."]

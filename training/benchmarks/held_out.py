@@ -7,6 +7,7 @@ lead, a quote) does not make two documents one article.
 """
 from __future__ import annotations
 
+import json
 import unicodedata
 from collections import defaultdict
 from typing import Iterable, Sequence
@@ -62,12 +63,14 @@ def held_out_of(rows) -> HeldOut:
 
 
 def is_articles(path: str) -> bool:
-    """Whether a file is the spans benchmark's articles ({"bbcid", "document"} lines): they have no cut of their own."""
+    """Whether a file is the spans benchmark's articles ({"bbcid", "document"} lines, no claim: benchmark rows that
+    carry a bbcid are still rows with a cut): they have no cut of their own."""
     try:
-        read_articles(path)
+        articles = read_articles(path)
     except BenchmarkError:
         return False
-    return True
+    with open(path, encoding="utf-8-sig") as f:
+        return bool(articles) and not any("claim" in json.loads(line) for line in f if line.strip())
 
 
 def held_out(files: Sequence[str]) -> HeldOut:
