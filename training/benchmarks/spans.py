@@ -275,7 +275,7 @@ def format_spans(report: dict) -> str:
                  f"unsupported); test: {d[TEST]} documents, {report['summaries'][TEST]} summaries, {w[TEST]} words "
                  f"({u[TEST]} unsupported); {report['left_out_no_article']} summaries left out (no article); "
                  f"{report['spans_placed_by_offsets']} spans placed by their offsets (text not found)")
-    for g in report["gaps"]:
+    for g in report.get("gaps", ()):
         lines.append(f"{g['model']} minus {g['baseline']}: {g['roc_auc'][0]} ROC AUC points "
                      f"[{g['roc_auc'][1]}, {g['roc_auc'][2]}]")
     if "rules" in report:
