@@ -24,6 +24,7 @@ from typing import Callable, Sequence
 from entailgen.training.benchmarks.baselines import unigram_overlap_scores
 from entailgen.training.benchmarks.files import BenchmarkError, csv_rows
 from entailgen.training.benchmarks.metrics import balanced_accuracy, choose_threshold, grouped_interval, roc_auc
+from entailgen.training.scoring.explain import words_of  # the words as `score --explain` gives them
 
 BENCHMARK = "spans"
 COLUMNS = ("bbcid", "system", "summary", "hallucinated_span", "hallucinated_span_start", "hallucinated_span_end",
@@ -66,11 +67,6 @@ def as_meant(text: str) -> str:
     return text.replace("\\'", "'").replace("\\n", " ").strip()
 
 
-def words_of(text: str) -> tuple[tuple[int, int, str], ...]:
-    """The words as `score --explain` gives them: the runs between whitespace, with their offsets."""
-    return tuple((m.start(), m.end(), m.group()) for m in re.finditer(r"\S+", text))
-
-
 def locate_span(summary: str, span: str, start: int, end: int) -> tuple[tuple[int, int], bool]:
     """((start, end), found by its text): the occurrence of the span's text nearest the given 1-based start, any run
     of whitespace matching any other; else the given offsets, clipped to the summary."""
@@ -102,7 +98,7 @@ def read_spans(path: str) -> tuple[list[SpanSummary], int]:
         if other is not None:
             raise BenchmarkError(f"{path} line {other['_line']}: summary of {bbcid} {system} differs from line "
                                  f"{rows[0]['_line']}'s")
-        words = words_of(summary)
+        words = tuple(words_of(summary))
         marked: dict[str, set[int]] = {}
         for r in rows:
             marks = marked.setdefault(r["worker_id"].strip(), set())
