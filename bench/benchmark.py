@@ -45,7 +45,7 @@ from pathlib import Path
 import host  # bench/host.py, beside this script
 # evaluate's score cache, driven by Bench.scored; bench/airgapped.py writes its caches with these names from here
 from entailgen.training.benchmarks.held_out import held_out_of
-from entailgen.training.benchmarks.sources.summac import document_half  # the rule `benchmarks fetch` halves SummEval by
+from entailgen.training.benchmarks.sources.summac import document_half  # halves a set whose cuts share documents
 from entailgen.training.scoring.cache import cache_name, cached, cached_results, row_key  # noqa: F401
 
 SETS = ("xsumfaith", "polytope", "summeval", "frank")  # the four; FactCC and CoGenSumm are scored if given

@@ -3,6 +3,8 @@ mirror folder ({owner/repo}/{commit}/{path}) a loopback server serves, or a fold
 from __future__ import annotations
 
 import csv
+import dataclasses
+import hashlib
 import io
 import json
 import zipfile
@@ -14,7 +16,29 @@ from entailgen.training.benchmarks.sources import BENCHMARKS, rank19, summac, tr
 K1, K2, K3 = "Jazz began in New Orleans.", "Paris is the capital of France.", "Cats sleep a lot."
 SPAN_HEADER = ["bbcid", "system", "summary", "hallucination_type", "hallucinated_span", "hallucinated_span_start",
                "hallucinated_span_end", "worker_id"]
-SUMMEVAL_DOCS = ("Paul Merson has restarted his row.", "Chelsea have made an offer for Muto.")  # val, test halves
+SUMMEVAL_DOCS = ("Paul Merson has restarted his row.", "Chelsea have made an offer for Muto.")  # articles A0, A1
+# the experts' mean consistency of (article, system), 5.0 where not given: 11/3 and 4.0 decided by the 100-row file's
+# scores, 13/3 by nothing (left out), 10/3 and 1.0 inconsistent, 14/3 consistent
+SUMMEVAL_MEANS = {(0, 0): 11 / 3, (0, 2): 13 / 3, (0, 3): 10 / 3, (0, 4): 14 / 3, (1, 1): 4.0, (1, 15): 1.0}
+FRANK_BBCID = summac.FRANK_XSUM_ARTICLES[0].name.removesuffix(".json")  # an XSumFaith article SummaC's file lacks
+
+
+def summeval_rows() -> bytes:
+    """PPairS' data/summeval.jsonl: 2 articles x 16 systems in order, the experts' consistency averaged."""
+    return "".join(json.dumps({"article_id": f"A{a}", "summary_id": f"S{s}", "article": SUMMEVAL_DOCS[a],
+                               "summary": f"Summary {s} of article {a}.", "coherence": 3.0,
+                               "consistency": SUMMEVAL_MEANS.get((a, s), 5.0)}) + "\n"
+                   for a in range(2) for s in range(16)).encode()
+
+
+def pinned_to_these(monkeypatch) -> None:
+    """Every benchmark's files pinned to these copies' sha256s (the real pins are the real files'), so a test
+    still runs the sha256 check."""
+    contents = source_files()
+    for name, benchmark in list(BENCHMARKS.items()):
+        files = tuple(dataclasses.replace(f, sha256=hashlib.sha256(contents[f.path]).hexdigest())
+                      for f in benchmark.files)
+        monkeypatch.setitem(BENCHMARKS, name, dataclasses.replace(benchmark, files=files))
 
 
 def csv_bytes(header, rows, delimiter=",") -> bytes:
@@ -96,16 +120,22 @@ def source_files() -> dict[str, bytes]:
             ["200", "BERTS2S", "s b", "NULL", "NULL", "NULL", "NULL", "wid_0"],
             ["300", "PtGen", "p c", "intrinsic", "cats", "1", "5", "wid_0"],
             ["300", "PtGen", "p c", "NULL", "NULL", "NULL", "NULL", "wid_1"],
-            ["300", "PtGen", "p c", "NULL", "NULL", "NULL", "NULL", "wid_2"]]),
+            ["300", "PtGen", "p c", "NULL", "NULL", "NULL", "NULL", "wid_2"],
+            [FRANK_BBCID, "TranS2S", "t f", "NULL", "NULL", "NULL", "NULL", "wid_0"]]),
         summac.SUMMAC_XSUMFAITH.path: json.dumps({
             "xsumfaith_0": {"document": "Article 100.", "claim": "s a", "bbcid": 100, "label": 0, "cut": "val"},
             "xsumfaith_1": {"document": "Article 300.", "claim": "p c", "bbcid": "300", "label": 1, "cut": "val"}}
         ).encode(),
-        summac.SUMMAC_SUMMEVAL.path: json.dumps({
-            "summeval_0": {"document": SUMMEVAL_DOCS[0], "claim": "merson restarted it .", "label": 1, "cut": "val",
-                           "model_name": "M11", "dataset": "summeval"},
-            "summeval_1": {"document": SUMMEVAL_DOCS[1], "claim": "chelsea bought muto .", "label": 0, "cut": "val",
-                           "model_name": "M13", "dataset": "summeval"}}).encode(),
+        summac.SUMMAC_SUMMEVAL.path: json.dumps({  # row k: article k's first val row in SummaC's order
+            "summeval_0": {"document": SUMMEVAL_DOCS[0], "claim": "summary 0 of  article 0.", "label": "1",
+                           "model_name": "M11", "annotations": [5, 5, 1], "cut": "val", "dataset": "summeval"},
+            "summeval_1": {"document": SUMMEVAL_DOCS[1], "claim": "summary 1 of article 1.", "label": "0",
+                           "model_name": "M13", "annotations": [5, 4, 3], "cut": "val", "dataset": "summeval"}}
+        ).encode(),
+        summac.PPAIRS_SUMMEVAL.path: summeval_rows(),
+        **{f.path: json.dumps({"hash": f.name.removesuffix(".json"), "Gold": "g",
+                               "article": "Share this withEmailFacebookCopy this linkFRANK's article " + f.name})
+           .encode() for f in summac.FRANK_XSUM_ARTICLES},
         summac.FRANK_TEXTS.path: json.dumps([
             {"hash": "h1", "model_name": "bart", "article": "Art 1.", "summary": "Sum 1 bart.", "reference": "R1."},
             {"hash": "h1", "model_name": "pgn", "article": "Art 1.", "summary": "Sum 1 pgn.", "reference": "R1."},

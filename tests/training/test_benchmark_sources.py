@@ -97,3 +97,32 @@ def test_a_workbook_sheet_reads_as_openpyxl_reads_it(tmp_path):
     (tmp_path / "not.xlsm").write_text("not a zip")
     with pytest.raises(FetchError, match=r"cannot read .*not.xlsm as an Excel workbook"):
         summac.sheet_rows(str(tmp_path / "not.xlsm"), "Error Log")
+
+
+@pytest.mark.parametrize("total, experts, label", [
+    (15, None, 1), (14, None, 1),  # 5 5 4 at the least: two 5s
+    (10, None, 0), (3, None, 0),  # 5 4 1 at the most with two 5s impossible: 5 5 1 is 11
+    (11, None, None), (12, None, None), (13, None, None),  # 5 5 1 or 5 3 3; 5 5 2 or 4 4 4; 5 5 3 or 5 4 4
+    (11, [5, 5, 1], 1), (13, [5, 4, 4], 0), (12, [4, 4, 4], 0)])
+def test_summevals_label_is_summacs_most_experts_gave_5_told_by_the_mean_only_where_it_can(total, experts, label):
+    assert summac.summeval_label(total / 3, experts) == label
+
+
+def test_summevals_cut_is_the_rows_turn_in_summacs_17_rows_per_article():
+    assert [summac.summeval_cut(0, s) for s in (0, 1, 15)] == ["val", "test", "test"]
+    assert [summac.summeval_cut(1, s) for s in (0, 1, 15)] == ["test", "val", "val"]  # 17 + 1 = 18: even
+    assert summac.summeval_cut(99, 15) == "val"  # row 1,698
+
+
+def test_a_per_expert_row_that_is_not_its_summeval_row_is_refused_in_one_line(tmp_path):
+    rows = tmp_path / "summeval.jsonl"
+    rows.write_text("".join(json.dumps({"article_id": "A0", "summary_id": f"S{s}", "article": "Doc.",
+                                        "summary": f"sum {s} .", "consistency": 4.0}) + "\n" for s in range(16)))
+    experts = tmp_path / "summeval.json"
+    experts.write_text(json.dumps({"summeval_0": {"claim": "sum 1 .", "annotations": [5, 5, 2]}}))
+    with pytest.raises(FetchError, match=r"^.*summeval.json summeval_0: not the summary and scores of the SummEval "
+                                         r"row it stands for \(article 0, system 0\)$"):
+        summac.summeval_rows(str(rows), str(experts))
+    experts.write_text(json.dumps({"summeval_0": {"claim": "SUM 0 .", "annotations": [5, 5, 2]}}))
+    found, undecided = summac.summeval_rows(str(rows), str(experts))
+    assert (found["summeval-A0-S0"]["label"], len(found), undecided) == (1, 1, 15)

@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from benchmark_sources import K1, K2, K3, SUMMEVAL_DOCS, write_by_hand, write_mirror
+from benchmark_sources import FRANK_BBCID, K1, K2, K3, SUMMEVAL_DOCS, pinned_to_these, write_by_hand, write_mirror
 from entailgen.runners.cli import main
 from entailgen.training.benchmarks import fetch as fetching
 from entailgen.training.benchmarks.fetch import FetchError, FetchOptions, fetch
@@ -44,6 +44,12 @@ def mirror(tmp_path_factory):
         yield url
 
 
+@pytest.fixture(autouse=True)
+def pinned(monkeypatch):
+    """The sha256 pins are the real files'; here each is the hand-made copy's, so the check still runs."""
+    pinned_to_these(monkeypatch)
+
+
 def closed_port() -> int:
     """A loopback port nothing listens on: one the system handed out, then closed."""
     with socket.socket() as s:
@@ -63,17 +69,22 @@ def test_summac_writes_the_four_sets_rows_that_evaluate_reads(mirror, tmp_path, 
     to = tmp_path / "summac"
     code, out, _ = fetched(capsys, "summac", "--to", str(to), "--mirror", mirror)
     assert code == 0
-    assert out == (f"summac: wrote xsumfaith.json (3 rows), polytope.json (3 rows), summeval.json (2 rows), frank.json "
-                   f"(3 rows) into {to}; xsumfaith: 1 (article, system) pairs left out, their article not in SummaC's "
-                   "data/xsumfaith.json (sources and sha256s in fetch.json)")
+    assert out == (f"summac: wrote xsumfaith.json (4 rows), polytope.json (3 rows), summeval.json (31 rows), "
+                   f"frank.json (3 rows) into {to}; xsumfaith: 1 (article, system) pairs left out, their article in "
+                   "neither SummaC's data/xsumfaith.json nor FRANK's article files; summeval: 1 rows left out, their "
+                   "experts' mean (11/3 to 13/3) not telling whether most gave 5 and SummaC's 100-row file not "
+                   "holding their scores (sources and sha256s in fetch.json)")
     xsumfaith = json.loads((to / "xsumfaith.json").read_text())
-    assert xsumfaith == {  # one row per (bbcid, system) in turn val / test; 200's article is not in SummaC's file
+    assert xsumfaith == {  # one row per (bbcid, system) in turn val / test; 200's article is in neither source
         "xsumfaith-100-BERTS2S": {"document": "Article 100.", "claim": "s a", "label": 0, "cut": "val",
                                   "dataset": "xsumfaith", "model_name": "BERTS2S", "bbcid": "100"},
         "xsumfaith-100-Gold": {"document": "Article 100.", "claim": "g a", "label": 1, "cut": "test",
                                "dataset": "xsumfaith", "model_name": "Gold", "bbcid": "100"},
         "xsumfaith-300-PtGen": {"document": "Article 300.", "claim": "p c", "label": 1, "cut": "test",
-                                "dataset": "xsumfaith", "model_name": "PtGen", "bbcid": "300"}}
+                                "dataset": "xsumfaith", "model_name": "PtGen", "bbcid": "300"},
+        f"xsumfaith-{FRANK_BBCID}-TranS2S": {  # FRANK's copy, the page's share bar cut off
+            "document": f"FRANK's article {FRANK_BBCID}.json", "claim": "t f", "label": 1, "cut": "val",
+            "dataset": "xsumfaith", "model_name": "TranS2S", "bbcid": FRANK_BBCID}}
     polytope = json.loads((to / "polytope.json").read_text())
     assert {key: (r["claim"], r["label"], r["cut"], r["errors"]) for key, r in polytope.items()} == {
         "polytope-Human_Annotation_Summarization_BART-1": ("sum one", 0, "val", ["Addition"]),
@@ -81,8 +92,20 @@ def test_summac_writes_the_four_sets_rows_that_evaluate_reads(mirror, tmp_path, 
         "polytope-Human_Annotation_Summarization_BART-3": ("sum three", 0, "test", ["Omission"])}  # row 4: a gap
     assert {r["model_name"] for r in polytope.values()} == {"BART"}
     summeval = json.loads((to / "summeval.json").read_text())
-    assert [(r["document"], r["cut"], r["label"]) for r in summeval.values()] == [
-        (SUMMEVAL_DOCS[0], "val", 1), (SUMMEVAL_DOCS[1], "test", 0)]
+    assert len(summeval) == 31 and "summeval-A0-S2" not in summeval  # 13/3: one 5 or two, no per-expert scores
+    # SummaC's cut: row 17 * article + system of its file (M23_dynamicmix last), val when even
+    assert {key: (summeval[key]["label"], summeval[key]["cut"]) for key in (
+        "summeval-A0-S0", "summeval-A0-S1", "summeval-A0-S3", "summeval-A0-S4", "summeval-A1-S0", "summeval-A1-S1",
+        "summeval-A1-S2", "summeval-A1-S15")} == {
+        "summeval-A0-S0": (1, "val"),  # 11/3, the experts gave 5, 5, 1
+        "summeval-A0-S1": (1, "test"), "summeval-A0-S3": (0, "test"), "summeval-A0-S4": (1, "val"),
+        "summeval-A1-S0": (1, "test"),
+        "summeval-A1-S1": (0, "val"),  # 4.0, the experts gave 5, 4, 3
+        "summeval-A1-S2": (1, "test"), "summeval-A1-S15": (0, "val")}
+    assert summeval["summeval-A0-S0"] == {
+        "document": SUMMEVAL_DOCS[0], "claim": "Summary 0 of article 0.", "label": 1, "cut": "val",
+        "dataset": "summeval", "model_name": "S0", "consistency": pytest.approx(11 / 3), "annotations": [5, 5, 1]}
+    assert sum(r["label"] for r in summeval.values()) == 28
     frank = json.loads((to / "frank.json").read_text())
     assert frank == {
         "h1-bart": {"document": "Art 1.", "claim": "Sum 1 bart.", "label": 1, "cut": "val", "dataset": "frank",
@@ -93,12 +116,14 @@ def test_summac_writes_the_four_sets_rows_that_evaluate_reads(mirror, tmp_path, 
                     "model_name": "bart", "origin": "bbc"}}
     rows = read_benchmark([str(to / name) for name in ("xsumfaith.json", "polytope.json", "summeval.json",
                                                        "frank.json")])
-    assert [(r.dataset, r.label, r.cut) for r in rows] == [
-        ("xsumfaith", 0, "val"), ("xsumfaith", 1, "test"), ("xsumfaith", 1, "test"), ("polytope", 0, "val"),
-        ("polytope", 1, "test"), ("polytope", 0, "test"), ("summeval", 1, "val"), ("summeval", 0, "test"),
-        ("frank", 1, "val"), ("frank", 0, "val"), ("frank", 0, "test")]
+    assert [(r.dataset, r.label, r.cut) for r in rows if r.dataset != "summeval"] == [
+        ("xsumfaith", 0, "val"), ("xsumfaith", 1, "test"), ("xsumfaith", 1, "test"), ("xsumfaith", 1, "val"),
+        ("polytope", 0, "val"), ("polytope", 1, "test"), ("polytope", 0, "test"), ("frank", 1, "val"),
+        ("frank", 0, "val"), ("frank", 0, "test")]
+    assert [(r.label, r.cut) for r in rows if r.dataset == "summeval"][:4] == [
+        (1, "val"), (1, "test"), (0, "test"), (1, "val")]
     record = json.loads((to / "fetch.json").read_text())
-    assert len(record["sources"]) == 14 and record["sources"][0]["from"] == (
+    assert len(record["sources"]) == 23 and record["sources"][0]["from"] == (
         f"{mirror}/google-research-datasets/xsum_hallucination_annotations/4abdbb2c807cb93c1df1188a1992d20a55cdcc34/"
         "hallucination_annotations_xsum_summaries.csv")
     assert sorted(p.name for p in to.iterdir()) == ["fetch.json", "frank.json", "polytope.json", "summeval.json",
@@ -142,8 +167,8 @@ def test_spans_writes_the_annotations_as_they_came_and_the_articles_found(mirror
     to = tmp_path / "spans"
     code, out, _ = fetched(capsys, "spans", "--to", str(to), "--mirror", mirror)
     assert code == 0 and out == (
-        f"spans: wrote hallucination_annotations_xsum_summaries.csv (8 rows), xsum_articles.jsonl (2 rows) into {to}; "
-        "1 of 3 articles not in SummaC's data/xsumfaith.json (sources and sha256s in fetch.json)")
+        f"spans: wrote hallucination_annotations_xsum_summaries.csv (9 rows), xsum_articles.jsonl (2 rows) into {to}; "
+        "2 of 4 articles not in SummaC's data/xsumfaith.json (sources and sha256s in fetch.json)")
     served = write_by_hand(tmp_path / "by-hand", "spans") / "hallucination_annotations_xsum_summaries.csv"
     assert (to / "hallucination_annotations_xsum_summaries.csv").read_bytes() == served.read_bytes()
     assert [json.loads(line) for line in (to / "xsum_articles.jsonl").read_text().splitlines()] == [
@@ -239,7 +264,10 @@ def test_a_leftover_incomplete_folder_is_replaced_only_when_a_fetch_made_it(mirr
     assert not leftover.exists() and sorted(p.name for p in to.iterdir()) == ["fetch.json", "summary_pairs.json"]
 
 
-def test_a_converter_error_names_the_url_not_the_passing_copy(tmp_path, capsys):
+def test_a_converter_error_names_the_url_not_the_passing_copy(tmp_path, capsys, monkeypatch):
+    rank19 = BENCHMARKS["rank19"]  # unpinned, as a file whose bytes could not be pinned
+    monkeypatch.setitem(BENCHMARKS, "rank19", dataclasses.replace(
+        rank19, files=(dataclasses.replace(rank19.files[0], sha256=None),)))
     root = write_mirror(tmp_path / "mirror", ["rank19"])
     (pairs,) = root.rglob("summary_pairs.json")
     pairs.write_text(json.dumps([{"article_sent": K1, "correct_sent": " "}]))

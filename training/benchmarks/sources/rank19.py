@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from entailgen.training.benchmarks.fetch import Benchmark, Converted, FetchError, RemoteFile, read_json
 
-PAIRS = RemoteFile("tagoyal/dae-factuality", "a7d8805d9a4aa854de6d168e80ebb175d5fd2130", "resources/summary_pairs.json")
+PAIRS = RemoteFile("tagoyal/dae-factuality", "a7d8805d9a4aa854de6d168e80ebb175d5fd2130", "resources/summary_pairs.json",
+                   "cd12359b5a6f1e3e9916a63aed911bacee74f501ce9f4a0331266a668ae4e310")
 FIELDS = ("article_sent", "correct_sent", "incorrect_sent")  # a triple: the source sentence, a right and a wrong one
 
 
