@@ -9,13 +9,18 @@ from entailgen.runners.cli import UsageError
 
 
 def _fetch(args) -> int:
-    from entailgen.training.benchmarks.fetch import FetchError, FetchOptions, fetch, summary_line
+    from entailgen.training.benchmarks.fetch import MIRROR, MIRROR_ENV, FetchError, FetchOptions, fetch, summary_line
     from entailgen.training.benchmarks.sources import BENCHMARKS
 
+    if args.from_dir is not None and args.mirror is not None:
+        raise UsageError("--from and --mirror: give one (--from reads files downloaded by hand, --mirror downloads)")
     if args.from_dir is not None and not os.path.isdir(args.from_dir):
         raise UsageError(f"--from {args.from_dir}: no such folder")
+    if not args.deadline > 0:
+        raise UsageError(f"--deadline {args.deadline:g}: give seconds above 0")
     say = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
-    options = FetchOptions(mirror=args.mirror, from_dir=args.from_dir, overwrite=args.overwrite, progress=say)
+    options = FetchOptions(mirror=args.mirror or os.environ.get(MIRROR_ENV) or MIRROR, from_dir=args.from_dir,
+                           overwrite=args.overwrite, deadline=args.deadline, progress=say)
     try:
         record = fetch(BENCHMARKS[args.name], args.to, options)
     except FetchError as e:
@@ -26,7 +31,7 @@ def _fetch(args) -> int:
 
 def register(commands) -> None:
     """Add `benchmarks fetch` to the CLI."""
-    from entailgen.training.benchmarks.fetch import MIRROR, MIRROR_ENV
+    from entailgen.training.benchmarks.fetch import MIRROR, MIRROR_ENV, FetchOptions
     from entailgen.training.benchmarks.sources import BENCHMARKS
 
     from entailgen.runners.cli import COMMAND_HELP, add_quiet
@@ -43,9 +48,11 @@ def register(commands) -> None:
                                                                "fetch's with --overwrite)")
     f.add_argument("--from", dest="from_dir", metavar="DIR",
                    help="convert files downloaded by hand (each found by its name under DIR); no network")
-    f.add_argument("--mirror", default=os.environ.get(MIRROR_ENV) or MIRROR, metavar="URL",
+    f.add_argument("--mirror", metavar="URL",
                    help=f"serves {{owner/repo}}/{{commit}}/{{path}} as raw.githubusercontent.com does "
-                        f"(or ${MIRROR_ENV})")
+                        f"(default ${MIRROR_ENV}, else {MIRROR})")
+    f.add_argument("--deadline", type=float, default=FetchOptions.deadline, metavar="SECONDS",
+                   help="stop when the downloads are not done within this (default %(default)g)")
     f.add_argument("--overwrite", action="store_true", help="replace DIR when an earlier fetch wrote it")
     add_quiet(f, "DIR")
     f.set_defaults(handler=_fetch)

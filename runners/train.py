@@ -132,6 +132,7 @@ def _evaluate_benchmark(args) -> int:
     """`evaluate MODEL_DIR --benchmark summac FILE...`: the rows and cuts are checked before the model loads; each
     model's scores are cached as each chunk of rows is scored (score_cache_dir()), so a rerun after an interruption
     scores only the rows not yet scored; a row the model cannot score is scored 0.0 and counted, never an error."""
+    from entailgen.training.benchmarks.fetch import fetch_records
     from entailgen.training.benchmarks.summac import (BASELINES, check_datasets, distinct_rows, evaluate_benchmark,
                                                       format_table, read_benchmark)
     from entailgen.training.scoring.cache import cache_name, cached_results, score_cache_paths, with_progress
@@ -152,6 +153,10 @@ def _evaluate_benchmark(args) -> int:
         raise UsageError("--articles is for --benchmark spans")
     if name != "summac":
         raise UsageError(f"--benchmark {name}: unknown benchmark (known: summac, rank19, true, spans)")
+    records = fetch_records(files)  # DIR/*.json matches the fetch's own record: not a set, said and left out
+    for path in records:
+        print(f"leaving out {path}: the record of a benchmarks fetch, not a benchmark set", file=sys.stderr)
+    files = [path for path in files if path not in records]
     if not files:
         raise UsageError("--benchmark summac needs the benchmark's files (data/<set>.json or JSON Lines)")
     if args.conv is not None and args.aggregation == "zs":

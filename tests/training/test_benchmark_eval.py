@@ -553,3 +553,25 @@ def test_a_killed_evaluation_rerun_scores_only_the_rest_to_the_same_figures(tmp_
     assert main(argv) == 0
     report = tmp_path / "m" / "eval" / "benchmark-summac.rows.json"
     assert json.loads(report.read_text())["scorers"] == whole["scorers"]
+
+
+def test_the_fetch_record_a_glob_matches_is_said_and_left_out(tmp_path, capsys, monkeypatch):
+    """`evaluate MODEL --benchmark summac DIR/*.json` as docs/summac.md writes it: DIR holds fetch.json too."""
+    stub_model(tmp_path, monkeypatch)
+    folder = tmp_path / "summac"
+    folder.mkdir()
+    write(folder / "rows.json", [r._asdict() for r in hand_rows()])
+    (folder / "fetch.json").write_text(json.dumps({"benchmark": "summac", "entailgen_version": "0", "notes": [],
+                                                   "files": {"rows.json": {"rows": 16, "sha256": "0" * 64}},
+                                                   "sources": []}))
+    files = sorted(str(p) for p in folder.glob("*.json"))
+    assert main(["evaluate", str(tmp_path / "m"), "--benchmark", "summac", *files]) == 0
+    out, err = capsys.readouterr()
+    assert f"leaving out {folder / 'fetch.json'}: the record of a benchmarks fetch, not a benchmark set" in \
+        err.splitlines()
+    assert "| entailgen model | 50.0 | 75.0 | 62.5 |" in out
+    assert (tmp_path / "m" / "eval" / "benchmark-summac.rows.json").exists()  # named by the sets read
+    (folder / "fetch.json").write_text("[1, 2]")  # a file of that name that is no record: read, and refused
+    assert main(["evaluate", str(tmp_path / "m"), "--benchmark", "summac", *files]) == 2
+    assert capsys.readouterr().err.strip().endswith("fetch.json row 1: expected an object with document, claim, label, "
+                                                    "cut; got int")

@@ -1,17 +1,22 @@
 """`entailgen benchmarks fetch`: each benchmark's hand-made source files served by a loopback HTTP server (or given
 with --from), converted into the exact rows evaluate's readers read; a pinned sha256 that differs, a 404 and a refused
 connection each end in one line and exit 2, with nothing written; a user's files are never replaced."""
+import codecs
 import contextlib
 import dataclasses
 import functools
+import gzip
 import http.server
 import json
+import re
 import socket
 import threading
+import time
 
 import pytest
 
-from benchmark_sources import FRANK_BBCID, K1, K2, K3, SUMMEVAL_DOCS, pinned_to_these, write_by_hand, write_mirror
+from benchmark_sources import (FRANK_BBCID, K1, K2, K3, SUMMEVAL_DOCS, pinned_to_these, source_files,
+                               write_by_hand, write_mirror)
 from entailgen.runners.cli import main
 from entailgen.training.benchmarks import fetch as fetching
 from entailgen.training.benchmarks.fetch import FetchError, FetchOptions, fetch
@@ -175,11 +180,14 @@ def test_spans_writes_the_annotations_as_they_came_and_the_articles_found(mirror
         {"bbcid": "100", "document": "Article 100."}, {"bbcid": "300", "document": "Article 300."}]
 
 
-def test_from_a_folder_of_hand_downloaded_files_needs_no_server(tmp_path, capsys):
+def test_from_a_folder_of_hand_downloaded_files_needs_no_server(tmp_path, capsys, monkeypatch):
     hand = write_by_hand(tmp_path / "downloads", "rank19")
     to = tmp_path / "rank19"
-    code, out, err = fetched(capsys, "rank19", "--to", str(to), "--from", str(hand), "--mirror",
-                                f"http://127.0.0.1:{closed_port()}")
+    code, out, err = fetched(capsys, "rank19", "--to", str(to), "--from", str(hand), "--mirror", "http://x.org")
+    assert code == 2 and err == ("entailgen: error: --from and --mirror: give one (--from reads files downloaded by "
+                                 "hand, --mirror downloads)")  # not --mirror silently ignored
+    monkeypatch.setenv("ENTAILGEN_BENCHMARK_MIRROR", f"http://127.0.0.1:{closed_port()}")
+    code, out, err = fetched(capsys, "rank19", "--to", str(to), "--from", str(hand))
     assert code == 0 and err == "" and out.startswith("rank19: wrote summary_pairs.json (2 rows)")
     assert json.loads((to / "fetch.json").read_text())["sources"][0]["from"] == str(hand / "summary_pairs.json")
     clone = hand / "dae-factuality" / "resources"  # a clone of the repository: the one file of that name in it
@@ -277,3 +285,147 @@ def test_a_converter_error_names_the_url_not_the_passing_copy(tmp_path, capsys, 
         f"entailgen: error: {url}/tagoyal/dae-factuality/a7d8805d9a4aa854de6d168e80ebb175d5fd2130/resources/"
         "summary_pairs.json row 1: no text in correct_sent, incorrect_sent")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mirror"]
+
+
+def test_from_names_every_missing_file_at_once(tmp_path, capsys):
+    hand = write_by_hand(tmp_path / "downloads", "true")
+    for name in ("memnet_consistent.csv", "begin_test_wow.tsv"):
+        (hand / name).unlink()
+    code, _, err = fetched(capsys, "true", "--to", str(tmp_path / "t"), "--from", str(hand))
+    assert code == 2 and err == (
+        f"entailgen: error: --from {hand}: no memnet_consistent.csv, begin_test_wow.tsv in it (2 of 11 files; "
+        "download https://raw.githubusercontent.com/orhonovich/q-squared/dd048c628a3d44180226515b2fc10e8deb031039/"
+        "third_party/data/memnet_consistent.csv https://raw.githubusercontent.com/google/BEGIN-dataset/"
+        "78e2215a158744b14d080e90c8135a2039f52eb8/wow/begin_test_wow.tsv)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["downloads"]
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    """Answers every GET with `body`, announcing `announce` bytes (None: no length), sending `send` bytes of it,
+    `pause` seconds before each byte when set."""
+    body, announce, send, pause = b"", None, None, 0.0
+
+    def do_GET(self):
+        self.send_response(200)
+        if self.announce is not None:
+            self.send_header("Content-Length", str(self.announce))
+        self.end_headers()
+        sent = self.body[:self.send]
+        if not self.pause:
+            self.wfile.write(sent)
+            return
+        for i in range(len(sent)):
+            time.sleep(self.pause)
+            try:
+                self.wfile.write(sent[i:i + 1])
+                self.wfile.flush()
+            except OSError:  # the client gave up
+                return
+
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def answering(**handler):
+    """A loopback server whose every answer is _Handler with these attributes; its base URL."""
+    cls = type("Answer", (_Handler,), handler)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), cls)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def spans_csv() -> bytes:
+    return source_files()[BENCHMARKS["spans"].files[0].path]
+
+
+def unpinned(monkeypatch, name):
+    """A benchmark whose files have no sha256 pin (as a file too big to pin): the other checks alone guard it."""
+    b = BENCHMARKS[name]
+    monkeypatch.setitem(BENCHMARKS, name, dataclasses.replace(
+        b, files=tuple(dataclasses.replace(f, sha256=None) for f in b.files)))
+
+
+def test_a_server_that_closes_before_the_length_it_announced_fails_and_writes_nothing(tmp_path, capsys,
+                                                                                        monkeypatch):
+    unpinned(monkeypatch, "spans")  # the CSV cut mid-row would pass a reader: only the length catches it
+    body = spans_csv()
+    with answering(body=body, announce=len(body), send=len(body) * 6 // 10) as url:
+        code, _, err = fetched(capsys, "spans", "--to", str(tmp_path / "s"), "--mirror", url, "--quiet")
+    assert code == 2 and err == (
+        f"entailgen: error: cannot fetch {url}/google-research-datasets/xsum_hallucination_annotations/"
+        f"4abdbb2c807cb93c1df1188a1992d20a55cdcc34/hallucination_annotations_xsum_summaries.csv: the server sent "
+        f"{len(body) * 6 // 10:,} of the {len(body):,} bytes it announced (the connection was cut); fetch again, or "
+        "give --from DIR with the files downloaded by hand")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_server_that_trickles_is_stopped_at_the_deadline_with_the_bytes_counted(tmp_path, capsys):
+    body = spans_csv()
+    with answering(body=body, announce=len(body), pause=0.3) as url:
+        started = time.monotonic()
+        with pytest.raises(FetchError) as refused:
+            fetch(BENCHMARKS["spans"], str(tmp_path / "s"), FetchOptions(
+                mirror=url, deadline=1.5, progress=lambda line: print(line), progress_every=0.5))
+        took = time.monotonic() - started
+    assert took < 4  # not a read's 60 s timeout, nor the whole file's 0.3 s a byte
+    assert re.fullmatch(rf"cannot (fetch|reach) {re.escape(url)}/\S+: not done by the deadline \(\d+ (of "
+                        rf"{len(body):,} )?bytes\)\S*; give --from DIR with the files downloaded by hand",
+                        str(refused.value))
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"fetching {url}/") and re.fullmatch(rf"  \d of {len(body):,} bytes", lines[1])
+    assert not (tmp_path / "s").exists() and not (tmp_path / "s.incomplete").exists()
+
+
+@pytest.mark.parametrize("mirror, said", [
+    ("notaurl", "--mirror notaurl: not a URL"), ("ftp://x.org/m", "--mirror ftp://x.org/m: not a URL"),
+    ("http://", "--mirror http://: not a URL")])
+def test_a_mirror_that_is_not_a_url_is_one_line(tmp_path, capsys, mirror, said):
+    code, _, err = fetched(capsys, "rank19", "--to", str(tmp_path / "r"), "--mirror", mirror)
+    assert code == 2 and err == (f"entailgen: error: {said} (http://HOST/..., https://HOST/... or file:///FOLDER "
+                                 "serving {owner/repo}/{commit}/{path})")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_random_bytes_are_said_to_be_the_wrong_content(tmp_path, capsys, monkeypatch):
+    unpinned(monkeypatch, "rank19")
+    with answering(body=bytes(range(128, 256)) * 4, announce=512) as url:
+        code, _, err = fetched(capsys, "rank19", "--to", str(tmp_path / "r"), "--mirror", url, "--quiet")
+    assert code == 2 and err == (
+        f"entailgen: error: {url}/tagoyal/dae-factuality/a7d8805d9a4aa854de6d168e80ebb175d5fd2130/resources/"
+        "summary_pairs.json: its content is not text (neither UTF-8, UTF-16 with a BOM nor either gzipped): a wrong "
+        "or damaged file")
+
+
+@pytest.mark.parametrize("encode", [
+    lambda b: gzip.compress(b, mtime=0),  # mtime fixed: the same bytes each time
+    lambda b: codecs.BOM_UTF16_LE + b.decode().encode("utf-16-le"), lambda b: codecs.BOM_UTF8 + b,
+    lambda b: gzip.compress(codecs.BOM_UTF16_BE + b.decode().encode("utf-16-be"), mtime=0)],
+    ids=["gzip", "utf-16-bom", "utf-8-bom", "gzipped-utf-16"])
+def test_gzip_and_a_bom_are_read_as_the_text_they_hold(tmp_path, capsys, monkeypatch, encode):
+    unpinned(monkeypatch, "spans")
+    hand = write_by_hand(tmp_path / "downloads", "spans")
+    csv_file = hand / "hallucination_annotations_xsum_summaries.csv"
+    plain = csv_file.read_bytes()
+    csv_file.write_bytes(encode(plain))
+    to = tmp_path / "spans"
+    code, out, err = fetched(capsys, "spans", "--to", str(to), "--from", str(hand), "--quiet")
+    assert (code, err) == (0, "")
+    assert (to / "hallucination_annotations_xsum_summaries.csv").read_bytes() == plain
+    assert csv_file.read_bytes() == encode(plain)  # the user's copy as it was
+
+
+def test_a_damaged_gzip_file_is_one_line(tmp_path, capsys, monkeypatch):
+    unpinned(monkeypatch, "rank19")
+    hand = write_by_hand(tmp_path / "downloads", "rank19")
+    (hand / "summary_pairs.json").write_bytes(gzip.compress(b"[]")[:12])
+    code, _, err = fetched(capsys, "rank19", "--to", str(tmp_path / "r"), "--from", str(hand))
+    assert code == 2 and err.startswith(f"entailgen: error: {hand / 'summary_pairs.json'}: a damaged gzip file (")
+    assert "\n" not in err

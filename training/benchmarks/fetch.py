@@ -9,15 +9,20 @@ pin. The converters (training.benchmarks.sources) hold each benchmark's own rule
 """
 from __future__ import annotations
 
+import codecs
 import csv
+import gzip
 import hashlib
 import http.client
 import io
 import json
 import os
 import shutil
+import time
 import urllib.error
+import urllib.parse
 import urllib.request
+import zlib
 from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
@@ -29,6 +34,7 @@ MIRROR_ENV = "ENTAILGEN_BENCHMARK_MIRROR"
 RECORD = "fetch.json"  # what a fetch writes last into DIR: its sources (URL, sha256) and files (rows, sha256)
 MARKER = ".entailgen-fetch"  # written first into the .incomplete folder: a leftover one is fetch's to replace
 INCOMPLETE = ".incomplete"
+BINARY = (".xlsm", ".xlsx")  # source files read as bytes (workbooks); every other one is text
 
 
 class FetchError(ValueError):
@@ -82,8 +88,10 @@ class FetchOptions:
     mirror: str = MIRROR
     from_dir: Optional[str] = None
     overwrite: bool = False
-    timeout: float = 60.0
+    timeout: float = 60.0  # seconds one read may wait
+    deadline: float = 1800.0  # seconds the whole download may take: a server that trickles is stopped
     progress: Callable[[str], None] = field(default=lambda line: None, compare=False)
+    progress_every: float = 5.0  # seconds between two byte counts while downloading
 
 
 def sha256_of(path: str) -> str:
@@ -95,18 +103,83 @@ def sha256_of(path: str) -> str:
     return h.hexdigest()
 
 
-def download(url: str, path: str, timeout: float) -> None:
-    """url's bytes at path; FetchError in one line when it cannot be reached or answers with an error."""
+def check_mirror(mirror: str) -> None:
+    """FetchError in one line for a --mirror that is not a URL a download can use."""
+    parts = urllib.parse.urlsplit(mirror)
+    if parts.scheme not in ("http", "https", "file") or (parts.scheme != "file" and not parts.netloc):
+        raise FetchError(f"--mirror {mirror}: not a URL (http://HOST/..., https://HOST/... or file:///FOLDER serving "
+                         "{owner/repo}/{commit}/{path})")
+
+
+def download(url: str, path: str, timeout: float, ends_at: float = float("inf"),
+             progress: Callable[[str], None] = lambda line: None, every: float = 5.0) -> None:
+    """url's bytes at path, their count said every `every` seconds; FetchError in one line when it cannot be
+    reached, answers with an error, sends fewer bytes than it announced, or is not done by `ends_at` (monotonic)."""
+    hint = "; give --from DIR with the files downloaded by hand"
+    got, length = 0, None
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response, open(path, "wb") as f:
-            shutil.copyfileobj(response, f)
+        with urllib.request.urlopen(url, timeout=max(0.001, min(timeout, ends_at - time.monotonic()))) as response, \
+                open(path, "wb") as f:
+            announced = response.headers.get("Content-Length") if hasattr(response, "headers") else None
+            length = int(announced) if announced and announced.strip().isdigit() else None
+            said_at, read = time.monotonic(), getattr(response, "read1", response.read)
+            while True:
+                if time.monotonic() > ends_at:
+                    raise FetchError(f"cannot fetch {url}: not done by the deadline ({got:,} of "
+                                     f"{f'{length:,}' if length is not None else 'unknown'} bytes){hint}")
+                block = read(1 << 16)  # what has come, not a full block: the deadline is checked between
+                if not block:
+                    break
+                f.write(block)
+                got += len(block)
+                if time.monotonic() - said_at >= every:
+                    said_at = time.monotonic()
+                    progress(f"  {got:,} of {f'{length:,}' if length is not None else 'unknown'} bytes")
+    except FetchError:
+        raise
     except urllib.error.HTTPError as e:
-        raise FetchError(f"cannot fetch {url}: HTTP {e.code} {e.reason}; give --from DIR with the files downloaded "
-                         "by hand")
+        raise FetchError(f"cannot fetch {url}: HTTP {e.code} {e.reason}{hint}")
     except (urllib.error.URLError, OSError, http.client.HTTPException) as e:  # HTTPException: a cut-off answer
         reason = getattr(e, "reason", None) or e
         reason = getattr(reason, "strerror", None) or reason  # 'Connection refused', not '[Errno 111] ...'
-        raise FetchError(f"cannot reach {url}: {reason}; give --from DIR with the files downloaded by hand")
+        if isinstance(reason, TimeoutError) or "timed out" in str(reason):
+            reason = f"no answer within {timeout:g} s" if time.monotonic() < ends_at else (
+                f"not done by the deadline ({got:,} bytes)")
+        raise FetchError(f"cannot reach {url}: {reason}{hint}")
+    except ValueError as e:  # urllib's 'unknown url type'
+        raise FetchError(f"cannot fetch {url}: {e}")
+    if length is not None and got != length:
+        raise FetchError(f"cannot fetch {url}: the server sent {got:,} of the {length:,} bytes it announced (the "
+                         f"connection was cut); fetch again{hint.replace('; give', ', or give')}")
+
+
+def as_text(path: str, said: str, into: str) -> str:
+    """The path of path's text as UTF-8: itself when it is, else a decoded copy in `into` (gzip undone; UTF-16 and
+    UTF-8 read by their BOM); FetchError naming `said` when the bytes are not text at all (the wrong file)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    raw = data
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as e:
+            raise FetchError(f"{said}: a damaged gzip file ({e})")
+    try:
+        if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+            text = data.decode("utf-16")
+        else:
+            text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise FetchError(f"{said}: its content is not text (neither UTF-8, UTF-16 with a BOM nor either gzipped): "
+                         "a wrong or damaged file") from None
+    if data is raw and not data.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return path  # UTF-8 already
+    folder = os.path.join(into, str(len(os.listdir(into))))  # the file's own name kept: some converters read it
+    os.makedirs(folder)
+    copy = os.path.join(folder, os.path.basename(path))
+    with open(copy, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+    return copy
 
 
 def find_by_hand(folder: str, file: RemoteFile) -> str:
@@ -135,21 +208,41 @@ def checked(file: RemoteFile, path: str, said: str) -> dict:
             "sha256_pinned": file.sha256 is not None}
 
 
+def by_hand(folder: str, files: Sequence[RemoteFile]) -> dict[str, str]:
+    """Repository path -> the hand-downloaded copy of each file; FetchError naming every missing one at once."""
+    found, missing = {}, []
+    for file in files:
+        try:
+            found[file.path] = find_by_hand(folder, file)
+        except FetchError as e:
+            if len(files) == 1 or "no " + file.name + " in it" not in str(e):
+                raise
+            missing.append(file)
+    if missing:
+        raise FetchError(f"--from {folder}: no {', '.join(f.name for f in missing)} in it ({len(missing)} of "
+                         f"{len(files)} files; download {' '.join(f.url(MIRROR) for f in missing)})")
+    return found
+
+
 def gather(benchmark: Benchmark, options: FetchOptions, downloads: str) -> tuple[dict[str, str], list[dict]]:
-    """(repository path -> local copy, their records): each source downloaded into `downloads` or found under
-    --from, and checked."""
+    """(repository path -> local copy as UTF-8 text where it is text, their records): each source downloaded into
+    `downloads` or found under --from, checked against its pin, its text decoded."""
     local, records = {}, []
+    given = by_hand(options.from_dir, benchmark.files) if options.from_dir is not None else {}
+    ends_at = time.monotonic() + options.deadline
+    decoded = os.path.join(downloads, "text")
+    os.makedirs(decoded)
     for file in benchmark.files:
         if options.from_dir is not None:
-            path = said = find_by_hand(options.from_dir, file)
+            path = said = given[file.path]
         else:
             said = file.url(options.mirror)
             os.makedirs(os.path.join(downloads, str(len(local))))
             path = os.path.join(downloads, str(len(local)), file.name)  # its own name: some converters read it
             options.progress(f"fetching {said}")
-            download(said, path, options.timeout)
+            download(said, path, options.timeout, ends_at, options.progress, options.progress_every)
         records.append(checked(file, path, said))
-        local[file.path] = path
+        local[file.path] = path if file.path.endswith(BINARY) else as_text(path, said, decoded)
     return local, records
 
 
@@ -213,6 +306,7 @@ def swap_in(building: str, to: str) -> None:
 def fetch(benchmark: Benchmark, to: str, options: FetchOptions = FetchOptions()) -> dict:
     """DIR holding the benchmark's converted files and fetch.json (its sources' URLs and sha256s, and each file's
     rows and sha256), written whole or not at all; returns that record."""
+    check_mirror(options.mirror)
     check_target(to, options.overwrite)
     building = start_folder(to)
     try:
@@ -242,6 +336,23 @@ def fetch(benchmark: Benchmark, to: str, options: FetchOptions = FetchOptions())
         shutil.rmtree(building, ignore_errors=True)  # ours alone: what was at DIR is as it was
         raise
     return record
+
+
+def fetch_records(paths: Sequence[str]) -> list[str]:
+    """Those of paths that are a fetch's own record (fetch.json: benchmark, files, sources), which DIR/*.json
+    matches beside the sets."""
+    found = []
+    for path in paths:
+        if os.path.basename(path) != RECORD:
+            continue
+        try:
+            with open(path, encoding="utf-8") as f:
+                record = json.load(f)
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue  # not a record: read as a set, and refused there in one line if it is not one
+        if isinstance(record, dict) and {"benchmark", "files", "sources"} <= set(record):
+            found.append(path)
+    return found
 
 
 def summary_line(record: dict, to: str) -> str:
