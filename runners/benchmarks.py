@@ -35,6 +35,7 @@ def register(commands) -> None:
     from entailgen.training.benchmarks.sources import BENCHMARKS
 
     from entailgen.runners.cli import COMMAND_HELP, add_quiet
+    from entailgen.transforms.flags import finite_float
 
     b = commands.add_parser("benchmarks", help=COMMAND_HELP["benchmarks"])
     actions = b.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -51,7 +52,7 @@ def register(commands) -> None:
     f.add_argument("--mirror", metavar="URL",
                    help=f"serves {{owner/repo}}/{{commit}}/{{path}} as raw.githubusercontent.com does "
                         f"(default ${MIRROR_ENV}, else {MIRROR})")
-    f.add_argument("--deadline", type=float, default=FetchOptions.deadline, metavar="SECONDS",
+    f.add_argument("--deadline", type=finite_float, default=FetchOptions.deadline, metavar="SECONDS",
                    help="stop when the downloads are not done within this (default %(default)g)")
     f.add_argument("--overwrite", action="store_true", help="replace DIR when an earlier fetch wrote it")
     add_quiet(f, "DIR")

@@ -384,6 +384,13 @@ def test_a_server_that_trickles_is_stopped_at_the_deadline_with_the_bytes_counte
     assert not (tmp_path / "s").exists() and not (tmp_path / "s.incomplete").exists()
 
 
+@pytest.mark.parametrize("deadline, said", [
+    ("0", "--deadline 0: give seconds above 0"), ("nan", "argument --deadline: must be a finite number, got 'nan'")])
+def test_a_deadline_that_is_not_seconds_is_one_line(tmp_path, capsys, deadline, said):
+    code, _, err = fetched(capsys, "rank19", "--to", str(tmp_path / "r"), "--deadline", deadline)
+    assert code == 2 and err.splitlines()[-1] == f"entailgen: error: {said}"
+
+
 @pytest.mark.parametrize("mirror, said", [
     ("notaurl", "--mirror notaurl: not a URL"), ("ftp://x.org/m", "--mirror ftp://x.org/m: not a URL"),
     ("http://", "--mirror http://: not a URL")])
