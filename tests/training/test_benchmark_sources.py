@@ -126,3 +126,24 @@ def test_a_per_expert_row_that_is_not_its_summeval_row_is_refused_in_one_line(tm
     experts.write_text(json.dumps({"summeval_0": {"claim": "SUM 0 .", "annotations": [5, 5, 2]}}))
     found, undecided = summac.summeval_rows(str(rows), str(experts))
     assert (found["summeval-A0-S0"]["label"], len(found), undecided) == (1, 1, 15)
+
+
+def test_a_ppairs_file_out_of_order_or_without_a_field_is_refused_in_one_line(tmp_path):
+    rows = [{"article_id": "A0", "summary_id": f"S{s}", "article": "Doc.", "summary": f"sum {s} .",
+             "consistency": 5.0} for s in range(16)]
+    path, experts = tmp_path / "summeval.jsonl", tmp_path / "summeval.json"
+    experts.write_text("{}")
+    rows[3]["summary_id"] = "S4"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(FetchError, match=r"summeval.jsonl line 4: A0 S4, not A0 S3 \(PPairS' file holds 16 systems "
+                                         r"per article in order\)$"):
+        summac.summeval_rows(str(path), str(experts))
+    rows[3]["summary_id"] = "S3"
+    del rows[5]["consistency"]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(FetchError, match=r"summeval.jsonl line 6: no 'consistency' \(PPairS' rows have article_id, "
+                                         r"summary_id, article, summary, consistency\)$"):
+        summac.summeval_rows(str(path), str(experts))
+    experts.write_text("[]")
+    with pytest.raises(FetchError, match=r"summeval.json: not SummaC's dict layout \(id -> row\)$"):
+        summac.summeval_experts(str(experts), rows)

@@ -2,10 +2,10 @@
 checked, converted into the files `evaluate --benchmark` reads, and written into DIR whole or not at all.
 
 Every source file is named by a commit-pinned URL (`{mirror}/{owner/repo}/{commit}/{path}`, raw.githubusercontent.com
-by default), so its bytes are fixed. Where a file's sha256 is known (`RemoteFile.sha256`) a download or a hand-given
-copy with other bytes is refused; the sha256s were not known when the sources were written down (no network there),
-so each is None and what a fetch got is recorded in DIR/fetch.json instead: a first fetch's sha256s are the ones to
-pin. The converters (training.benchmarks.sources) hold each benchmark's own rules.
+by default), so its bytes are fixed. Where a file's sha256 is known (`RemoteFile.sha256`: every file whose real bytes
+could be read) a download or a hand-given copy with other bytes is refused; a download must also deliver the length
+its server announced, within the deadline, and a text source be text. What a fetch got is recorded in DIR/fetch.json.
+The converters (training.benchmarks.sources) hold each benchmark's own rules.
 """
 from __future__ import annotations
 
@@ -182,17 +182,15 @@ def as_text(path: str, said: str, into: str) -> str:
     return copy
 
 
-def find_by_hand(folder: str, file: RemoteFile) -> str:
+def find_by_hand(folder: str, file: RemoteFile) -> Optional[str]:
     """A hand-downloaded copy of file under folder: folder/NAME, else the one file of that name anywhere under it (a
-    clone of the repository); FetchError when there is none or more than one."""
+    clone of the repository); None when there is none, FetchError when there is more than one."""
     direct = os.path.join(folder, file.name)
     if os.path.isfile(direct):
         return direct
     found = sorted(os.path.join(root, file.name) for root, _, names in os.walk(folder) if file.name in names)
-    if len(found) == 1:
-        return found[0]
-    if not found:
-        raise FetchError(f"--from {folder}: no {file.name} in it (download {file.url(MIRROR)})")
+    if len(found) <= 1:
+        return found[0] if found else None
     listed = ", ".join(found[:2]) + (", ..." if len(found) > 2 else "")
     raise FetchError(f"--from {folder}: {len(found)} files named {file.name} ({listed}); give the folder holding the "
                      "one to use")
@@ -209,18 +207,14 @@ def checked(file: RemoteFile, path: str, said: str) -> dict:
 
 
 def by_hand(folder: str, files: Sequence[RemoteFile]) -> dict[str, str]:
-    """Repository path -> the hand-downloaded copy of each file; FetchError naming every missing one at once."""
-    found, missing = {}, []
-    for file in files:
-        try:
-            found[file.path] = find_by_hand(folder, file)
-        except FetchError as e:
-            if len(files) == 1 or "no " + file.name + " in it" not in str(e):
-                raise
-            missing.append(file)
+    """Repository path -> the hand-downloaded copy of each file; FetchError naming every missing one at once, so a
+    user downloading by hand finds them all in one run."""
+    found = {file.path: find_by_hand(folder, file) for file in files}
+    missing = [file for file in files if found[file.path] is None]
     if missing:
-        raise FetchError(f"--from {folder}: no {', '.join(f.name for f in missing)} in it ({len(missing)} of "
-                         f"{len(files)} files; download {' '.join(f.url(MIRROR) for f in missing)})")
+        counted = f"{len(missing)} of {len(files)} files; " if len(missing) > 1 else ""
+        raise FetchError(f"--from {folder}: no {', '.join(f.name for f in missing)} in it ({counted}download "
+                         f"{' '.join(f.url(MIRROR) for f in missing)})")
     return found
 
 

@@ -220,14 +220,17 @@ def _same_text(a: str, b: str) -> bool:
 def summeval_experts(path: str, rows: list[dict]) -> dict[int, list[int]]:
     """Row index -> the experts' scores, from the SummaC repository's 100-row file: its row k is the first val row
     of article k in SummaC's order (system 0 or 1); FetchError when its summary or mean is not that row's."""
+    entries = read_json(path)
+    if not isinstance(entries, dict):
+        raise FetchError(f"{path}: not SummaC's dict layout (id -> row)")
     found = {}
-    for key, entry in read_json(path).items():
+    for key, entry in entries.items():
         try:
             article, experts, claim = int(key.rsplit("_", 1)[1]), [int(x) for x in entry["annotations"]], entry["claim"]
         except (KeyError, TypeError, ValueError, IndexError) as e:
             raise FetchError(f"{path} {key}: not a SummaC SummEval row with annotations ({e})")
         index = SUMMEVAL_SYSTEMS * article + article % 2
-        if index >= len(rows) or not _same_text(rows[index]["summary"], claim) or abs(
+        if not experts or index >= len(rows) or not _same_text(rows[index]["summary"], str(claim)) or abs(
                 sum(experts) / len(experts) - rows[index]["consistency"]) > 1e-6:
             raise FetchError(f"{path} {key}: not the summary and scores of the SummEval row it stands for "
                              f"(article {article}, system {article % 2})")
@@ -235,31 +238,42 @@ def summeval_experts(path: str, rows: list[dict]) -> dict[int, list[int]]:
     return found
 
 
-def summeval_rows(path: str, experts_path: str) -> tuple[dict[str, dict], int]:
-    """SummEval's rows with SummaC's label and cut; and how many neither the mean nor the experts' scores decide."""
+def ppairs_rows(path: str) -> list[dict]:
+    """PPairS' SummEval rows, checked: 16 systems per article in order, each with its texts and mean consistency."""
     try:
         with open(path, encoding="utf-8") as f:
             rows = [json.loads(line) for line in f if line.strip()]
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise FetchError(f"cannot read {path} as JSON Lines: {getattr(e, 'strerror', None) or e}")
-    out, undecided = {}, 0
-    experts = summeval_experts(experts_path, rows)
     for n, row in enumerate(rows):
         article, system = divmod(n, SUMMEVAL_SYSTEMS)
         try:
-            if (row["article_id"], row["summary_id"]) != (f"A{article}", f"S{system}"):
-                raise FetchError(f"{path} line {n + 1}: {row['article_id']} {row['summary_id']}, not A{article} "
-                                 f"S{system} (PPairS' file holds {SUMMEVAL_SYSTEMS} systems per article in order)")
-            label = summeval_label(float(row["consistency"]), experts.get(n))
-            document, claim = row["article"], row["summary"]
-        except (KeyError, TypeError, ValueError) as e:
+            ids, texts = (row["article_id"], row["summary_id"]), (row["article"], row["summary"])
+            mean = row["consistency"]
+        except (KeyError, TypeError) as e:
             raise FetchError(f"{path} line {n + 1}: no {e} (PPairS' rows have article_id, summary_id, article, "
                              "summary, consistency)")
+        if ids != (f"A{article}", f"S{system}"):
+            raise FetchError(f"{path} line {n + 1}: {ids[0]} {ids[1]}, not A{article} S{system} (PPairS' file holds "
+                             f"{SUMMEVAL_SYSTEMS} systems per article in order)")
+        if not all(isinstance(t, str) for t in texts) or isinstance(mean, bool) or not isinstance(mean, (int, float)):
+            raise FetchError(f"{path} line {n + 1}: article and summary must be text and consistency a number")
+    return rows
+
+
+def summeval_rows(path: str, experts_path: str) -> tuple[dict[str, dict], int]:
+    """SummEval's rows with SummaC's label and cut; and how many neither the mean nor the experts' scores decide."""
+    rows = ppairs_rows(path)
+    experts = summeval_experts(experts_path, rows)
+    out, undecided = {}, 0
+    for n, row in enumerate(rows):
+        article, system = divmod(n, SUMMEVAL_SYSTEMS)
+        label = summeval_label(row["consistency"], experts.get(n))
         if label is None:
             undecided += 1
             continue
         out[f"summeval-{row['article_id']}-{row['summary_id']}"] = {
-            "document": document, "claim": claim, "label": label, "cut": summeval_cut(article, system),
+            "document": row["article"], "claim": row["summary"], "label": label, "cut": summeval_cut(article, system),
             "dataset": "summeval", "model_name": row["summary_id"], "consistency": row["consistency"],
             **({"annotations": experts[n]} if n in experts else {})}
     return out, undecided
