@@ -158,6 +158,21 @@ def test_extrinsic_attachment_labels_the_added_arc_0_and_the_rest_1(document, la
     assert set(labels.values()) == {1}
 
 
+def test_extrinsic_attachment_leaves_a_negated_sentence_alone(document):
+    """"I don't want an iPad" entails "I don't want an iPad on Friday": under negation saying more is no error."""
+    doc = document("I don't want an iPad or a Kindle. Nobody gave the young boy a book.")
+    for index in (0, 1):
+        with pytest.raises(Unchanged, match="DownwardEntailing"):
+            rules.extrinsic_attachment(doc.sentences, index, DONORS, "mine", random.Random(0))
+
+
+def test_fusion_needs_a_named_or_nominal_subject(document):
+    """"I, who ..." is no sentence; "I" said twice is not fused."""
+    doc = document("I opened a large office in Leeds. I thanked my staff.")
+    with pytest.raises(Unchanged, match="NoSharedSubject"):
+        rules.fusion(doc.sentences, 0, random.Random(0))
+
+
 def test_extrinsic_attachment_never_borrows_from_its_own_document(document):
     doc = document(OLD_MAN)
     own = [rules.Donor(d.kind, d.pieces, d.lemmas, "mine", d.rank) for d in DONORS]
@@ -167,11 +182,13 @@ def test_extrinsic_attachment_never_borrows_from_its_own_document(document):
 
 def test_the_label_rule_branch_by_branch():
     """The generalised §4 rule on a hand-made premise view (the branches the parser rarely reaches)."""
-    view = PremiseView(frozenset({("give", "book", "dobj")}), (frozenset({"give", "boy"}),),
-                       frozenset({frozenset(("give", "book"))}))
+    view = PremiseView(frozenset({("give", "book", "dobj"), ("give", "they", "nsubj")}), (frozenset({"give", "boy"}),),
+                       frozenset({frozenset(("give", "book"))}), frozenset({("give", "he", "nsubj")}))
     assert arc_label(("give", "book", "dobj"), True, False, "recombination", view) == 1
     assert arc_label(("give", "boy", "dative"), True, False, "recombination", view) is None  # other words
-    assert arc_label(("give", "man", "nsubj"), True, True, "recombination", view) is None  # a pronoun
+    assert arc_label(("give", "he", "nsubj"), True, True, "recombination", view) == 1  # the sentence's own "he"
+    assert arc_label(("give", "they", "nsubj"), True, True, "evidence_removal", view) is None  # someone else's "they"
+    assert arc_label(("give", "she", "nsubj"), True, True, "recombination", view) is None
     assert arc_label(("give", "man", "nsubj"), False, False, "extrinsic_attachment", view) is None  # re-parse moved
     assert arc_label(("give", "man", "nsubj"), True, False, "extrinsic_attachment", view) == 0
     assert arc_label(("book", "give", "relcl"), False, False, "restatement", view) == 1  # relates what it relates

@@ -43,18 +43,21 @@ class Hypothesis:
 class PremiseView:
     """What the label rule reads of a premise: d(premise), the lemma sets of its sentences other than the rewritten
     one (where the same fact may be said in other words), and its linked lemma pairs, either direction (a
-    restatement's new relation between two words the premise already relates)."""
+    restatement's new relation between two words the premise already relates), and the rewritten sentence's own arcs
+    (where a pronoun's arc still means what it meant)."""
 
     arcs: frozenset
     other_lemmas: tuple[frozenset, ...]
     linked: frozenset
+    target_arcs: frozenset = frozenset()
 
 
 def premise_view(sentences: Sequence[Sentence], premise: Sequence[int], target: Optional[int]) -> PremiseView:
     """The premise sentences' arcs and lemmas."""
     keys = frozenset().union(*(arc_keys(extract_arcs(sentences[i].tokens)) for i in premise))
     lemmas = tuple(frozenset(t.lemma.lower() for t in sentences[i].tokens) for i in premise if i != target)
-    return PremiseView(keys, lemmas, frozenset(frozenset((h, c)) for h, c, _ in keys))
+    own = arc_keys(extract_arcs(sentences[target].tokens)) if target is not None else frozenset()
+    return PremiseView(keys, lemmas, frozenset(frozenset((h, c)) for h, c, _ in keys), own)
 
 
 def premise_text(sentences: Sequence[Sentence], premise: Sequence[int]) -> str:
@@ -84,16 +87,19 @@ def changed_tokens(hypothesis: Hypothesis, tokens: Sequence[Token]) -> frozenset
 
 def arc_label(key: tuple[str, str, str], touches_change: bool, pronoun: bool, rule: str,
               view: PremiseView) -> Optional[int]:
-    """The generalised rule: 1 in d(premise); a restatement's joining arcs and arcs relating two words the premise
-    relates 1 (the rule made the sentence to say the premise's facts), its other arcs unlabelled (a re-parse moved
-    them); otherwise unlabelled where a pronoun stands for something (its antecedent may hold the arc), where the arc
-    is untouched by the change (the re-parse moved it, the fact did not move), or where another premise sentence holds
+    """The generalised rule: an arc with a pronoun (outside a restatement) is 1 only where the rewritten sentence
+    itself has it, else unlabelled (the premise's "they" may be other people: lemmas cannot tell); otherwise 1 in d(premise); a
+    restatement's joining arcs and arcs relating two words the premise relates 1 (the rule made the sentence to say
+    the premise's facts), its other arcs unlabelled (a re-parse moved them); otherwise unlabelled where the arc is
+    untouched by the change (the re-parse moved it, the fact did not move), or where another premise sentence holds
     both words (it may say the same in other words); else 0."""
+    if pronoun and rule != RESTATEMENT:  # a restatement keeps its pronouns beside what they referred to
+        return ENTAILED_ARC if key in view.target_arcs else None
     if key in view.arcs:
         return ENTAILED_ARC
     if rule == RESTATEMENT:
         return ENTAILED_ARC if touches_change or frozenset(key[:2]) in view.linked else None
-    if pronoun or not touches_change:
+    if not touches_change:
         return None
     if any(key[0] in lemmas and key[1] in lemmas for lemmas in view.other_lemmas):
         return None

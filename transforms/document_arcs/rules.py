@@ -17,7 +17,7 @@ from typing import Optional, Sequence
 
 from entailgen.schemas.records import Token
 from entailgen.transforms.claims.blocks import Sentence, join, pieces_of
-from entailgen.transforms.claims.transformations import Unchanged, _subtree, compression
+from entailgen.transforms.claims.transformations import DOWNWARD, Unchanged, _subtree, compression
 from entailgen.transforms.arcs import arc_keys, extract_arcs
 from entailgen.transforms.document_arcs.labels import (EVIDENCE_REMOVAL, EXTRINSIC, RECOMBINATION, RESTATEMENT,
                                                        Hypothesis)
@@ -271,7 +271,8 @@ def fusion(sentences: Sequence[Sentence], index: int, rng) -> Hypothesis:
         raise Unchanged("NoNextSentence")
     first, second = sentences[index].tokens, sentences[index + 1].tokens
     s1, s2 = leading_subject(first), leading_subject(second)
-    if s1 is None or s2 is None or not _same_subject(first, s1, second, s2):
+    if s1 is None or s2 is None or first[phrase_head(first, *s1)].pos not in NOMINAL or \
+            not _same_subject(first, s1, second, s2):  # "I, who ..." / "We, which ...": a name or a noun only
         raise Unchanged("NoSharedSubject")
     own = _predicate(first, s1[1])
     if own is None or _predicate(second, s2[1]) is None:
@@ -390,8 +391,12 @@ def attach(tokens: Sequence[Token], position: int, donor: Donor) -> tuple[str, t
 
 def extrinsic_attachment(sentences: Sequence[Sentence], index: int, donors: Sequence[Donor], document_id: str,
                          rng) -> Hypothesis:
-    """A phrase of another document of the run attached to the sentence; the premise is the sentence's block."""
+    """A phrase of another document of the run attached to the sentence; the premise is the sentence's block. Never
+    in a sentence with negation or a quantifier: there, saying more is entailed ("I don't want an iPad" -> "... on
+    Friday"), as compression's saying less is not."""
     tokens = sentences[index].tokens
+    if any(t.text.lower() in DOWNWARD or t.dep == "neg" for t in tokens):  # "I don't want an iPad" says it of Friday
+        raise Unchanged("DownwardEntailing")
     options = [(donor, position) for donor in donors if donor.document_id != document_id
                for position in attachments(tokens, donor.kind)]
     if not options:
