@@ -132,7 +132,8 @@ def test_compression_of_the_readme_sentence_is_never_0(document, labelled):
     example, labels = labelled(doc, rules.compressed(doc.sentences, 0, random.Random(0)))
     assert example.hypothesis == "Anna Berg, the new mayor, opened an office in Leeds."
     assert labels == {("compound", "berg", "anna"): 1, ("nsubj", "open", "berg"): 1, ("amod", "mayor", "new"): 1,
-                      ("appos", "berg", "mayor"): 1, ("dobj", "open", "office"): 1, ("prep:in", "office", "leeds"): None}
+                      ("appos", "berg", "mayor"): 1, ("dobj", "open", "office"): 1,
+                      ("prep:in", "office", "leeds"): None}
 
 
 DONORS = [rules.Donor("modifier", (("former", ""),), frozenset({"former"}), "other", "1"),
@@ -182,8 +183,9 @@ def test_extrinsic_attachment_never_borrows_from_its_own_document(document):
 
 def test_the_label_rule_branch_by_branch():
     """The generalised §4 rule on a hand-made premise view (the branches the parser rarely reaches)."""
-    view = PremiseView(frozenset({("give", "book", "dobj"), ("give", "they", "nsubj")}), (frozenset({"give", "boy"}),),
-                       frozenset({frozenset(("give", "book"))}), frozenset({("give", "he", "nsubj")}))
+    view = PremiseView(frozenset({("give", "book", "dobj"), ("give", "they", "nsubj")}),
+                       (frozenset({"give", "boy"}),), frozenset({frozenset(("give", "book"))}),
+                       frozenset({("give", "he", "nsubj")}))
     assert arc_label(("give", "book", "dobj"), True, False, "recombination", view) == 1
     assert arc_label(("give", "boy", "dative"), True, False, "recombination", view) is None  # other words
     assert arc_label(("give", "he", "nsubj"), True, True, "recombination", view) == 1  # the sentence's own "he"

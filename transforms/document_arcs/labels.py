@@ -11,16 +11,15 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from entailgen.schemas.ids import content_id
-from entailgen.schemas.records import ArcExample, LabelledArc, Token
+from entailgen.schemas.records import DOCUMENT_KINDS, ArcExample, LabelledArc, Token
 from entailgen.transforms.arcs import arc_keys, extract_arcs
 from entailgen.transforms.claims.blocks import Sentence
 
 ENTAILED_ARC, NOT_ENTAILED_ARC = 1, 0
 GENERATOR = "document_arcs"
 # The four rules (issue 64), each its own ArcExample kind.
-EVIDENCE_REMOVAL, RECOMBINATION, RESTATEMENT, EXTRINSIC = ("evidence_removal", "recombination", "restatement",
-                                                           "extrinsic_attachment")
-RULES = (EVIDENCE_REMOVAL, RECOMBINATION, RESTATEMENT, EXTRINSIC)
+RULES = DOCUMENT_KINDS
+EVIDENCE_REMOVAL, RECOMBINATION, RESTATEMENT, EXTRINSIC = RULES
 
 
 @dataclass(frozen=True)
@@ -88,11 +87,11 @@ def changed_tokens(hypothesis: Hypothesis, tokens: Sequence[Token]) -> frozenset
 def arc_label(key: tuple[str, str, str], touches_change: bool, pronoun: bool, rule: str,
               view: PremiseView) -> Optional[int]:
     """The generalised rule: an arc with a pronoun (outside a restatement) is 1 only where the rewritten sentence
-    itself has it, else unlabelled (the premise's "they" may be other people: lemmas cannot tell); otherwise 1 in d(premise); a
-    restatement's joining arcs and arcs relating two words the premise relates 1 (the rule made the sentence to say
-    the premise's facts), its other arcs unlabelled (a re-parse moved them); otherwise unlabelled where the arc is
-    untouched by the change (the re-parse moved it, the fact did not move), or where another premise sentence holds
-    both words (it may say the same in other words); else 0."""
+    itself has it, else unlabelled (the premise's "they" may be other people: lemmas cannot tell); otherwise 1 in
+    d(premise); a restatement's joining arcs and arcs relating two words the premise relates 1 (the rule made the
+    sentence to say the premise's facts), its other arcs unlabelled (a re-parse moved them); otherwise unlabelled
+    where the arc is untouched by the change (the re-parse moved it, the fact did not move), or where another premise
+    sentence holds both words (it may say the same in other words); else 0."""
     if pronoun and rule != RESTATEMENT:  # a restatement keeps its pronouns beside what they referred to
         return ENTAILED_ARC if key in view.target_arcs else None
     if key in view.arcs:
