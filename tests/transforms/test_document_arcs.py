@@ -10,8 +10,9 @@ from entailgen.transforms.claims.blocks import paragraphs
 from entailgen.transforms.claims.claims import parse_document
 from entailgen.transforms.claims.transformations import Unchanged
 from entailgen.transforms.document_arcs import rules
-from entailgen.transforms.document_arcs.labels import (PremiseView, arc_label, hypothesis_label,
-                                                       label_hypothesis)
+from entailgen.schemas.records import Arc
+from entailgen.transforms.document_arcs.labels import (PremiseView, arc_label, hypothesis_label, label_hypothesis,
+                                                       touches_change)
 from entailgen.transforms.document_arcs.make import DocumentArcsConfig, document_hypotheses, label_document
 
 OLD_MAN = "The old man gave the young boy a book."
@@ -195,6 +196,19 @@ def test_the_label_rule_branch_by_branch():
     assert arc_label(("give", "man", "nsubj"), True, False, "extrinsic_attachment", view) == 0
     assert arc_label(("book", "give", "relcl"), False, False, "restatement", view) == 1  # relates what it relates
     assert arc_label(("book", "man", "nmod"), False, False, "restatement", view) is None
+
+
+def test_an_arc_inside_one_exchanged_phrase_is_not_new_but_an_added_phrase_is():
+    """"Was quoted $350": $ -> 350 came whole from the premise's other sentence (recombination: the change did not
+    make it, so a re-parse's new relation there is unlabelled, never 0); "Monday morning" from another document is
+    new content (extrinsic: 0). quoted -> 350 joins old and new: made by the change in both."""
+    inside, joining = Arc(2, 1, "nmod", "350", "$"), Arc(0, 2, "npadvmod", "quote", "350")
+    changed = {1: 0, 2: 0}
+    assert not touches_change(inside, changed, "recombination")
+    assert touches_change(inside, changed, "extrinsic_attachment")
+    assert touches_change(joining, changed, "recombination")
+    assert touches_change(joining, changed, "extrinsic_attachment")
+    assert not touches_change(Arc(0, 3, "dobj", "quote", "price"), changed, "recombination")
 
 
 def test_a_document_gives_each_rule_or_a_skip_per_rule(document, parser):

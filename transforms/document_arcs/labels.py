@@ -75,13 +75,21 @@ def token_spans(text: str, tokens: Sequence[Token]) -> list[tuple[int, int]]:
     return spans
 
 
-def changed_tokens(hypothesis: Hypothesis, tokens: Sequence[Token]) -> frozenset[int]:
-    """The hypothesis tokens that overlap a changed character span (every token, for evidence removal: the whole
-    claim is what the premise lost)."""
+def changed_tokens(hypothesis: Hypothesis, tokens: Sequence[Token]) -> dict[int, int]:
+    """Hypothesis token -> the changed character span it overlaps (every token in one span, for evidence removal:
+    the whole claim is what the premise lost)."""
     if hypothesis.rule == EVIDENCE_REMOVAL:
-        return frozenset(range(len(tokens)))
-    return frozenset(i for i, (s, e) in enumerate(token_spans(hypothesis.text, tokens))
-                     if any(s < end and start < e for start, end in hypothesis.changed))
+        return {i: 0 for i in range(len(tokens))}
+    return {i: k for i, (s, e) in enumerate(token_spans(hypothesis.text, tokens))
+            for k, (start, end) in enumerate(hypothesis.changed) if s < end and start < e}
+
+
+def touches_change(arc, changed: dict[int, int], rule: str) -> bool:
+    """Whether the arc says something the change made: it touches a changed word, and, for recombination, is not
+    inside one exchanged phrase (a phrase copied from the premise says there what it said: "$350")."""
+    if arc.head not in changed and arc.child not in changed:
+        return False
+    return not (rule == RECOMBINATION and changed.get(arc.head, -1) == changed.get(arc.child, -2))
 
 
 def arc_label(key: tuple[str, str, str], touches_change: bool, pronoun: bool, rule: str,
@@ -113,7 +121,7 @@ def label_hypothesis(sentences: Sequence[Sentence], hypothesis: Hypothesis, toke
     arcs = []
     for arc in extract_arcs(list(tokens)):
         pronoun = tokens[arc.head].pos == "PRON" or tokens[arc.child].pos == "PRON"
-        label = arc_label(arc.key, arc.head in changed or arc.child in changed, pronoun, hypothesis.rule, view)
+        label = arc_label(arc.key, touches_change(arc, changed, hypothesis.rule), pronoun, hypothesis.rule, view)
         arcs.append(LabelledArc.of(arc, label, arc.key in view.arcs))
     premise = premise_text(sentences, hypothesis.premise)
     generator = f"{GENERATOR}:{hypothesis.rule}:{hypothesis.variant}"
