@@ -12,6 +12,7 @@ made (labels.py labels its arcs), or raises Unchanged with the reason it found n
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -300,10 +301,29 @@ def fusion(sentences: Sequence[Sentence], index: int, rng) -> Hypothesis:
     return Hypothesis(RESTATEMENT, variant, text, (index, index + 1), index, changed)
 
 
+PREDICATES = ("attr", "acomp", "xcomp", "ccomp", "oprd")
+
+
+def predicates_kept(tokens: Sequence[Token]) -> list[Token]:
+    """The tokens with the modifiers that are a "be"'s only predicate marked as such: "Neil is away", "so was our
+    waitress", "they are on the go" lose their meaning with them ("Neil is."), so compression must keep them."""
+    out = list(tokens)
+    for b, token in enumerate(tokens):
+        if token.lemma.lower() != "be":
+            continue
+        children = [i for i, t in enumerate(tokens) if t.head == b]
+        alone = not any(tokens[i].dep in PREDICATES for i in children)
+        for i in children:  # "so was X": an inverted "so" is the predicate, whatever the parser hangs beside it
+            if tokens[i].dep in ("prep", "advmod", "npadvmod") and (alone or (
+                    i < b and tokens[i].text.lower() in ("so", "neither", "nor"))):
+                out[i] = dataclasses.replace(tokens[i], dep="predicate")
+    return out
+
+
 def compressed(sentences: Sequence[Sentence], index: int, rng) -> Hypothesis:
-    """The claims family's compression (modifiers dropped; never in a downward-entailing sentence) against the
-    sentence's block."""
-    edit = compression(sentences[index].tokens, rng)
+    """The claims family's compression (modifiers dropped; never in a downward-entailing sentence; never a "be"'s
+    only predicate) against the sentence's block."""
+    edit = compression(predicates_kept(sentences[index].tokens), rng)
     return Hypothesis(RESTATEMENT, "compression", edit.text, block_of(index, len(sentences)), index)
 
 
