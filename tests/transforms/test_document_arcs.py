@@ -162,10 +162,18 @@ def test_extrinsic_attachment_labels_the_added_arc_0_and_the_rest_1(document, la
 
 def test_extrinsic_attachment_leaves_a_negated_sentence_alone(document):
     """"I don't want an iPad" entails "I don't want an iPad on Friday": under negation saying more is no error."""
-    doc = document("I don't want an iPad or a Kindle. Nobody gave the young boy a book.")
-    for index in (0, 1):
+    doc = document("I don't want an iPad or a Kindle. Nobody gave the young boy a book. "
+                   "but i ca nt help my true feelings.")
+    for index in (0, 1, 2):
         with pytest.raises(Unchanged, match="DownwardEntailing"):
             rules.extrinsic_attachment(doc.sentences, index, DONORS, "mine", random.Random(0))
+
+
+def test_a_vacuous_adjective_is_never_lent(document):
+    """"the actual implementation" says nothing "the implementation" does not: not an extrinsic error."""
+    doc = document("The actual implementation was delayed. The former minister met the new mayor.")
+    assert [(kind, pieces) for kind, pieces, _ in rules.donor_phrases(doc.sentences) if kind == "modifier"] == [
+        ("modifier", (("former", ""),)), ("modifier", (("new", ""),))]
 
 
 def test_fusion_needs_a_named_or_nominal_subject(document):

@@ -33,6 +33,9 @@ ROLE_OF_NER = {"CARDINAL": "number", "MONEY": "number", "PERCENT": "number", "QU
 PLACE_NER, DATE_NER = ("GPE", "LOC", "FAC"), ("DATE", "TIME")
 PREPOSITIONS = ("on", "in", "at")
 MAX_DONOR_TOKENS = 6
+# Adjectives that add nothing a reader would call new ("the actual implementation", "the current price"): never lent.
+VACUOUS = frozenset("""actual current real present existing certain particular specific given respective same whole
+entire full total overall general usual normal typical own""".split())
 
 
 def children_of(tokens: Sequence[Token]) -> dict[int, list[int]]:
@@ -358,7 +361,8 @@ def donor_phrases(sentences: Sequence[Sentence]) -> list[tuple[str, Pieces, froz
         tokens, pieces = sentence.tokens, sentence.pieces
         children = children_of(tokens)
         for i, t in enumerate(tokens):
-            if t.dep == "amod" and t.pos == "ADJ" and t.tag == "JJ" and t.ner == "O" and t.text.isalpha():
+            if t.dep == "amod" and t.pos == "ADJ" and t.tag == "JJ" and t.ner == "O" and t.text.isalpha() and \
+                    t.lemma.lower() not in VACUOUS:
                 out.append(("modifier", ((t.text.lower(), ""),), frozenset({t.lemma.lower()})))
             span = span_of(tokens, i, children) if t.head >= 0 else None
             if span is None or span[1] - span[0] > MAX_DONOR_TOKENS:
@@ -415,7 +419,7 @@ def extrinsic_attachment(sentences: Sequence[Sentence], index: int, donors: Sequ
     in a sentence with negation or a quantifier: there, saying more is entailed ("I don't want an iPad" -> "... on
     Friday"), as compression's saying less is not."""
     tokens = sentences[index].tokens
-    if any(t.text.lower() in DOWNWARD or t.dep == "neg" for t in tokens):  # "I don't want an iPad" says it of Friday
+    if any(t.text.lower() in DOWNWARD or t.lemma.lower() in DOWNWARD or t.dep == "neg" for t in tokens):  # "nt"
         raise Unchanged("DownwardEntailing")
     options = [(donor, position) for donor in donors if donor.document_id != document_id
                for position in attachments(tokens, donor.kind)]
