@@ -236,12 +236,15 @@ def test_a_document_gives_each_rule_or_a_skip_per_rule(document, parser):
     assert [(s.stage, s.reason) for s in label_document(short, [], [])] == [("document_arcs", "NoExample")]
 
 
-def test_compression_keeps_a_be_s_only_predicate(document):
+def test_compression_keeps_a_linking_verb_s_only_predicate(document):
     """"The food was good, and so was our waitress." must not become "..., and was our waitress." (found reading the
     labels): "so" is the second "was"'s predicate, "away" Neil's; "on Monday" (of "away") may still go."""
     doc = document("The food was good, and so was our waitress. Neil is away on Monday.")
     kept = rules.predicates_kept(doc.sentences[0].tokens)
     assert [t.text for t in kept if t.dep == "predicate"] == ["so"]
     assert [t.text for t in rules.predicates_kept(doc.sentences[1].tokens) if t.dep == "predicate"] == ["away"]
+    looking = document("I am actually really looking forward to it.").sentences[0].tokens  # not "I am ... looking."
+    assert [t.text for t in rules.predicates_kept(looking) if t.dep == "predicate"] == [
+        "actually", "really", "forward", "to"]  # a verb without a predicate keeps all its adverbs and phrases
     with pytest.raises(Unchanged, match="NoModifier"):  # "so" was its one droppable modifier
         rules.compressed(doc.sentences, 0, random.Random(0))

@@ -305,14 +305,16 @@ def fusion(sentences: Sequence[Sentence], index: int, rng) -> Hypothesis:
 
 
 PREDICATES = ("attr", "acomp", "xcomp", "ccomp", "oprd")
+# Verbs whose adverb or phrase may be all they predicate ("it looked [great]", "I am looking [forward to it]").
+LINKING = frozenset("be look seem appear feel sound become remain stay get smell taste".split())
 
 
 def predicates_kept(tokens: Sequence[Token]) -> list[Token]:
-    """The tokens with the modifiers that are a "be"'s only predicate marked as such: "Neil is away", "so was our
-    waitress", "they are on the go" lose their meaning with them ("Neil is."), so compression must keep them."""
+    """The tokens with the modifiers that are a linking verb's only predicate marked as such: "Neil is away", "so was
+    our waitress", "I am looking forward to it" lose their meaning with them ("Neil is."), so compression keeps them."""
     out = list(tokens)
     for b, token in enumerate(tokens):
-        if token.lemma.lower() != "be":
+        if token.lemma.lower() not in LINKING:
             continue
         children = [i for i, t in enumerate(tokens) if t.head == b]
         alone = not any(tokens[i].dep in PREDICATES for i in children)
@@ -324,8 +326,8 @@ def predicates_kept(tokens: Sequence[Token]) -> list[Token]:
 
 
 def compressed(sentences: Sequence[Sentence], index: int, rng) -> Hypothesis:
-    """The claims family's compression (modifiers dropped; never in a downward-entailing sentence; never a "be"'s
-    only predicate) against the sentence's block."""
+    """The claims family's compression (modifiers dropped; never in a downward-entailing sentence; never a linking
+    verb's only predicate) against the sentence's block."""
     edit = compression(predicates_kept(sentences[index].tokens), rng)
     return Hypothesis(RESTATEMENT, "compression", edit.text, block_of(index, len(sentences)), index)
 
