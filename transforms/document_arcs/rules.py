@@ -227,7 +227,8 @@ def role_exchange(sentences: Sequence[Sentence], index: int, rng) -> Hypothesis:
 
 
 def recombination(sentences: Sequence[Sentence], index: int, rng) -> Hypothesis:
-    """Subject/object exchange where the sentence allows it, else (or by a seeded coin) a same-role exchange."""
+    """A subject/object exchange or a same-role exchange, a seeded coin picking which is tried first (the other when
+    it finds nothing)."""
     makers = [lambda: subject_object(sentences, index), lambda: role_exchange(sentences, index, rng)]
     if rng.random() < 0.5:
         makers.reverse()
@@ -256,8 +257,7 @@ def _same_subject(first: Sequence[Token], s1: tuple, second: Sequence[Token], s2
     words2 = [t.text.lower() for t in second[s2[0]:s2[1]]]
     if words1 == words2:
         return True
-    people = {t.ner for t in first if t.ner == "PERSON"}
-    return (words2 in (["he"], ["she"]) and first[s1[1] - 1].ner == "PERSON" and len(people) == 1
+    return (words2 in (["he"], ["she"]) and first[s1[1] - 1].ner == "PERSON"
             and sum(1 for t in first if t.ner == "PERSON" and t.dep != "compound") == 1)
 
 
