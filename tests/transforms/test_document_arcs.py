@@ -1,6 +1,7 @@
 """The document-arcs rules worked by hand on the DAE paper's sentence ("The old man gave the young boy a book.") and
 the README's / claims page's ("Leeds beat Hull", "Anna Berg, the new mayor, opened a large office in Leeds."): for
 each rule the arcs that must be 1, 0 and unlabelled (None), parsed by the session's spaCy parser."""
+import dataclasses
 import random
 
 import pytest
@@ -248,3 +249,31 @@ def test_compression_keeps_a_linking_verb_s_only_predicate(document):
         "actually", "really", "forward", "to"]  # a verb without a predicate keeps all its adverbs and phrases
     with pytest.raises(Unchanged, match="NoModifier"):  # "so" was its one droppable modifier
         rules.compressed(doc.sentences, 0, random.Random(0))
+
+
+def test_a_document_a_rule_fails_on_is_one_dead_letter_and_the_others_go_on(document, parser, monkeypatch):
+    """Nothing silently dropped: a document a rule raises on leaves as a document_arcs dead letter (the batch is
+    retried in halves), the other document's rows and skips go out."""
+    from apache_beam.pvalue import TaggedOutput
+
+    from entailgen.transforms.document_arcs import make
+    from entailgen.transforms.parser import ParserConfig
+
+    good = document(OLD_MAN + " Anna Berg opened a large office in Leeds.")
+    bad = dataclasses.replace(document(OLD_MAN), record=Document("t:2", "t", OLD_MAN))
+    made = make.document_hypotheses
+
+    def hypotheses(doc, donors, config):
+        if doc.record.source_id == "t:2":
+            raise IndexError("span out of range")
+        return made(doc, donors, config)
+
+    monkeypatch.setattr(make, "document_hypotheses", hypotheses)
+    fn = make._LabelDocuments(ParserConfig(), make.DocumentArcsConfig(seed=3))
+    fn.parser = parser
+    out = list(fn.process([good, bad], DONORS))
+    dead = [o.value for o in out if isinstance(o, TaggedOutput) and o.tag == "dead"]
+    assert [(d.source_id, d.stage, d.error_type, d.message) for d in dead] == [
+        ("t:2", "document_arcs", "IndexError", "span out of range")]
+    rows = [o for o in out if not isinstance(o, TaggedOutput)]
+    assert rows and {r.source_id for r in rows} == {"t:1"}
