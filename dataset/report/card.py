@@ -257,8 +257,8 @@ LIMITS = {
         "relation), 0 where the rule makes it unsupported, null where the rule cannot be sure. Lemma keys cannot see "
         "a paraphrase (\"top picks\" against \"good picks\" is 0) nor that an arc the block has belongs to another "
         "event; the share of labels a person judged wrong, per rule, is on docs/families/document-arcs.md.",
-        "A hypothesis's own label is not stored (label is null at arc level): it is 0 when one arc is 0, 1 when all "
-        "are 1 (transforms.views.sentence_label reads rows so). Recombined and attached sentences can be "
+        "A hypothesis's own label is not stored (label is null at arc level): read as a pair it is 0 when one arc is "
+        "0, else 1 (transforms.views.sentence_label). Recombined and attached sentences can be "
         "ungrammatical ('in Sunday', 'a former book'): the words are the document's, the grammar not always.",
     ),
     "nli-dialogue": (

@@ -14,8 +14,8 @@ from entailgen.schemas.ids import content_id
 from entailgen.schemas.records import DOCUMENT_KINDS, ArcExample, LabelledArc, Token
 from entailgen.transforms.arcs import arc_keys, extract_arcs
 from entailgen.transforms.claims.blocks import Sentence
+from entailgen.transforms.label import ENTAILED_ARC, NOT_ENTAILED_ARC
 
-ENTAILED_ARC, NOT_ENTAILED_ARC = 1, 0
 GENERATOR = "document_arcs"
 # The four rules (issue 64), each its own ArcExample kind.
 RULES = DOCUMENT_KINDS
