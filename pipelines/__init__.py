@@ -11,6 +11,7 @@ FAMILY_MODULES = {
     "recast": "entailgen.pipelines.recast",
     "nli-dialogue": "entailgen.pipelines.nli_dialogue",
     "claims": "entailgen.pipelines.claims",
+    "document-arcs": "entailgen.pipelines.document_arcs",
     "paraphrase": "entailgen.pipelines.paraphrase",
 }
 

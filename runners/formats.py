@@ -22,10 +22,10 @@ LAYOUTS: dict[str, tuple[str, tuple[str, ...]]] = {
                   ("nli-dialogue",)),
     "dnc-json": ('a Diverse NLI Collection data file: JSON array of {"context", "hypothesis", "label", ...}',
                  ("recast",)),
-    "documents": ("documents-jsonl or documents-text, told apart by the first line", ("claims",)),
+    "documents": ("documents-jsonl or documents-text, told apart by the first line", ("claims", "document-arcs")),
     "documents-jsonl": ('FactCC {"id","text"}, CNN/DM {"article","highlights"}, XSum {"document","summary"}, or labelled '
-                        '{"text"|"document","claim","label"} per line', ("claims",)),
-    "documents-text": ("plain text, one document per blank-line-separated block", ("claims",)),
+                        '{"text"|"document","claim","label"} per line', ("claims", "document-arcs")),
+    "documents-text": ("plain text, one document per blank-line-separated block", ("claims", "document-arcs")),
     "entailgen-dataset": ("a finished entailgen dataset: a folder with manifest.json (claims, dae, recast rows as "
                           "pairs)", ("nli-dialogue",)),
 }

@@ -520,10 +520,12 @@ def register(commands) -> None:
                       "(default): onnx-fp32 on cpu (fp32 with --mc-dropout), fp32 on cuda")
 
     train = commands.add_parser("train", help=COMMAND_HELP["train"],
-                                description="Train the DAE arc model (one dae dataset) or a pair classifier (recast, "
-                                            "dialogue, claims, dae at sentence level; several mixed).")
+                                description="Train the DAE arc model (dae / document-arcs datasets, one or several "
+                                            "mixed) or a pair classifier (recast, dialogue, claims, dae at sentence "
+                                            "level; several mixed).")
     train.add_argument("dataset", metavar="DATASET", nargs="+",
-                       help="finished entailgen datasets (with manifest.json); several train one pair model")
+                       help="finished entailgen datasets (with manifest.json); several train one model: the DAE arc "
+                            "model when all have arcs (dae, document-arcs), else a pair model")
     train.add_argument("--output", required=True, metavar="MODEL_DIR", help="where the model is written")
     train.add_argument("--encoder", default="default",
                        help="hub id, local dir or gs:// dir (safetensors); 'default' is the packaged all-MiniLM-L6-v2")
@@ -541,7 +543,8 @@ def register(commands) -> None:
                             "pipeline) or 2,1 in the datasets' order; a dataset past its rows repeats them "
                             "(default: each in proportion to its rows, every row once)")
     train.add_argument("--task", choices=("dae", "pair"),
-                       help="default: dae for one dae dataset, else pair; pair turns dae rows into sentence pairs")
+                       help="default: dae when every dataset has arcs (dae, document-arcs), else pair; pair turns "
+                            "dae rows into sentence pairs")
     train.add_argument("--claims-view", default=DEFAULT_CLAIM_VIEW, choices=CLAIM_VIEWS,
                        help="claims rows as pairs: source (source sentence or best block, claim; plus a sampled "
                             "unrelated block as not-entailed), contradicted (source, plus a block a swap contradicts as "

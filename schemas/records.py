@@ -16,7 +16,9 @@ THREE_WAY = ("entailment", "neutral", "contradiction")
 # (§5.3's four, then entailgen's span deletion and dialogue phrases), each written once here.
 GENERATED_KINDS = ("gold", "identity", "top1", "bottom")
 AUGMENTED_KINDS = ("word_swap", "synonym", "hallucination", "overlap", "span_deletion", "dialogue")
-ARC_KINDS = GENERATED_KINDS + AUGMENTED_KINDS
+# The document-arcs family's four rules (issue 64): hypotheses against a block of their own document.
+DOCUMENT_KINDS = ("evidence_removal", "recombination", "restatement", "extrinsic_attachment")
+ARC_KINDS = GENERATED_KINDS + AUGMENTED_KINDS + DOCUMENT_KINDS
 
 
 @dataclass(frozen=True)
@@ -332,7 +334,8 @@ def with_split(record, split: str):
 
 
 __all__ = [
-    "ENTAILED", "NOT_ENTAILED", "THREE_WAY", "GENERATED_KINDS", "AUGMENTED_KINDS", "ARC_KINDS", "Token", "Arc",
+    "ENTAILED", "NOT_ENTAILED", "THREE_WAY", "GENERATED_KINDS", "AUGMENTED_KINDS", "DOCUMENT_KINDS", "ARC_KINDS",
+    "Token", "Arc",
     "LabelledArc", "ParsedSentence", "ArcExample", "RtePair", "CORRECT", "INCORRECT", "CLAIM_TRANSFORMATIONS",
     "ClaimExample", "ScoredParaphrase", "ArcScore", "LabelProbability", "ScoredPair", "WordArc", "ExplainedWord",
     "ExplainedSentence", "ScoredDocument",

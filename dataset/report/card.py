@@ -11,7 +11,7 @@ from entailgen.dataset.report.plots import clip
 from entailgen.dataset.report.stats import label_totals
 from entailgen.dataset.report.tables import share, stat_blocks, stat_notes
 from entailgen.schemas.arrow import arrow_schema
-from entailgen.schemas.records import AUGMENTED_KINDS, RECORD_TYPES
+from entailgen.schemas.records import AUGMENTED_KINDS, DOCUMENT_KINDS, RECORD_TYPES
 
 CARD = "README.md"
 DEAD_LETTERS = "dead_letters"
@@ -50,6 +50,9 @@ OPTION_NOTES = {
                        "entailgen's where named: compression (modifiers dropped, CORRECT), extrinsic (the sentence "
                        "against a document that says less, INCORRECT)",
     "pairs": "documents: one row per claim; blocks: also one (block, claim) row per premise block",
+    "rules": "the document-arcs rules that ran (issue 64): evidence_removal, recombination, restatement, "
+             "extrinsic_attachment",
+    "per_document": "hypotheses each rule makes per document, its sentences tried in a seeded order",
     "min_similarity": "round trips less similar to x are garbage: never h*",
     "max_similarity": "round trips more similar to x are near copies: never h*",
 }
@@ -90,18 +93,23 @@ FIELD_NOTES = {
 FIELD_NOTES_BY_TYPE = {
     "ArcExample": {
         "premise": "x, the input sentence (x' with words deleted, for kind hallucination; the other sentence, for "
-                   "kind overlap)",
+                   "kind overlap; for the document-arcs kinds, a SummaC block of the hypothesis's own document: "
+                   "two sentences, or for evidence_removal the sentences around the claim with its evidence taken "
+                   "out)",
         "hypothesis": "the generated or gold sentence h whose arcs are labelled",
         "hypothesis_tokens": "the hypothesis's tokens; arc head and child index into this list",
         "arcs": "the hypothesis's content arcs (function relations such as det, punct, case, aux left out)",
         "arcs[].entailed": "1 entailed by the premise, 0 not entailed, null unlabelled (found only in the top-1 "
-                           "output, so the paper leaves it out of the loss)",
+                           "output, so the paper leaves it out of the loss; for the document-arcs kinds, where the "
+                           "rule cannot be sure: a pronoun, an arc a re-parse moved, two words another premise "
+                           "sentence relates in other words)",
         "arcs[].in_premise": "whether the arc (head lemma, child lemma, relation) is also an arc of the premise: the "
                              "lexical-match baseline's prediction (Table 2); null where the premise parse is not at "
                              "hand (overlap)",
-        "kind": "gold (h*), top1 (h1), bottom (bottom of the beam), identity (x, x), or the augmentation: "
-                + ", ".join(AUGMENTED_KINDS),
-        "generator": "what wrote the hypothesis (apertium round trip + ranker, hf model id, candidates file, augment)",
+        "kind": "gold (h*), top1 (h1), bottom (bottom of the beam), identity (x, x), the augmentation: "
+                + ", ".join(AUGMENTED_KINDS) + "; or the document-arcs rule: " + ", ".join(DOCUMENT_KINDS),
+        "generator": "what wrote the hypothesis (apertium round trip + ranker, hf model id, candidates file, augment; "
+                     "document_arcs:<rule>:<variant> for the document-arcs kinds)",
         "beam_rank": "the hypothesis's rank in the beam, 1 best; null for gold and augmented rows",
         "beam_score": "the generator's score for the hypothesis; null when it has none",
         "label": "sentence-level variant only: 1 entailed, 0 not entailed; null at the arc level",
@@ -241,6 +249,17 @@ LIMITS = {
         "Labels come from FactCC's rules, not from people: a swapped mention can be true by chance (a number repeated "
         "in the document), and noised copies are ungrammatical on purpose. Read the claim-only audit: where one "
         "transformation is guessable from the claim alone (negation's 'not'), a model can cheat.",
+    ),
+    "document-arcs": (
+        "Hypotheses are made by four rules on a document's own sentences (evidence_removal, recombination, "
+        "restatement, extrinsic_attachment: the kind column) and labelled arc by arc against a SummaC block of that "
+        "document by DAE §4's rule generalised to it: 1 when the block's parse has the arc (head lemma, child lemma, "
+        "relation), 0 where the rule makes it unsupported, null where the rule cannot be sure. Lemma keys cannot see "
+        "a paraphrase (\"top picks\" against \"good picks\" is 0) nor that an arc the block has belongs to another "
+        "event; the share of labels a person judged wrong, per rule, is on docs/families/document-arcs.md.",
+        "A hypothesis's own label is not stored (label is null at arc level): read as a pair it is 0 when one arc is "
+        "0, else 1 (transforms.views.sentence_label). Recombined and attached sentences can be "
+        "ungrammatical ('in Sunday', 'a former book'): the words are the document's, the grammar not always.",
     ),
     "nli-dialogue": (
         "A dialogue phrase is prepended with the original label kept; a hedging phrase ('I think') can weaken what "

@@ -255,9 +255,20 @@ def test_every_field_of_every_record_type_is_described():
         assert [p for p, _ in field_paths(record_type) if not field_note(record_type, p)] == [], record_type
     card = card_of({})
     assert ("| `arcs[].entailed` | int64 | 1 entailed by the premise, 0 not entailed, null unlabelled (found only in "
-            "the top-1 output, so the paper leaves it out of the loss) |") in card
+            "the top-1 output, so the paper leaves it out of the loss; for the document-arcs kinds, where the rule "
+            "cannot be sure: a pronoun, an arc a re-parse moved, two words another premise sentence relates in "
+            "other words) |") in card
     assert "| `hypothesis_tokens` | list of string | the hypothesis's tokens;" in card
     assert "Each dead letter (`DeadLetter`):" in card and "| `stage` | string | the stage that could not use" in card
+
+
+def test_a_document_arcs_card_names_its_rules_and_how_they_label():
+    card = card_of({"rules": ["evidence_removal", "recombination"], "per_document": 2}, pipeline="document-arcs")
+    assert ('- **rules**: `["evidence_removal", "recombination"]` (the document-arcs rules that ran (issue 64): '
+            "evidence_removal, recombination, restatement, extrinsic_attachment)") in card
+    assert "labelled arc by arc against a SummaC block of that document by DAE §4's rule generalised" in card
+    assert "document_arcs:<rule>:<variant> for the document-arcs kinds" in card
+    assert "Bottom-of-beam labels are noisy" not in card  # the dae family's limits are not this family's
 
 
 def test_the_card_shows_how_to_load_the_data():

@@ -133,12 +133,22 @@ def test_a_bad_mix_is_one_line(datasets, tmp_path, capsys):
     assert not (tmp_path / "m").exists()
 
 
+def test_two_arc_datasets_train_one_arc_model_mixed(datasets, tiny_encoder, tmp_path):
+    """dae and document-arcs rows (both ArcExample) train the DAE arc model together, --mix weighing them, with no
+    option of their own: 4 dae rows and 2 document rows share an epoch of 6 at 2:1."""
+    document = write_dataset(tmp_path / "document", "ArcExample", {"train": [toy_example(5), toy_example(6)]},
+                             pipeline="document-arcs")
+    model = train([datasets[2], str(document)], str(tmp_path / "both"), options(tiny_encoder, mix=(2, 1)))
+    assert model["task"] == "dae"
+    assert [d["rows_used"] for d in model["datasets"]] == [4, 2]
+
+
 def test_one_dae_dataset_trains_arcs_unless_the_pair_task_is_asked_for(datasets, tiny_encoder, tmp_path):
     dae = datasets[2]
     pair = train(dae, str(tmp_path / "p"), options(tiny_encoder, task="pair"))
     assert pair["task"] == "pair" and pair["counts"]["train"] == {"read": 4, "no_labelled_arcs": 1, "used": 3}
     assert pair["dataset"] == dae and pair["datasets"][0]["rows_used"] == 4
-    with pytest.raises(ValueError, match="--task dae trains the DAE arc model on one dae dataset"):
+    with pytest.raises(ValueError, match="--task dae trains the DAE arc model on arc datasets"):
         train(datasets[1:], str(tmp_path / "d"), options(tiny_encoder, task="dae"))
     with pytest.raises(ValueError, match="--mix has 2 weights for 3 datasets"):
         train(datasets, str(tmp_path / "m"), options(tiny_encoder, mix=(1, 2)))

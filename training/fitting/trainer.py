@@ -1,5 +1,5 @@
-"""`entailgen train`: fine-tune the DAE arc model (one dae dataset) or a sentence-pair classifier (recast, nli-dialogue,
-claims, dae at sentence level; one dataset or a mix of several)."""
+"""`entailgen train`: fine-tune the DAE arc model (arc datasets: dae, document-arcs) or a sentence-pair classifier
+(recast, nli-dialogue, claims, dae at sentence level); one dataset or a mix of several."""
 from __future__ import annotations
 
 import dataclasses
@@ -45,7 +45,7 @@ class TrainOptions:
     shuffle_buffer: int = 10000
     max_examples: Optional[int] = None  # read at most this many training rows (sub-sampling for benchmarks)
     progress: bool = True
-    task: Optional[str] = None  # None: dae for one dae dataset, else pair; "pair" trains dae rows at sentence level
+    task: Optional[str] = None  # None: dae for arc datasets only, else pair; "pair" trains dae rows at sentence level
     mix: tuple[float, ...] = ()  # a weight per dataset: its share of the rows each epoch draws; (): by its rows
     claims_view: str = DEFAULT_CLAIM_VIEW  # claims rows as pairs: transforms.views
     bucket_batches: int = 50  # batches pooled, sorted by length, cut and shuffled (bucketed); 1: stream order
@@ -74,11 +74,13 @@ class TrainOptions:
 
 
 def training_task(tasks: Sequence[str], requested: Optional[str]) -> str:
-    """The DAE arc model for one dae dataset (unless --task pair), else the sentence-pair classifier."""
-    if requested == DAE and list(tasks) != [DAE]:
-        raise DatasetError("--task dae trains the DAE arc model on one dae dataset; several datasets, or recast, "
-                           "nli-dialogue and claims ones, train the pair model")
-    return DAE if requested in (None, DAE) and list(tasks) == [DAE] else PAIR
+    """The DAE arc model for arc datasets (dae, document-arcs: one, or several with --mix) unless --task pair, else
+    the sentence-pair classifier."""
+    arcs_only = bool(tasks) and all(task == DAE for task in tasks)
+    if requested == DAE and not arcs_only:
+        raise DatasetError("--task dae trains the DAE arc model on arc datasets (dae, document-arcs) only; recast, "
+                           "nli-dialogue and claims ones train the pair model")
+    return DAE if requested in (None, DAE) and arcs_only else PAIR
 
 
 def check_max_length(max_length: int, encoder, tokenizer) -> None:

@@ -1,0 +1,71 @@
+"""The document-arcs family (issue 64): documents -> hypotheses whose words are the document's own, labelled arc by
+arc against the SummaC block a document scorer sees (DAE §4's rule generalised to a document), as ArcExample rows
+that `entailgen train` trains the DAE arc model on as it does dae data."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import apache_beam as beam
+
+from entailgen.pipelines.base import Family, FamilyOutput, RunConfig, select
+from entailgen.schemas.records import ArcExample
+from entailgen.schemas.sources import Document
+from entailgen.transforms.document_arcs.labels import RULES
+from entailgen.transforms.document_arcs.make import DEAD, SKIPPED, DocumentArcsConfig, MakeDocumentArcs, tally
+from entailgen.transforms.label import ArcLabelStats
+
+
+@dataclass(frozen=True)
+class DocumentArcsOptions:
+    """Which rules run and how many hypotheses each makes per document."""
+
+    rules: tuple[str, ...] = RULES
+    per_document: int = 2
+
+
+def add_arguments(group) -> None:
+    group.add_argument("--rules", default=",".join(RULES), help=f"comma list of {','.join(RULES)} (default: all)")
+    group.add_argument("--per-document", type=int, default=2, help="hypotheses each rule makes per document")
+
+
+def options(args) -> DocumentArcsOptions:
+    """The family's options; an unknown rule or a count below 1 is refused in one line."""
+    chosen = tuple(r.strip() for r in args.rules.split(",") if r.strip())
+    unknown = sorted(set(chosen) - set(RULES))
+    if unknown or not chosen:
+        raise ValueError(f"--rules takes {','.join(RULES)}; got {args.rules!r}")
+    if args.per_document < 1:
+        raise ValueError(f"--per-document must be at least 1, got {args.per_document}")
+    return DocumentArcsOptions(tuple(r for r in RULES if r in chosen), args.per_document)
+
+
+def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
+    """Documents -> labelled hypotheses; the split context is the document, so one document never spans two splits."""
+    opts: DocumentArcsOptions = config.family or DocumentArcsOptions()
+    documents, not_used = select(sources, Document, "document-arcs")
+    made = documents | "DocumentArcs" >> MakeDocumentArcs(
+        config.parser, DocumentArcsConfig(seed=config.seed, rules=opts.rules, per_document=opts.per_document))
+    examples = made["examples"]
+    return FamilyOutput(
+        records=examples,
+        dead=made[DEAD],
+        context=lambda row: row.source_id,
+        skipped=(made[SKIPPED], not_used) | "Skipped" >> beam.Flatten(),
+        stats={"arc_labels": examples | "Tally" >> beam.Map(tally)
+               | "ArcLabelStats" >> beam.CombineGlobally(ArcLabelStats())},
+    )
+
+
+FAMILY = Family(
+    name="document-arcs",
+    record_type=ArcExample,
+    samples=("documents.jsonl",),
+    build=build,
+    summary="documents -> evidence removal, recombination, restatement, extrinsic attachment: arc-labelled "
+            "hypotheses against SummaC blocks",
+    add_arguments=add_arguments,
+    options=options,
+    input_format="documents",
+    accepts=lambda opts: (Document,),
+    parses=lambda opts: True,
+)

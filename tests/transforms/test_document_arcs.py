@@ -1,0 +1,279 @@
+"""The document-arcs rules worked by hand on the DAE paper's sentence ("The old man gave the young boy a book.") and
+the README's / claims page's ("Leeds beat Hull", "Anna Berg, the new mayor, opened a large office in Leeds."): for
+each rule the arcs that must be 1, 0 and unlabelled (None), parsed by the session's spaCy parser."""
+import dataclasses
+import random
+
+import pytest
+
+from entailgen.schemas.sources import Document
+from entailgen.transforms.claims.blocks import paragraphs
+from entailgen.transforms.claims.claims import parse_document
+from entailgen.transforms.claims.transformations import Unchanged
+from entailgen.transforms.document_arcs import rules
+from entailgen.schemas.records import Arc
+from entailgen.transforms.document_arcs.labels import (PremiseView, arc_label, hypothesis_label, label_hypothesis,
+                                                       touches_change)
+from entailgen.transforms.document_arcs.make import DocumentArcsConfig, document_hypotheses, label_document
+
+OLD_MAN = "The old man gave the young boy a book."
+
+
+class Pick:
+    """An rng whose choice takes the option the test names (the rules' other draws are seeded as usual)."""
+
+    def __init__(self, wanted, coin=0.0):
+        self.wanted, self.coin = wanted, coin
+
+    def choice(self, options):
+        return next(o for o in options if self.wanted(o))
+
+    def random(self):
+        return self.coin
+
+
+@pytest.fixture(scope="module")
+def document(parser):
+    def _document(text):
+        return parse_document(Document("t:1", "t", text), list(parser.tokens(paragraphs(text))), [], "2sents")
+
+    return _document
+
+
+@pytest.fixture(scope="module")
+def labelled(parser):
+    def _labelled(doc, hypothesis):
+        tokens = list(hypothesis.tokens) if hypothesis.tokens else next(parser.tokens([hypothesis.text]))
+        example = label_hypothesis(doc.sentences, hypothesis, tokens, "t", "t:1", doc.document_id)
+        return example, {(a.rel, a.head_lemma, a.child_lemma): a.entailed for a in example.arcs}
+
+    return _labelled
+
+
+def test_evidence_removal_labels_the_dae_sentence_by_hand(document, labelled):
+    """Premise: the passive sentence left when the claim is taken out. It holds old->man (1), lacks "young" (0), and
+    holds give with man, boy and book in other relations: the same fact in other words, so unlabelled."""
+    doc = document(OLD_MAN + " The book was given to the boy by the old man.")
+    example, labels = labelled(doc, rules.evidence_removal(doc.sentences, 0))
+    assert example.premise == "The book was given to the boy by the old man."
+    assert example.hypothesis == OLD_MAN
+    assert labels == {("amod", "man", "old"): 1, ("amod", "boy", "young"): 0, ("nsubj", "give", "man"): None,
+                      ("dative", "give", "boy"): None, ("dobj", "give", "book"): None}
+    assert hypothesis_label(example) == 0
+
+
+def test_evidence_removal_takes_out_a_sentence_that_repeats_the_claim(document):
+    """A lead repeated in the body (most of the claim's arcs) is evidence too: the premise is what is left."""
+    doc = document(OLD_MAN + " An old man gave a young boy the book yesterday. It rained in Leeds.")
+    assert rules.evidence_of(doc.sentences, 0) == {0, 1}
+    assert rules.evidence_removal(doc.sentences, 0).premise == (2,)
+    with pytest.raises(Unchanged, match="NoContext"):
+        rules.evidence_removal(document(OLD_MAN).sentences, 0)
+
+
+def test_subject_object_exchange_labels_leeds_beat_hull_by_hand(document, labelled):
+    """"Hull beat Leeds": beat->Leeds as object is new (0); Hull with beat is in the other sentence, in other words
+    (unlabelled); beat->Saturday is the premise's (1)."""
+    doc = document("Leeds beat Hull on Saturday. Hull were beaten at home.")
+    example, labels = labelled(doc, rules.subject_object(doc.sentences, 0))
+    assert example.hypothesis == "Hull beat Leeds on Saturday."
+    assert labels == {("nsubj", "beat", "hull"): None, ("dobj", "beat", "leed"): 0,
+                      ("prep:on", "beat", "saturday"): 1}
+    with pytest.raises(Unchanged, match="NoPastMainVerb"):  # "Hull met Leeds" is as true as "Leeds met Hull"
+        rules.subject_object(document("Leeds met Hull on Saturday.").sentences, 0)
+
+
+def test_role_exchange_with_the_next_sentence_labels_by_hand(document, labelled):
+    """Names and places exchanged between two sentences: every word is the premise's, the new arc is 0."""
+    doc = document("Anna Berg opened a large office in Leeds. Tom Hale closed a shop in Cardiff.")
+    assert [(role, j) for role, j, _, _ in rules.role_exchanges(doc.sentences, 0)] == [("subject:NNP", 1),
+                                                                                       ("place", 1)]
+    place, labels = labelled(doc, rules.role_exchange(doc.sentences, 0, Pick(lambda o: o[0] == "place")))
+    assert place.hypothesis == "Anna Berg opened a large office in Cardiff."
+    assert labels == {("compound", "berg", "anna"): 1, ("nsubj", "open", "berg"): 1, ("amod", "office", "large"): 1,
+                      ("dobj", "open", "office"): 1, ("prep:in", "open", "cardiff"): 0}
+    subject, labels = labelled(doc, rules.role_exchange(doc.sentences, 0, Pick(lambda o: o[0] != "place")))
+    assert subject.hypothesis == "Tom Hale opened a large office in Leeds."
+    assert labels[("nsubj", "open", "hale")] == 0 and labels[("compound", "hale", "tom")] == 1
+
+
+def test_role_exchange_refuses_what_may_be_the_same_thing(document):
+    """"The building" may be the library it follows, and a subject with the same verb rebuilds the donor's arcs."""
+    doc = document("A new library opened in Brackley. The building opened quickly.")
+    assert rules.role_exchanges(doc.sentences, 1) == []
+    doc = document("Anna Berg said the office would open. Tom Hale said the shop would close.")
+    assert [role for role, *_ in rules.role_exchanges(doc.sentences, 0)] == []
+
+
+def test_fusion_as_apposition_is_the_readme_sentence_all_arcs_entailed(document, labelled):
+    """"Anna Berg is the new mayor." fused as an apposition: Berg->mayor restates the copula (1)."""
+    doc = document("Anna Berg opened a large office in Leeds. Anna Berg is the new mayor.")
+    example, labels = labelled(doc, rules.fusion(doc.sentences, 0, random.Random(0)))
+    assert example.hypothesis == "Anna Berg, the new mayor, opened a large office in Leeds."
+    assert labels == {("compound", "berg", "anna"): 1, ("nsubj", "open", "berg"): 1, ("amod", "mayor", "new"): 1,
+                      ("appos", "berg", "mayor"): 1, ("amod", "office", "large"): 1, ("dobj", "open", "office"): 1,
+                      ("prep:in", "open", "leeds"): 1}
+    assert hypothesis_label(example) == 1
+
+
+def test_fusion_of_a_pronoun_sentence_and_a_moved_phrase_left_unlabelled(document, labelled):
+    """"She" is the one person named: relative clause and coordination; the re-parse that hangs "in Leeds" from
+    office instead of opened leaves that arc unlabelled (the fact did not move), never 0."""
+    doc = document("Anna Berg opened a large office in Leeds. She thanked her staff.")
+    relative, labels = labelled(doc, rules.fusion(doc.sentences, 0, Pick(None)))  # random() 0.0: relative clause
+    assert relative.hypothesis == "Anna Berg, who thanked her staff, opened a large office in Leeds."
+    assert labels[("relcl", "berg", "thank")] == 1 and set(labels.values()) == {1}
+    coordination, labels = labelled(doc, rules.fusion(doc.sentences, 0, Pick(None, coin=0.9)))
+    assert coordination.hypothesis == "Anna Berg opened a large office in Leeds and thanked her staff."
+    assert labels[("conj", "open", "thank")] == 1 and labels[("prep:in", "office", "leeds")] is None
+    assert 0 not in labels.values()
+
+
+def test_compression_of_the_readme_sentence_is_never_0(document, labelled):
+    doc = document("Yesterday, Anna Berg, the new mayor, opened a large office in Leeds. " + OLD_MAN)
+    example, labels = labelled(doc, rules.compressed(doc.sentences, 0, random.Random(0)))
+    assert example.hypothesis == "Anna Berg, the new mayor, opened an office in Leeds."
+    assert labels == {("compound", "berg", "anna"): 1, ("nsubj", "open", "berg"): 1, ("amod", "mayor", "new"): 1,
+                      ("appos", "berg", "mayor"): 1, ("dobj", "open", "office"): 1,
+                      ("prep:in", "office", "leeds"): None}
+
+
+DONORS = [rules.Donor("modifier", (("former", ""),), frozenset({"former"}), "other", "1"),
+          rules.Donor("apposition", (("23", ""),), frozenset({"23"}), "other", "2"),
+          rules.Donor("date", (("on", " "), ("Tuesday", "")), frozenset({"on", "tuesday"}), "other", "3"),
+          rules.Donor("place", (("in", " "), ("Cardiff", "")), frozenset({"in", "cardiff"}), "other", "4")]
+
+
+@pytest.mark.parametrize("index, kind, hypothesis, new_arc", [
+    (0, "modifier", "The old man gave the young boy a former book.", ("amod", "book", "former")),
+    (0, "date", "The old man gave the young boy a book on Tuesday.", ("prep:on", "give", "tuesday")),
+    (1, "apposition", "Anna Berg, 23, opened a large office.", ("appos", "berg", "23")),
+    (1, "place", "Anna Berg opened a large office in Cardiff.", ("prep:in", "open", "cardiff")),
+])
+def test_extrinsic_attachment_labels_the_added_arc_0_and_the_rest_1(document, labelled, index, kind, hypothesis,
+                                                                     new_arc):
+    """"former", ", 23,", "on Tuesday", "in Cardiff" from another document: the arc they bring is 0, every other 1."""
+    doc = document(OLD_MAN + " Anna Berg opened a large office.")
+    made = rules.extrinsic_attachment(doc.sentences, index, DONORS, "mine", Pick(lambda o: o[0].kind == kind))
+    example, labels = labelled(doc, made)
+    assert example.hypothesis == hypothesis
+    assert labels.pop(new_arc) == 0
+    assert set(labels.values()) == {1}
+
+
+def test_extrinsic_attachment_leaves_a_negated_sentence_alone(document):
+    """"I don't want an iPad" entails "I don't want an iPad on Friday": under negation saying more is no error."""
+    doc = document("I don't want an iPad or a Kindle. Nobody gave the young boy a book. "
+                   "but i ca nt help my true feelings.")
+    for index in (0, 1, 2):
+        with pytest.raises(Unchanged, match="DownwardEntailing"):
+            rules.extrinsic_attachment(doc.sentences, index, DONORS, "mine", random.Random(0))
+
+
+def test_a_vacuous_adjective_is_never_lent(document):
+    """"the actual implementation" says nothing "the implementation" does not: not an extrinsic error."""
+    doc = document("The actual implementation was delayed. The former minister met the new mayor.")
+    assert [(kind, pieces) for kind, pieces, _ in rules.donor_phrases(doc.sentences) if kind == "modifier"] == [
+        ("modifier", (("former", ""),)), ("modifier", (("new", ""),))]
+
+
+def test_fusion_needs_a_named_or_nominal_subject(document):
+    """"I, who ..." is no sentence; "I" said twice is not fused."""
+    doc = document("I opened a large office in Leeds. I thanked my staff.")
+    with pytest.raises(Unchanged, match="NoSharedSubject"):
+        rules.fusion(doc.sentences, 0, random.Random(0))
+
+
+def test_extrinsic_attachment_never_borrows_from_its_own_document(document):
+    doc = document(OLD_MAN)
+    own = [rules.Donor(d.kind, d.pieces, d.lemmas, "mine", d.rank) for d in DONORS]
+    with pytest.raises(Unchanged, match="NoDonorFits"):
+        rules.extrinsic_attachment(doc.sentences, 0, own, "mine", random.Random(0))
+
+
+def test_the_label_rule_branch_by_branch():
+    """The generalised §4 rule on a hand-made premise view (the branches the parser rarely reaches)."""
+    view = PremiseView(frozenset({("give", "book", "dobj"), ("give", "they", "nsubj")}),
+                       (frozenset({"give", "boy"}),), frozenset({frozenset(("give", "book"))}),
+                       frozenset({("give", "he", "nsubj")}))
+    assert arc_label(("give", "book", "dobj"), True, False, "recombination", view) == 1
+    assert arc_label(("give", "boy", "dative"), True, False, "recombination", view) is None  # other words
+    assert arc_label(("give", "he", "nsubj"), True, True, "recombination", view) == 1  # the sentence's own "he"
+    assert arc_label(("give", "they", "nsubj"), True, True, "evidence_removal", view) is None  # someone else's "they"
+    assert arc_label(("give", "she", "nsubj"), True, True, "recombination", view) is None
+    assert arc_label(("give", "man", "nsubj"), False, False, "extrinsic_attachment", view) is None  # re-parse moved
+    assert arc_label(("give", "man", "nsubj"), True, False, "extrinsic_attachment", view) == 0
+    assert arc_label(("book", "give", "relcl"), False, False, "restatement", view) == 1  # relates what it relates
+    assert arc_label(("book", "man", "nmod"), False, False, "restatement", view) is None
+
+
+def test_an_arc_inside_one_exchanged_phrase_is_not_new_but_an_added_phrase_is():
+    """"Was quoted $350": $ -> 350 came whole from the premise's other sentence (recombination: the change did not
+    make it, so a re-parse's new relation there is unlabelled, never 0); "Monday morning" from another document is
+    new content (extrinsic: 0). quoted -> 350 joins old and new: made by the change in both."""
+    inside, joining = Arc(2, 1, "nmod", "350", "$"), Arc(0, 2, "npadvmod", "quote", "350")
+    changed = {1: 0, 2: 0}
+    assert not touches_change(inside, changed, "recombination")
+    assert touches_change(inside, changed, "extrinsic_attachment")
+    assert touches_change(joining, changed, "recombination")
+    assert touches_change(joining, changed, "extrinsic_attachment")
+    assert not touches_change(Arc(0, 3, "dobj", "quote", "price"), changed, "recombination")
+
+
+def test_a_document_gives_each_rule_or_a_skip_per_rule(document, parser):
+    """Per rule: its hypotheses or one Skipped naming why; seeded by the document id (the same twice)."""
+    doc = document(OLD_MAN)
+    config = DocumentArcsConfig(seed=3)
+    made = list(document_hypotheses(doc, DONORS, config))
+    assert made == list(document_hypotheses(doc, DONORS, config))
+    assert [(s.stage, s.reason) for s in made if not hasattr(s, "rule")] == [
+        ("document_arcs:evidence_removal", "NoContext")]
+    assert [(h.rule, h.text) for h in made if hasattr(h, "rule")] == [
+        ("recombination", "A book gave the young boy the old man."),
+        ("restatement", "The man gave the boy a book."),
+        ("extrinsic_attachment", "The old man gave the young boy a book in Cardiff.")]
+    short = document("Too short.")
+    assert {s.reason for s in document_hypotheses(short, DONORS, config)} == {"NoSentenceOf6Words"}
+    assert [(s.stage, s.reason) for s in label_document(short, [], [])] == [("document_arcs", "NoExample")]
+
+
+def test_compression_keeps_a_linking_verb_s_only_predicate(document):
+    """"The food was good, and so was our waitress." must not become "..., and was our waitress." (found reading the
+    labels): "so" is the second "was"'s predicate, "away" Neil's; "on Monday" (of "away") may still go."""
+    doc = document("The food was good, and so was our waitress. Neil is away on Monday.")
+    kept = rules.predicates_kept(doc.sentences[0].tokens)
+    assert [t.text for t in kept if t.dep == "predicate"] == ["so"]
+    assert [t.text for t in rules.predicates_kept(doc.sentences[1].tokens) if t.dep == "predicate"] == ["away"]
+    looking = document("I am actually really looking forward to it.").sentences[0].tokens  # not "I am ... looking."
+    assert [t.text for t in rules.predicates_kept(looking) if t.dep == "predicate"] == [
+        "actually", "really", "forward", "to"]  # a verb without a predicate keeps all its adverbs and phrases
+    with pytest.raises(Unchanged, match="NoModifier"):  # "so" was its one droppable modifier
+        rules.compressed(doc.sentences, 0, random.Random(0))
+
+
+def test_a_document_a_rule_fails_on_is_one_dead_letter_and_the_others_go_on(document, parser, monkeypatch):
+    """Nothing silently dropped: a document a rule raises on leaves as a document_arcs dead letter (the batch is
+    retried in halves), the other document's rows and skips go out."""
+    from apache_beam.pvalue import TaggedOutput
+
+    from entailgen.transforms.document_arcs import make
+    from entailgen.transforms.parser import ParserConfig
+
+    good = document(OLD_MAN + " Anna Berg opened a large office in Leeds.")
+    bad = dataclasses.replace(document(OLD_MAN), record=Document("t:2", "t", OLD_MAN))
+    made = make.document_hypotheses
+
+    def hypotheses(doc, donors, config):
+        if doc.record.source_id == "t:2":
+            raise IndexError("span out of range")
+        return made(doc, donors, config)
+
+    monkeypatch.setattr(make, "document_hypotheses", hypotheses)
+    fn = make._LabelDocuments(ParserConfig(), make.DocumentArcsConfig(seed=3))
+    fn.parser = parser
+    out = list(fn.process([good, bad], DONORS))
+    dead = [o.value for o in out if isinstance(o, TaggedOutput) and o.tag == "dead"]
+    assert [(d.source_id, d.stage, d.error_type, d.message) for d in dead] == [
+        ("t:2", "document_arcs", "IndexError", "span out of range")]
+    rows = [o for o in out if not isinstance(o, TaggedOutput)]
+    assert rows and {r.source_id for r in rows} == {"t:1"}
