@@ -442,12 +442,14 @@ def _score(args) -> int:
                              overwrite=args.overwrite, mode=mode, precision=args.precision)
     except OutputError as e:  # another writer holds --output, or finished into it since the check above
         raise UsageError(str(e))
+    page = None
     if args.html:
         from entailgen.dataset.report.explain_page import write_explain_page
 
         page = write_explain_page(args.output, manifest)
-        print(f"the rows worst first, explained: {os.path.join(args.output, page)}" if page else
-              "no row was scored, so no explain.html")
+        if not args.quiet:
+            print(f"the rows worst first, explained: {os.path.join(args.output, page)}" if page else
+                  "no row was scored, so no explain.html")
     total, repeated = manifest["counts"]["total"], manifest["counts"].get("repeated_ids", {})
     what = "documents" if args.documents else "pairs"
     print(args.output if args.quiet else
@@ -456,11 +458,14 @@ def _score(args) -> int:
                         if repeated else "")
           + (f"; the detector's members scored each row: {heads_in_words(member_heads(detector, mode.plain))}"
              if detector else ""))
+    if args.quiet and page:  # --quiet: the paths written, one a line
+        print(os.path.join(args.output, page))
     if total["read"] and not total["written"]:  # nothing scored is a failed job, not exit 0
         reasons = sorted(manifest["counts"].get("dead_by_stage", {}))
-        other = ("premise", "hypothesis") if args.documents else ("document", "summary")
-        hint = f"; rows of {' and '.join(other)} are scored {LAYOUTS[other]}" if reasons == ["read:MissingField"] \
-            else ""  # every row lacked its fields: most likely rows of the other layout
+        fields, other = (("document", "summary"), ("premise", "hypothesis"))[::1 if args.documents else -1]
+        # every row lacked its fields: rows of the other layout, or of neither (each dead letter says which)
+        hint = (f"; {what} are read from rows of {' and '.join(fields)}; rows of {' and '.join(other)} are scored "
+                f"{LAYOUTS[other]}") if reasons == ["read:MissingField"] else ""
         raise UsageError(f"every one of the {total['read']} {what} became a dead letter (their reasons: "
                          f"{', '.join(reasons)}){hint}; see {args.output}")
     return 0
