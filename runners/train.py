@@ -288,9 +288,10 @@ def _evaluate_spans(args, files: list[str]) -> int:
     """`evaluate MODEL_DIR --benchmark spans FILE --articles FILE`: word-level detection of unsupported content
     against XSumFaith's span annotations (training.benchmarks.spans), the model's explained words beside the overlap
     baselines and the summary's own score; the file and articles checked before the model loads."""
-    from entailgen.training.benchmarks.spans import (OVERLAP_MIX, RULES, SUMMARY_SCORE, WITH_OVERLAP, evaluate_spans,
-                                                     format_spans, model_word_scores, overlap_scorers, read_articles,
-                                                     read_spans, val_roc_auc, with_articles, with_overlap)
+    from entailgen.training.benchmarks.spans import (OVERLAP_MIX, RULES, SUMMARY_SCORE, WITH_OVERLAP, check_cuts,
+                                                     evaluate_spans, format_spans, model_word_scores, overlap_scorers,
+                                                     read_articles, read_spans, val_roc_auc, with_articles,
+                                                     with_overlap)
     from entailgen.training.fitting.encoder import EncoderError
 
     if len(files) != 1 or args.articles is None:
@@ -305,10 +306,13 @@ def _evaluate_spans(args, files: list[str]) -> int:
         print(f"{row}: explained {done} / {total} summaries", file=sys.stderr, flush=True)
 
     try:
-        annotated, by_offsets = read_spans(files[0])
+        annotated, placement = read_spans(files[0])
         summaries, left_out = with_articles(annotated, read_articles(args.articles))
         if not summaries:
-            raise UsageError(f"no summary of {files[0]} has its article in {args.articles}")
+            raise UsageError(f"no summary of {files[0]} has its article in {args.articles}" if annotated else
+                             f"every summary of {files[0]} has a span placed nowhere (text not in the summary, "
+                             f"offsets past its end; lines {', '.join(map(str, placement.nowhere_lines[:5]))})")
+        check_cuts(summaries)  # a cut without both labels: one line now, not after scoring
         precision = _precision(args)
         scorer = _scorer(args, mode, precision, args.granularity or "sentence")
         by_rule, own, unscorable = model_word_scores(scorer, summaries, progress=progress)
@@ -319,7 +323,7 @@ def _evaluate_spans(args, files: list[str]) -> int:
                   mixed: with_overlap(summaries, by_rule[default], own)}
         report = evaluate_spans(summaries, scores, compare=[(row, [*baselines, f"{row}: {SUMMARY_SCORE}"]),
                                                             (mixed, [OVERLAP_MIX])],
-                                left_out=left_out, by_offsets=by_offsets)
+                                left_out=left_out, placement=placement)
     except (EncoderError, ValueError, OSError, RuntimeError) as e:  # BenchmarkError is a ValueError
         raise UsageError(message(e))
     report["rules"] = {name: val_roc_auc(summaries, values) for name, values in by_rule.items()}  # chosen on val
