@@ -109,7 +109,8 @@ def _train(args) -> int:
         options = TrainOptions(encoder=args.encoder, epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
                                max_length=args.max_length, max_arcs=args.max_arcs, seed=args.seed, device=args.device,
                                max_examples=args.max_examples, progress=not args.quiet, task=args.task, mix=mix,
-                               claims_view=args.claims_view, bucket_batches=args.bucket_batches)
+                               claims_view=args.claims_view, bucket_batches=args.bucket_batches,
+                               three_way=args.three_way)
         summary = train(args.dataset[0] if len(args.dataset) == 1 else args.dataset, args.output, options,
                         overwrite=args.overwrite)
     except (DatasetError, EncoderError, ValueError) as e:
@@ -120,6 +121,13 @@ def _train(args) -> int:
         print(f"trained {summary['task']} model on {counts['read']} rows ({counts['used']} used; left out: {left_out}) "
               f"in {summary['elapsed_s']} s on {summary['device']}; dev accuracy by epoch {summary['dev_accuracy']}, "
               f"kept epoch {summary['best_epoch']}")
+    lacking = summary.get("without_3way_label")
+    if lacking:  # even --quiet: a 2-way model where 3-way was likely meant (--score e-c refuses it)
+        what = ", ".join(f"{k} {v}" for k, v in lacking.items() if k not in ("rows", "lacking"))
+        print(f"note: {lacking['lacking']} of {lacking['rows']} train rows keep no 3-way label ({what}): " + (
+            "the model is 3-way, trained without them (--three-way)" if summary["options"]["three_way"] else
+            "the model is 2-way (entailed, not-entailed), which --score e-c refuses; --three-way trains a 3-way one "
+            "without them"), file=sys.stderr)
     classes = summary["dev_classes"]
     for name in never_predicted(classes):  # even --quiet: the model is written, but a user should not trust it blind
         print(f"warning: the kept model never predicts {name!r} on dev, which holds {classes[name]['gold']} of it; its "
@@ -553,6 +561,9 @@ def register(commands) -> None:
     train.add_argument("--bucket-batches", type=int, default=50, metavar="N",
                        help="length bucketing: N batches' examples pooled, sorted by length, cut into batches, the "
                             "batches shuffled (less padding per step); 1: batches in the shuffled stream's order")
+    train.add_argument("--three-way", action="store_true",
+                       help="a 3-way pair model (what --score e-c needs) where only some rows keep a 3-way label: the "
+                            "others are left out, counted")
     train.add_argument("--seed", type=int, default=0, help="seed of initialisation, dropout and shuffling")
     train.add_argument("--device", default="auto", help="auto (cuda with bf16 when present, else cpu), cpu or cuda")
     train.add_argument("--overwrite", action="store_true", help="replace a model dir written by an earlier train")
