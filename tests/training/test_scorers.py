@@ -50,9 +50,9 @@ def test_score_pipeline_accounts_for_every_pair(dae_model, tmp_path, capsys):
         ("c", "MissingField"), ("d", "NoWords"), ("e", "TooLong"), ("f", "BadEncoding")]  # '?': no word to parse
     assert [d["error_type"] for d in dead if d["source_id"] not in "cdef"] == ["MalformedJson"]
     # each names its line (the blank line 9 is no row): a row without an id readable is known by its line
-    assert sorted((d["source_id"], d["message"]) for d in dead if d["error_type"] in ("MalformedJson", "MissingField")) \
-        == [("c", "line 3: no text in hypothesis"), ("pairs.jsonl:8", "line 8: Expecting property name enclosed in "
-                                                    "double quotes: line 1 column 2 (char 1)")]
+    named = sorted((d["source_id"], d["message"]) for d in dead if d["error_type"] in ("MalformedJson", "MissingField"))
+    assert named == [("c", "line 3: no text in hypothesis"), ("pairs.jsonl:8", "line 8: Expecting property name "
+                                                              "enclosed in double quotes: line 1 column 2 (char 1)")]
     assert manifest["counts"]["total"] == {"read": 8, "written": 3, "dead_letters": 5, "skipped": 0}
     from entailgen.schemas.reader import read_dataset
 
