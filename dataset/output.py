@@ -13,6 +13,7 @@ from apache_beam.io.filesystems import FileSystems
 
 from entailgen.dataset.manifest import MANIFEST, RUN_INFO
 from entailgen.dataset.report import CARD, REPORT
+from entailgen.dataset.report.explain_page import EXPLAIN_PAGE
 from entailgen.dataset.shard import join_path
 
 MARKER = ".entailgen-run"  # written first into every folder a run builds: entailgen's, even before its manifest exists
@@ -113,12 +114,15 @@ def check_not_inside_entailgen(output: str) -> None:
 
 def own_files(folder: str, kind: str) -> set[str]:
     """The files (relative paths) entailgen wrote into an output of a `kind`, by what that output lists: a dataset's
-    manifest (and its run.json, card and report), a model dir's checksums.json (and its train.json and card), a Conv
-    head's two files, a detector dir's detector.json. Nothing else under it is entailgen's to delete: a model's
-    eval/ reports are the old model's results, kept as a user's file is."""
+    manifest (and its run.json, card and report; a scored documents dataset's explain.html), a model dir's
+    checksums.json (and its train.json and card), a Conv head's two files, a detector dir's detector.json. Nothing
+    else under it is entailgen's to delete: a model's eval/ reports are the old model's results, kept as a user's
+    file is."""
     if kind.endswith(" dataset"):
         manifest = _mark(folder, MANIFEST)
         listed = {MANIFEST, RUN_INFO, CARD, REPORT}
+        if manifest.get("record_type") == "ScoredDocument":  # score --explain --html: its page, after the manifest
+            listed.add(EXPLAIN_PAGE)
         entries = [*manifest.get("shards", []), manifest.get("dead_letters") or {}, *manifest.get("exports", [])]
         listed.update(e["path"] for e in entries if isinstance(e, dict) and isinstance(e.get("path"), str))
     elif kind == MODEL_DIR:

@@ -41,6 +41,8 @@ MEMBER_RECORDS = {"claims": {"name": "claims, source view", "dir": CLAIMS_MEMBER
                   "dae": {"name": "dae arc model", "dir": DAE_MEMBER, "dataset": "datasets/dae"}}  # in detector.json
 DOCUMENTS = "documents"  # the claims family's input format (pipelines.claims): its reader, `run claims`'s
 INPUTS, DEAD_LETTERS, COUNTS, SENTENCES = "inputs", "dead_letters.jsonl", "documents.json", "sentences.txt"
+EXCLUDED = ("SummaC benchmark files (the SummaC repository's data/<set>.json, or JSON Lines of document, claim, label, "
+            "cut) and spans articles (JSON Lines of bbcid, document)")  # what --exclude-documents reads
 SPLITS = "train 90 % / dev 5 % / test 5 %"  # `run claims`'s default --splits, the claims stage's (dataset.split)
 
 
@@ -364,6 +366,9 @@ def _detector(args) -> int:
     try:
         options.check()
         for path in [*inputs, *options.exclude_documents]:
+            if os.path.isdir(path) and path in options.exclude_documents:
+                raise ValueError(f"--exclude-documents {path} is a folder; give its files (e.g. "
+                                 f"{os.path.join(path, '*.json')}): it reads {EXCLUDED}")
             if not os.path.isfile(path):
                 raise ValueError(f"no such file: {path}")
         check_inputs(get_family("claims"), None, inputs, DOCUMENTS)  # an empty file, a misnamed .gz: as run claims
@@ -376,9 +381,7 @@ def _detector(args) -> int:
             try:
                 held_out(options.exclude_documents)  # a bad benchmark file: one line now, not after reading the inputs
             except ValueError as e:
-                raise ValueError(f"--exclude-documents reads SummaC benchmark files (the SummaC repository's "
-                                 f"data/<set>.json, or JSON Lines of document, claim, label, cut) and spans "
-                                 f"articles (JSON Lines of bbcid, document): {e}")
+                raise ValueError(f"--exclude-documents reads {EXCLUDED}: {e}")
         check_output(args.output, DETECTOR, inputs, args.overwrite)
         check_encoder(options.encoder)  # last: it loads the encoder
         say = (lambda text: None) if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))

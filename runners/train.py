@@ -109,7 +109,8 @@ def _train(args) -> int:
         options = TrainOptions(encoder=args.encoder, epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
                                max_length=args.max_length, max_arcs=args.max_arcs, seed=args.seed, device=args.device,
                                max_examples=args.max_examples, progress=not args.quiet, task=args.task, mix=mix,
-                               claims_view=args.claims_view, bucket_batches=args.bucket_batches)
+                               claims_view=args.claims_view, bucket_batches=args.bucket_batches,
+                               three_way=args.three_way)
         summary = train(args.dataset[0] if len(args.dataset) == 1 else args.dataset, args.output, options,
                         overwrite=args.overwrite)
     except (DatasetError, EncoderError, ValueError) as e:
@@ -120,6 +121,13 @@ def _train(args) -> int:
         print(f"trained {summary['task']} model on {counts['read']} rows ({counts['used']} used; left out: {left_out}) "
               f"in {summary['elapsed_s']} s on {summary['device']}; dev accuracy by epoch {summary['dev_accuracy']}, "
               f"kept epoch {summary['best_epoch']}")
+    lacking = summary.get("without_3way_label")
+    if lacking:  # even --quiet: a 2-way model where 3-way was likely meant (--score e-c refuses it)
+        what = ", ".join(f"{k} {v}" for k, v in lacking.items() if k not in ("rows", "lacking"))
+        print(f"note: {lacking['lacking']} of {lacking['rows']} train rows keep no 3-way label ({what}): " + (
+            "the model is 3-way, trained without them (--three-way)" if summary["options"]["three_way"] else
+            "the model is 2-way (entailed, not-entailed), which --score e-c refuses; --three-way trains a 3-way one "
+            "without them"), file=sys.stderr)
     classes = summary["dev_classes"]
     for name in never_predicted(classes):  # even --quiet: the model is written, but a user should not trust it blind
         print(f"warning: the kept model never predicts {name!r} on dev, which holds {classes[name]['gold']} of it; its "
@@ -293,9 +301,10 @@ def _evaluate_spans(args, files: list[str]) -> int:
     """`evaluate MODEL_DIR --benchmark spans FILE --articles FILE`: word-level detection of unsupported content
     against XSumFaith's span annotations (training.benchmarks.spans), the model's explained words beside the overlap
     baselines and the summary's own score; the file and articles checked before the model loads."""
-    from entailgen.training.benchmarks.spans import (OVERLAP_MIX, RULES, SUMMARY_SCORE, WITH_OVERLAP, evaluate_spans,
-                                                     format_spans, model_word_scores, overlap_scorers, read_articles,
-                                                     read_spans, val_roc_auc, with_articles, with_overlap)
+    from entailgen.training.benchmarks.spans import (OVERLAP_MIX, RULES, SUMMARY_SCORE, WITH_OVERLAP, check_cuts,
+                                                     evaluate_spans, format_spans, model_word_scores, overlap_scorers,
+                                                     read_articles, read_spans, val_roc_auc, with_articles,
+                                                     with_overlap)
     from entailgen.training.fitting.encoder import EncoderError
 
     if len(files) != 1 or args.articles is None:
@@ -310,10 +319,13 @@ def _evaluate_spans(args, files: list[str]) -> int:
         print(f"{row}: explained {done} / {total} summaries", file=sys.stderr, flush=True)
 
     try:
-        annotated, by_offsets = read_spans(files[0])
+        annotated, placement = read_spans(files[0])
         summaries, left_out = with_articles(annotated, read_articles(args.articles))
         if not summaries:
-            raise UsageError(f"no summary of {files[0]} has its article in {args.articles}")
+            raise UsageError(f"no summary of {files[0]} has its article in {args.articles}" if annotated else
+                             f"every summary of {files[0]} has a span placed nowhere (text not in the summary, "
+                             f"offsets past its end; lines {', '.join(map(str, placement.nowhere_lines[:5]))})")
+        check_cuts(summaries)  # a cut without both labels: one line now, not after scoring
         precision = _precision(args)
         scorer = _scorer(args, mode, precision, args.granularity or "sentence")
         by_rule, own, unscorable = model_word_scores(scorer, summaries, progress=progress)
@@ -324,7 +336,7 @@ def _evaluate_spans(args, files: list[str]) -> int:
                   mixed: with_overlap(summaries, by_rule[default], own)}
         report = evaluate_spans(summaries, scores, compare=[(row, [*baselines, f"{row}: {SUMMARY_SCORE}"]),
                                                             (mixed, [OVERLAP_MIX])],
-                                left_out=left_out, by_offsets=by_offsets)
+                                left_out=left_out, placement=placement)
     except (EncoderError, ValueError, OSError, RuntimeError) as e:  # BenchmarkError is a ValueError
         raise UsageError(message(e))
     report["rules"] = {name: val_roc_auc(summaries, values) for name, values in by_rule.items()}  # chosen on val
@@ -447,12 +459,14 @@ def _score(args) -> int:
                              overwrite=args.overwrite, mode=mode, precision=args.precision)
     except OutputError as e:  # another writer holds --output, or finished into it since the check above
         raise UsageError(str(e))
+    page = None
     if args.html:
         from entailgen.dataset.report.explain_page import write_explain_page
 
         page = write_explain_page(args.output, manifest)
-        print(f"the rows worst first, explained: {os.path.join(args.output, page)}" if page else
-              "no row was scored, so no explain.html")
+        if not args.quiet:
+            print(f"the rows worst first, explained: {os.path.join(args.output, page)}" if page else
+                  "no row was scored, so no explain.html")
     total, repeated = manifest["counts"]["total"], manifest["counts"].get("repeated_ids", {})
     what = "documents" if args.documents else "pairs"
     print(args.output if args.quiet else
@@ -461,11 +475,14 @@ def _score(args) -> int:
                         if repeated else "")
           + (f"; the detector's members scored each row: {heads_in_words(member_heads(detector, mode.plain))}"
              if detector else ""))
+    if args.quiet and page:  # --quiet: the paths written, one a line
+        print(os.path.join(args.output, page))
     if total["read"] and not total["written"]:  # nothing scored is a failed job, not exit 0
         reasons = sorted(manifest["counts"].get("dead_by_stage", {}))
-        other = ("premise", "hypothesis") if args.documents else ("document", "summary")
-        hint = f"; rows of {' and '.join(other)} are scored {LAYOUTS[other]}" if reasons == ["read:MissingField"] \
-            else ""  # every row lacked its fields: most likely rows of the other layout
+        fields, other = (("document", "summary"), ("premise", "hypothesis"))[::1 if args.documents else -1]
+        # every row lacked its fields: rows of the other layout, or of neither (each dead letter says which)
+        hint = (f"; {what} are read from rows of {' and '.join(fields)}; rows of {' and '.join(other)} are scored "
+                f"{LAYOUTS[other]}") if reasons == ["read:MissingField"] else ""
         raise UsageError(f"every one of the {total['read']} {what} became a dead letter (their reasons: "
                          f"{', '.join(reasons)}){hint}; see {args.output}")
     return 0
@@ -552,6 +569,9 @@ def register(commands) -> None:
     train.add_argument("--bucket-batches", type=int, default=50, metavar="N",
                        help="length bucketing: N batches' examples pooled, sorted by length, cut into batches, the "
                             "batches shuffled (less padding per step); 1: batches in the shuffled stream's order")
+    train.add_argument("--three-way", action="store_true",
+                       help="a 3-way pair model (what --score e-c needs) where only some rows keep a 3-way label: the "
+                            "others are left out, counted")
     train.add_argument("--seed", type=int, default=0, help="seed of initialisation, dropout and shuffling")
     train.add_argument("--device", default="auto", help="auto (cuda with bf16 when present, else cpu), cpu or cuda")
     train.add_argument("--overwrite", action="store_true", help="replace a model dir written by an earlier train")

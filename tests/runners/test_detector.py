@@ -193,6 +193,8 @@ def test_a_damaged_detector_is_refused_in_one_line(tmp_path, clean, capsys):
     (["--input", "missing.jsonl"], "input not found: missing.jsonl"),
     (["--epochs", "0"], "--epochs must be at least 1, got 0"),
     (["--exclude-documents", "missing.json"], "no such file: missing.json"),
+    (["--exclude-documents", "."], "--exclude-documents . is a folder; give its files (e.g. ./*.json): it reads "
+     "SummaC benchmark files"),  # a folder that exists: not 'no such file'
     (["--device", "cuda"], "--device cuda: no CUDA device is available"),  # said before any stage, not after them
 ])
 def test_bad_options_are_one_line(tmp_path, flags, said, capsys, monkeypatch):

@@ -206,6 +206,28 @@ def test_score_explain_writes_words_and_sentences_readable_by_pyarrow_and_pandas
     assert jsonl.num_rows == 2
 
 
+def test_score_html_quiet_prints_the_paths_alone_and_overwrite_replaces_its_own_page(name_model, tmp_path, capsys):
+    """--quiet: the scores dir, then its explain.html, one a line; a rerun with --overwrite replaces the page it wrote
+    (its own file), while a file of the user's beside it is still refused."""
+    from entailgen.runners.cli import main
+
+    inputs = tmp_path / "docs.jsonl"
+    inputs.write_text("".join(json.dumps(r) + "\n" for r in EXPLAIN_ROWS))
+    out = tmp_path / "q1"
+    args = ["score", str(name_model), "--input", str(inputs), "--output", str(out), "--documents", "--explain",
+            "--html", "--quiet"]
+    assert main(args) == 0
+    assert capsys.readouterr().out.splitlines() == [str(out), str(out / "explain.html")]
+    assert main([*args, "--overwrite"]) == 0
+    assert capsys.readouterr().out.splitlines() == [str(out), str(out / "explain.html")]
+    (out / "notes.txt").write_text("mine")
+    assert main([*args, "--overwrite"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"entailgen: error: --overwrite would delete {out / 'notes.txt'}, which the manifest of {out} does not list; "
+        "move it out first (entailgen deletes only its own files)")
+    assert (out / "notes.txt").read_text() == "mine" and (out / "explain.html").is_file()
+
+
 def test_score_explain_with_a_pair_model_gives_each_word_its_sentence(pair_model, tmp_path):
     _, (row,) = scored_rows(tmp_path, pair_model, [{"document": "The man likes a park.",
                                                     "summary": "A man likes a park. A dog chases."}], "--explain")

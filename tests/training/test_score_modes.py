@@ -8,7 +8,7 @@ import torch
 
 from entailgen.runners.cli import main
 from entailgen.training.scoring.cache import cache_name
-from entailgen.training.fitting.checkpoint import load_trained
+from entailgen.training.fitting.checkpoint import load_meta, load_trained
 from entailgen.training.scoring.document_scorer import DocumentScorer
 from entailgen.training.scoring.score_modes import ScoreMode, score_of
 from entailgen.training.scoring.scorers import DaeScorer, PairScorer
@@ -193,3 +193,38 @@ def test_a_pair_model_scores_pairs_from_the_command_line_in_the_dae_layout(three
                 assert row["score"] == pytest.approx(e if score == "e" else (1 + e - c) / 2, abs=2e-6)
             else:
                 assert [p["label"] for p in row["probabilities"]] == ["entailed", "not-entailed"]
+
+
+def test_rows_without_a_3way_label_are_said_and_three_way_trains_the_model_e_c_needs(tiny_encoder, tmp_path, capsys):
+    """docs/scoring.md's recipe on nli-dialogue rows of which 2 (human-annotated INCORRECT claims, as in the sample
+    claims) keep no 3-way label: train says so in one line and makes a 2-way model, which e-c refuses; --three-way
+    trains the 3-way model without those 2 (counted), and score --score e-c scores with it."""
+    from trainer_fixtures import toy_pair, write_dataset
+    import dataclasses
+
+    rows = [dataclasses.replace(toy_pair(i, True), phenomenon="claims:source") for i in range(8)]
+    rows += [dataclasses.replace(toy_pair(i, False), id=f"a{i}", phenomenon="claims:annotated") for i in (1, 2)]
+    data = write_dataset(tmp_path / "data", "RtePair", {"train": rows}, pipeline="nli-dialogue")
+    train = ["train", str(data), "--encoder", str(tiny_encoder), "--epochs", "1", "--batch-size", "4", "--device",
+             "cpu", "--quiet"]
+    assert main([*train, "--output", str(tmp_path / "two")]) == 0
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "note: 2 of 10 train rows keep no 3-way label (claims:annotated 2): the model is 2-way (entailed, "
+        "not-entailed), which --score e-c refuses; --three-way trains a 3-way one without them")
+    assert load_meta(str(tmp_path / "two"))["labels"] == ["entailed", "not-entailed"]
+    summary = json.loads((tmp_path / "two" / "train.json").read_text())
+    assert summary["without_3way_label"] == {"rows": 10, "lacking": 2, "claims:annotated": 2}
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps({"premise": "the man sees a park", "hypothesis": "a cat sees"}) + "\n")
+    score = ["score", "--input", str(pairs), "--score", "e-c", "--quiet"]
+    assert main([score[0], str(tmp_path / "two"), *score[1:], "--output", str(tmp_path / "s2")]) == 2
+    assert "--score e-c needs a 3-way pair model" in capsys.readouterr().err
+    assert main([*train, "--output", str(tmp_path / "three"), "--three-way"]) == 0
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "note: 2 of 10 train rows keep no 3-way label (claims:annotated 2): the model is 3-way, trained without them "
+        "(--three-way)")
+    assert load_meta(str(tmp_path / "three"))["labels"] == ["entailment", "neutral", "contradiction"]
+    counts = json.loads((tmp_path / "three" / "train.json").read_text())["counts"]["train"]
+    assert counts == {"read": 10, "no_3way_label": 2, "used": 8}
+    assert main([score[0], str(tmp_path / "three"), *score[1:], "--output", str(tmp_path / "s3")]) == 0
+    assert json.loads((tmp_path / "s3" / "manifest.json").read_text())["counts"]["total"]["written"] == 1

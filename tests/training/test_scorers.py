@@ -49,6 +49,10 @@ def test_score_pipeline_accounts_for_every_pair(dae_model, tmp_path, capsys):
     assert sorted((d["source_id"], d["error_type"]) for d in dead if d["source_id"] in "cdef") == [
         ("c", "MissingField"), ("d", "NoWords"), ("e", "TooLong"), ("f", "BadEncoding")]  # '?': no word to parse
     assert [d["error_type"] for d in dead if d["source_id"] not in "cdef"] == ["MalformedJson"]
+    # each names its line (the blank line 9 is no row): a row without an id readable is known by its line
+    named = sorted((d["source_id"], d["message"]) for d in dead if d["error_type"] in ("MalformedJson", "MissingField"))
+    assert named == [("c", "line 3: no text in hypothesis"), ("pairs.jsonl:8", "line 8: Expecting property name "
+                                                              "enclosed in double quotes: line 1 column 2 (char 1)")]
     assert manifest["counts"]["total"] == {"read": 8, "written": 3, "dead_letters": 5, "skipped": 0}
     from entailgen.schemas.reader import read_dataset
 
@@ -113,12 +117,21 @@ def test_a_score_job_in_which_every_row_is_a_dead_letter_fails_and_repeated_ids_
     documents.write_text('{"id": "d", "document": "The dog sees the cat.", "summary": "The dog sees."}\n')
     assert main(["score", str(dae_model), "--input", str(documents), "--output", str(tmp_path / "docs")]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
-        "entailgen: error: every one of the 1 pairs became a dead letter (their reasons: read:MissingField); rows of "
-        f"document and summary are scored with --documents; see {tmp_path / 'docs'}")
+        "entailgen: error: every one of the 1 pairs became a dead letter (their reasons: read:MissingField); pairs are "
+        "read from rows of premise and hypothesis; rows of document and summary are scored with --documents; see "
+        f"{tmp_path / 'docs'}")
     assert main(["score", str(dae_model), "--input", str(bad), "--output", str(tmp_path / "pd"), "--documents"]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1] == (
         "entailgen: error: every one of the 2 documents became a dead letter (their reasons: read:MissingField); "
-        f"rows of premise and hypothesis are scored without --documents; see {tmp_path / 'pd'}")
+        "documents are read from rows of document and summary; rows of premise and hypothesis are scored without "
+        f"--documents; see {tmp_path / 'pd'}")
+    texts = tmp_path / "texts.jsonl"  # rows of neither layout: the refusal names the layout read, not only the other
+    texts.write_text('{"id": "t", "text": "The dog sees the cat."}\n')
+    assert main(["score", str(dae_model), "--input", str(texts), "--output", str(tmp_path / "t"), "--documents"]) == 2
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        "entailgen: error: every one of the 1 documents became a dead letter (their reasons: read:MissingField); "
+        "documents are read from rows of document and summary; rows of premise and hypothesis are scored without "
+        f"--documents; see {tmp_path / 't'}")
     pairs = tmp_path / "pairs.jsonl"
     row = {"id": "a", "premise": "the dog sees the cat", "hypothesis": "the cat sees the dog"}
     pairs.write_text("".join(json.dumps(r) + "\n" for r in (row, {**row, "hypothesis": "the dog sees the cat"},

@@ -1,14 +1,17 @@
 """The XSumFaith span benchmark (training.benchmarks.spans): the CSV reader's majority rule on a hand-made file of 3
 annotators with overlapping spans, the document cut, the overlap baselines and the word-level figures worked by hand."""
+import codecs
 import csv
+import gzip
 import json
 
 import pytest
 
 from entailgen.training.benchmarks.files import BenchmarkError
-from entailgen.training.benchmarks.spans import (ABSENT, OVERLAP_MIX, TEST, VAL, SpanSummary, absent, cut_of,
-                                                 evaluate_spans, locate_span, overlap_features, overlap_scorers,
-                                                 read_articles, read_spans, with_articles, with_overlap)
+from entailgen.training.benchmarks.spans import (ABSENT, OVERLAP_MIX, TEST, VAL, Placement, SpanSummary, absent,
+                                                 check_cuts, cut_of, evaluate_spans, format_spans, locate_span,
+                                                 overlap_features, overlap_scorers, read_articles, read_spans,
+                                                 with_articles, with_overlap)
 
 HEADER = ["bbcid", "system", "summary", "hallucination_type", "hallucinated_span", "hallucinated_span_start",
           "hallucinated_span_end", "worker_id"]
@@ -38,8 +41,8 @@ ROWS = [  # bbcid 1: 'the uk's bank of anna raised rates.' (words: the uk's bank
 def test_a_word_is_unsupported_when_two_of_its_three_annotators_marked_it(tmp_path):
     """bank, of: wid_0 alone; anna: wid_0 and wid_1; raised: wid_1 and wid_2; uk's, rates.: wid_2 alone. dog.:
     wid_1 and wid_2; the: wid_2 alone."""
-    summaries, by_offsets = read_spans(str(write_csv(tmp_path / "spans.csv", ROWS)))
-    assert by_offsets == 0
+    summaries, placement = read_spans(str(write_csv(tmp_path / "spans.csv", ROWS)))
+    assert placement == Placement(by_offsets=0, nowhere_lines=(), left_out=0)
     rates, dog = summaries
     assert rates.summary == "the uk's bank of anna raised rates."
     assert [w for _, _, w in rates.words] == ["the", "uk's", "bank", "of", "anna", "raised", "rates."]
@@ -53,6 +56,64 @@ def test_a_span_is_found_by_its_text_nearest_its_offset_else_by_its_offsets():
     assert locate_span("the cat and the dog", "the", 2, 4) == ((0, 3), True)
     assert locate_span("the cat and the dog", "THE  dog", 1, 9) == ((12, 19), True)  # case and spacing read loosely
     assert locate_span("the cat", "a cow", 5, 7) == ((4, 7), False)
+
+
+def test_a_span_placed_nowhere_leaves_its_summary_out_counted_and_said(tmp_path):
+    """bbcid 3's three annotators each marked 'zebra', absent from its summary, at offsets past its end (40-45 of 18
+    characters): no word can carry the marks, so the summary is left out and the three lines named; bbcid 2's span
+    'a bird' (absent) at offsets 1-5 covers 'a cat' and is placed by them, counted."""
+    rows = [*ROWS, *(["3", "S1", DOG, "extrinsic", "zebra", "40", "45", w] for w in ("wid_0", "wid_1", "wid_2")),
+            ["4", "S1", DOG, "extrinsic", "a bird", "1", "5", "wid_0"], ["4", "S1", DOG, "NULL", "NULL", "-1", "-1",
+                                                                        "wid_1"]]
+    summaries, placement = read_spans(str(write_csv(tmp_path / "spans.csv", rows)))
+    assert [s.bbcid for s in summaries] == ["1", "2", "4"]
+    assert placement == Placement(by_offsets=1, nowhere_lines=(9, 10, 11), left_out=1)
+    assert summaries[2].labels == (0, 0, 0, 0, 0)  # one annotator of two marked 'a cat': no majority
+    summary = SpanSummary("2", "S", "w w", ((0, 1, "w"), (2, 3, "w")), (1, 0), 3, "doc")
+    test = SpanSummary("1", "S", "w w", ((0, 1, "w"), (2, 3, "w")), (0, 1), 3, "doc")
+    report = evaluate_spans([summary, test], {ABSENT: [[1.0, 0.0], [0.0, 1.0]]}, resamples=5, placement=placement)
+    assert report["spans_placed_nowhere"] == {"spans": 3, "lines": [9, 10, 11], "summaries_left_out": 1}
+    assert format_spans(report).splitlines()[-1].endswith(
+        "1 spans placed by their offsets (text not found); 3 spans placed nowhere (text not found, offsets past the "
+        "summary; lines 9, 10, 11): 1 summaries left out")
+
+
+def test_a_header_alone_and_a_cut_without_both_labels_are_refused_before_scoring(tmp_path):
+    with pytest.raises(BenchmarkError, match=r"header\.csv: no annotation row under its header$"):
+        read_spans(str(write_csv(tmp_path / "header.csv", [])))
+    summaries, _ = read_spans(str(write_csv(tmp_path / "spans.csv", ROWS[:4])))  # bbcid 1 alone: a test document
+    with pytest.raises(BenchmarkError, match=r"^the val cut has 0 documents, 0 words \(0 unsupported\), not words of "
+                                             "both labels"):
+        check_cuts(summaries)
+
+
+@pytest.mark.parametrize("name, encode", [
+    ("spans.csv.gz", lambda text: gzip.compress(text.encode("utf-8"))),
+    ("spans.csv", lambda text: text.encode("utf-16")),  # a BOM, as a spreadsheet writes UTF-16
+    ("spans.csv", lambda text: codecs.BOM_UTF8 + text.encode("utf-8")),
+])
+def test_annotations_and_articles_are_read_gzipped_or_in_the_encoding_their_byte_order_mark_names(tmp_path, name,
+                                                                                                 encode):
+    plain = write_csv(tmp_path / "plain.csv", ROWS)
+    (tmp_path / name).write_bytes(encode(plain.read_text(encoding="utf-8")))
+    assert read_spans(str(tmp_path / name)) == read_spans(str(plain))
+    articles = json.dumps({"bbcid": 2, "document": "A cat saw a bird."}) + "\n"
+    (tmp_path / "a.jsonl.gz").write_bytes(gzip.compress(articles.encode("utf-8")))
+    (tmp_path / "a16.jsonl").write_bytes(articles.encode("utf-16"))
+    assert read_articles(str(tmp_path / "a.jsonl.gz")) == read_articles(str(tmp_path / "a16.jsonl")) == {
+        "2": "A cat saw a bird."}
+
+
+def test_gzip_bytes_under_a_plain_name_and_bytes_of_no_encoding_are_refused_in_one_line(tmp_path):
+    (tmp_path / "spans.csv").write_bytes(gzip.compress(b"bbcid\n"))
+    with pytest.raises(BenchmarkError, match=r"^cannot read span annotations .*spans\.csv: .*spans\.csv is "
+                                             r"gzip-compressed but its name does not end in \.gz; rename it"):
+        read_spans(str(tmp_path / "spans.csv"))
+    (tmp_path / "a.jsonl").write_bytes(b'{"bbcid": 1, "document": "caf\xe9"}\n')
+    with pytest.raises(BenchmarkError, match=r"^cannot read articles .*a\.jsonl: not text in its encoding \(UTF-8 "
+                                             r"unless a byte-order mark names another\): invalid continuation byte at "
+                                             r"byte 29$"):  # 29 bytes before the é
+        read_articles(str(tmp_path / "a.jsonl"))
 
 
 @pytest.mark.parametrize("rows, message", [
@@ -133,3 +194,18 @@ def test_the_models_words_mixed_with_the_overlap_features_on_val():
     assert report["scorers"]["mixed"]["roc_auc"] == [100.0, 100.0, 100.0]
     assert report["scorers"][OVERLAP_MIX]["roc_auc"] == [50.0, 50.0, 50.0]
     assert report["gaps"][0]["roc_auc"] == [50.0, 50.0, 50.0]
+
+
+def test_evaluate_refuses_a_header_alone_and_a_cut_without_both_labels_before_any_model_loads(tmp_path, capsys):
+    """No model dir at all: the refusals come from the files, before the model would load (and 22 s of scoring)."""
+    from entailgen.runners.cli import main
+
+    (tmp_path / "a.jsonl").write_text(json.dumps({"bbcid": 1, "document": "The uk's bank raised rates."}) + "\n")
+    for rows, said in (([], f"{tmp_path / 'spans.csv'}: no annotation row under its header"),
+                       (ROWS[:4], "the val cut has 0 documents, 0 words (0 unsupported), not words of both labels")):
+        spans = str(write_csv(tmp_path / "spans.csv", rows))
+        argv = ["evaluate", str(tmp_path / "no-model"), "--benchmark", "spans", spans, "--articles",
+                str(tmp_path / "a.jsonl")]
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith(f"entailgen: error: {said}")

@@ -1,5 +1,6 @@
 """Reading a benchmark's files: the one error every benchmark reader raises, naming the file and row; the one way
-they open a file (a UTF-8 BOM read past, as spreadsheets write it); the text check; and each row once."""
+they open a file (as `run` reads its inputs: compressed, a byte-order mark deciding the encoding); the text check;
+and each row once."""
 from __future__ import annotations
 
 import csv
@@ -17,12 +18,17 @@ class BenchmarkError(ValueError):
 
 
 def read_text(path: str, what: str) -> str:
-    """A benchmark file's text, a UTF-8 BOM read past (as TRUE's CSV reader always has) and line ends kept as written
-    (a CSV reader splits them itself); BenchmarkError naming the file (as `what`) where it cannot be read."""
+    """A benchmark file's text as `run` reads its inputs (transforms.io.option_files.file_text: gzip and the like by
+    its name, a byte-order mark deciding UTF-8, UTF-16 or UTF-32, as spreadsheets write them), line ends kept as
+    written (a CSV reader splits them itself); BenchmarkError naming the file (as `what`) where it cannot be read."""
+    from entailgen.transforms.io.option_files import file_text  # Beam's FileSystems: only when a file is read
+
     try:
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            return f.read()
-    except (OSError, UnicodeDecodeError) as e:
+        return file_text(path)
+    except UnicodeDecodeError as e:
+        raise BenchmarkError(f"cannot read {what} {path}: not text in its encoding (UTF-8 unless a byte-order mark "
+                             f"names another): {e.reason} at byte {e.start}")
+    except (OSError, ValueError) as e:
         raise BenchmarkError(f"cannot read {what} {path}: {getattr(e, 'strerror', None) or e}")
 
 

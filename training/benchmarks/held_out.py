@@ -12,7 +12,7 @@ import unicodedata
 from collections import defaultdict
 from typing import Iterable, Sequence
 
-from entailgen.training.benchmarks.files import BenchmarkError
+from entailgen.training.benchmarks.files import BenchmarkError, read_text
 from entailgen.training.benchmarks.spans import read_articles
 from entailgen.training.benchmarks.summac import read_benchmark
 
@@ -69,8 +69,8 @@ def is_articles(path: str) -> bool:
         articles = read_articles(path)
     except BenchmarkError:
         return False
-    with open(path, encoding="utf-8-sig") as f:
-        return bool(articles) and not any("claim" in json.loads(line) for line in f if line.strip())
+    lines = read_text(path, "articles").split("\n")
+    return bool(articles) and not any("claim" in json.loads(line) for line in lines if line.strip())
 
 
 def held_out(files: Sequence[str]) -> HeldOut:

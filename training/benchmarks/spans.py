@@ -6,7 +6,8 @@ A summary word (its text between spaces, as `score --explain` splits it) is unsu
 annotators (3; one summary of the file has 2) marked a span overlapping it. The CSV writes an apostrophe as \\' and
 some spans with a literal \\n: both are read as meant. A span is found by its text, the occurrence nearest the
 offset given (1-based in most rows, not all), so a wrong offset does not move it; a span whose text is not in its
-summary falls back to its offsets (counted).
+summary falls back to its offsets (counted); one whose offsets cover no word either (past the summary's end) is
+placed nowhere: its summary's labels would lack that annotator's mark, so the summary is left out (both counted).
 
 The cut is by document, never by summary: a document is in val when the first byte of the sha256 of its bbcid is
 even, else test; all five systems' summaries of a document fall in one cut. Thresholds and the mixes' weights are
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from entailgen.training.benchmarks.baselines import unigram_overlap_scores
-from entailgen.training.benchmarks.files import BenchmarkError, csv_rows
+from entailgen.training.benchmarks.files import BenchmarkError, csv_rows, read_text
 from entailgen.training.benchmarks.metrics import balanced_accuracy, choose_threshold, grouped_interval, roc_auc
 from entailgen.training.scoring.explain import words_of  # the words as `score --explain` gives them
 
@@ -57,6 +58,16 @@ class SpanSummary:
         return cut_of(self.bbcid)
 
 
+@dataclass(frozen=True)
+class Placement:
+    """How the annotations' spans were placed: by their offsets (their text not in the summary), nowhere (nor do
+    their offsets cover a word), with the CSV lines of those and the summaries left out for them."""
+
+    by_offsets: int = 0
+    nowhere_lines: tuple[int, ...] = ()
+    left_out: int = 0  # summaries with a span placed nowhere
+
+
 def cut_of(bbcid: str) -> str:
     """A document's cut: val when the first byte of sha256(bbcid) is even, else test."""
     return VAL if hashlib.sha256(bbcid.encode("utf-8")).digest()[0] % 2 == 0 else TEST
@@ -80,10 +91,10 @@ def locate_span(summary: str, span: str, start: int, end: int) -> tuple[tuple[in
     return (low, min(max(end, low), len(summary))), False
 
 
-def read_spans(path: str) -> tuple[list[SpanSummary], int]:
-    """(each (bbcid, system)'s summary with its word labels, in the file's order; how many spans were placed by
-    their offsets, their text not found). BenchmarkError (one line) for a file that cannot be read, a missing column,
-    a summary written two ways, a bad offset, or a summary with fewer than MAJORITY annotators."""
+def read_spans(path: str) -> tuple[list[SpanSummary], Placement]:
+    """(each (bbcid, system)'s summary with its word labels, in the file's order, less those with a span placed
+    nowhere; how the spans were placed). BenchmarkError (one line) for a file that cannot be read, a missing column,
+    no row, a summary written two ways, a bad offset, or a summary with fewer than MAJORITY annotators."""
     groups: dict[tuple[str, str], list[dict]] = {}
     for raw in csv_rows(path, COLUMNS, "span annotations", "the XSumFaith hallucination annotations' layout: "
                                                            + ", ".join(COLUMNS)):
@@ -91,7 +102,9 @@ def read_spans(path: str) -> tuple[list[SpanSummary], int]:
         if not all(key) or not (raw["summary"] or "").strip() or not (raw["worker_id"] or "").strip():
             raise BenchmarkError(f"{path} line {raw['_line']}: no bbcid, system, summary or worker_id")
         groups.setdefault(key, []).append(raw)
-    out, by_offsets = [], 0
+    if not groups:
+        raise BenchmarkError(f"{path}: no annotation row under its header")
+    out, by_offsets, nowhere, left_out = [], 0, [], 0
     for (bbcid, system), rows in groups.items():
         summary = as_meant(rows[0]["summary"])
         other = next((r for r in rows if as_meant(r["summary"]) != summary), None)
@@ -100,6 +113,7 @@ def read_spans(path: str) -> tuple[list[SpanSummary], int]:
                                  f"{rows[0]['_line']}'s")
         words = tuple(words_of(summary))
         marked: dict[str, set[int]] = {}
+        placed_nowhere = False
         for r in rows:
             marks = marked.setdefault(r["worker_id"].strip(), set())
             span = r["hallucinated_span"]
@@ -111,38 +125,41 @@ def read_spans(path: str) -> tuple[list[SpanSummary], int]:
                 raise BenchmarkError(f"{path} line {r['_line']}: span offsets must be whole numbers, got "
                                      f"{r['hallucinated_span_start']!r}, {r['hallucinated_span_end']!r}")
             (s, e), found = locate_span(summary, as_meant(span), start, end)
-            by_offsets += not found
-            marks.update(i for i, (ws, we, _) in enumerate(words) if ws < e and s < we)
+            covered = {i for i, (ws, we, _) in enumerate(words) if ws < e and s < we}
+            if not covered:  # its text absent and its offsets past the summary: a mark no word can carry
+                nowhere.append(r["_line"])
+                placed_nowhere = True
+            by_offsets += not found and bool(covered)
+            marks.update(covered)
         if len(marked) < MAJORITY:
             raise BenchmarkError(f"{path}: {bbcid} {system} has {len(marked)} annotator(s); the majority rule needs "
                                  f"{MAJORITY} or more")
+        if placed_nowhere:
+            left_out += 1
+            continue
         labels = tuple(int(sum(i in m for m in marked.values()) >= MAJORITY) for i in range(len(words)))
         out.append(SpanSummary(bbcid, system, summary, words, labels, len(marked)))
-    return out, by_offsets
+    return out, Placement(by_offsets, tuple(nowhere), left_out)
 
 
 def read_articles(path: str) -> dict[str, str]:
     """bbcid -> article of a JSON Lines file of {"bbcid", "document"}; BenchmarkError (one line) for a file that
     cannot be read, a bad line, or one bbcid given two different articles."""
     articles: dict[str, str] = {}
-    try:
-        with open(path, encoding="utf-8-sig") as f:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except ValueError as e:
-                    raise BenchmarkError(f"{path} line {n}: not JSON ({e})")
-                if not isinstance(row, dict) or not isinstance(row.get("document"), str) or not row["document"].strip() \
-                        or not isinstance(row.get("bbcid"), (str, int)):
-                    raise BenchmarkError(f"{path} line {n}: an article is {{\"bbcid\", \"document\"}} with text")
-                bbcid = str(row["bbcid"])
-                if articles.get(bbcid, row["document"]) != row["document"]:
-                    raise BenchmarkError(f"{path} line {n}: bbcid {bbcid} given another article before")
-                articles[bbcid] = row["document"]
-    except (OSError, UnicodeDecodeError) as e:
-        raise BenchmarkError(f"cannot read articles {path}: {getattr(e, 'strerror', None) or e}")
+    for n, line in enumerate(read_text(path, "articles").split("\n"), 1):  # not splitlines: U+2028 ends no line
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError as e:
+            raise BenchmarkError(f"{path} line {n}: not JSON ({e})")
+        if not isinstance(row, dict) or not isinstance(row.get("document"), str) or not row["document"].strip() \
+                or not isinstance(row.get("bbcid"), (str, int)):
+            raise BenchmarkError(f"{path} line {n}: an article is {{\"bbcid\", \"document\"}} with text")
+        bbcid = str(row["bbcid"])
+        if articles.get(bbcid, row["document"]) != row["document"]:
+            raise BenchmarkError(f"{path} line {n}: bbcid {bbcid} given another article before")
+        articles[bbcid] = row["document"]
     if not articles:
         raise BenchmarkError(f"{path}: no article")
     return articles
@@ -207,16 +224,27 @@ def with_overlap(summaries: Sequence[SpanSummary], *model: Sequence[Sequence[flo
                                     for i, fs in enumerate(features)])
 
 
-def evaluate_spans(summaries: Sequence[SpanSummary], scores: dict[str, list[list[float]]], resamples: int = 1000,
-                   compare: Sequence[tuple[str, Sequence[str]]] = (), left_out: int = 0, by_offsets: int = 0) -> dict:
-    """Each scorer's word-level ROC AUC and balanced accuracy on the test documents (threshold chosen on val), with
-    95% bootstrap intervals over test documents (seed 0); each compare (model, baselines): the model's AUC gap over
-    the strongest of the baselines on test, paired on the same draws."""
+def check_cuts(summaries: Sequence[SpanSummary]) -> dict[str, list[int]]:
+    """Each cut's summaries (indices); BenchmarkError (one line) where a cut has no words of both labels: the mix's
+    weights are fit on val and ROC AUC needs both labels, so say it before any scoring."""
     cuts = {c: [i for i, s in enumerate(summaries) if s.cut == c] for c in (VAL, TEST)}
     for c, picked in cuts.items():
         labels = [y for i in picked for y in summaries[i].labels]
         if not labels or not 0 < sum(labels) < len(labels):
-            raise BenchmarkError(f"the {c} cut has {len(labels)} words, not words of both labels: ROC AUC needs both")
+            documents = len({summaries[i].bbcid for i in picked})
+            raise BenchmarkError(f"the {c} cut has {documents} documents, {len(labels)} words ({sum(labels)} "
+                                 "unsupported), not words of both labels: the mix is fit on val and ROC AUC needs both "
+                                 "(a document is val when the first byte of sha256(bbcid) is even, else test)")
+    return cuts
+
+
+def evaluate_spans(summaries: Sequence[SpanSummary], scores: dict[str, list[list[float]]], resamples: int = 1000,
+                   compare: Sequence[tuple[str, Sequence[str]]] = (), left_out: int = 0,
+                   placement: Placement = Placement()) -> dict:
+    """Each scorer's word-level ROC AUC and balanced accuracy on the test documents (threshold chosen on val), with
+    95% bootstrap intervals over test documents (seed 0); each compare (model, baselines): the model's AUC gap over
+    the strongest of the baselines on test, paired on the same draws."""
+    cuts = check_cuts(summaries)
     by_document: dict[str, dict[str, list[int]]] = {VAL: {}, TEST: {}}
     for i, s in enumerate(summaries):
         by_document[s.cut].setdefault(s.bbcid, []).append(i)
@@ -228,7 +256,9 @@ def evaluate_spans(summaries: Sequence[SpanSummary], scores: dict[str, list[list
     report = {"benchmark": BENCHMARK, "protocol": __doc__.split("\n\n")[2].replace("\n", " "),
               "documents": {c: len(d) for c, d in by_document.items()},
               "summaries": {c: len(p) for c, p in cuts.items()}, "left_out_no_article": left_out,
-              "spans_placed_by_offsets": by_offsets,
+              "spans_placed_by_offsets": placement.by_offsets,
+              "spans_placed_nowhere": {"spans": len(placement.nowhere_lines), "lines": list(placement.nowhere_lines),
+                                       "summaries_left_out": placement.left_out},
               "words": {c: sum(len(summaries[i].words) for i in p) for c, p in cuts.items()},
               "unsupported_words": {c: sum(sum(summaries[i].labels) for i in p) for c, p in cuts.items()},
               "scorers": {}}
@@ -267,10 +297,14 @@ def format_spans(report: dict) -> str:
         auc, acc = r["roc_auc"], r["balanced_accuracy"]
         lines.append(f"| {name} | {auc[0]} [{auc[1]}, {auc[2]}] | {acc[0]} [{acc[1]}, {acc[2]}] | {r['val_roc_auc']} |")
     w, u, d = report["words"], report["unsupported_words"], report["documents"]
+    nowhere = report.get("spans_placed_nowhere") or {"spans": 0}
     lines.append(f"val: {d[VAL]} documents, {report['summaries'][VAL]} summaries, {w[VAL]} words ({u[VAL]} "
                  f"unsupported); test: {d[TEST]} documents, {report['summaries'][TEST]} summaries, {w[TEST]} words "
                  f"({u[TEST]} unsupported); {report['left_out_no_article']} summaries left out (no article); "
-                 f"{report['spans_placed_by_offsets']} spans placed by their offsets (text not found)")
+                 f"{report['spans_placed_by_offsets']} spans placed by their offsets (text not found)"
+                 + (f"; {nowhere['spans']} spans placed nowhere (text not found, offsets past the summary; lines "
+                    f"{', '.join(map(str, nowhere['lines'][:5]))}{', ...' if nowhere['spans'] > 5 else ''}): "
+                    f"{nowhere['summaries_left_out']} summaries left out" if nowhere["spans"] else ""))
     for g in report.get("gaps", ()):
         lines.append(f"{g['model']} minus {g['baseline']}: {g['roc_auc'][0]} ROC AUC points "
                      f"[{g['roc_auc'][1]}, {g['roc_auc'][2]}]")

@@ -16,6 +16,7 @@ from entailgen.training.fitting.models import DAE, PAIR
 
 TASKS = {"ArcExample": DAE, "RtePair": PAIR, "ClaimExample": PAIR}  # claims: through transforms.views
 TWO_WAY = (ENTAILED, NOT_ENTAILED)
+NO_THREE_WAY = "no_3way_label"  # a pair a 3-way model (--three-way) cannot learn from: left out, counted
 
 
 class DatasetError(ValueError):
@@ -56,13 +57,27 @@ def shuffled(items: Iterable, buffer: int, rng: random.Random) -> Iterator:
 
 
 def vocabulary(directory: str | Sequence[str], task: str, split: str = "train") -> list[str]:
-    """Relations seen in the split (dae; <unk> first) or label names: 3-way when every row of every dataset keeps a
-    3-way label (only recast / nli-dialogue rows can: dae and claims rows make 2-way pairs)."""
+    """Relations seen in the split (dae; <unk> first) or label names (pair_labels)."""
     directories = [directory] if isinstance(directory, str) else list(directory)
     if task == DAE:
         return [UNKNOWN_RELATION] + sorted({a.rel for d in directories for r in records(d, split) for a in r.arcs})
-    has_three = [getattr(r, "label3", None) in THREE_WAY for d in directories for r in records(d, split)]
-    return list(THREE_WAY) if has_three and all(has_three) else list(TWO_WAY)
+    return pair_labels(directories, split)[0]
+
+
+def pair_labels(directories: Sequence[str], split: str, three_way: bool = False) -> tuple[list[str], int, Counter]:
+    """(the pair model's label names, the split's rows, those without a 3-way label by what made them): 3-way when
+    every row of every dataset keeps a 3-way label (only recast / nli-dialogue rows can: dae and claims rows make 2-way
+    pairs), or with three_way when some do (the others are left out, counted); else 2-way."""
+    rows, lacking = 0, Counter()
+    for d in directories:
+        for r in records(d, split):
+            rows += 1
+            if getattr(r, "label3", None) not in THREE_WAY:
+                lacking[getattr(r, "phenomenon", None) or type(r).__name__] += 1
+    if three_way and sum(lacking.values()) == rows:
+        raise DatasetError(f"--three-way: no row of the {split} split keeps a 3-way label (recast and nli-dialogue "
+                           "rows can; dae and claims rows are 2-way)")
+    return list(THREE_WAY) if rows and (three_way or not lacking) else list(TWO_WAY), rows, lacking
 
 
 def label_index(record, labels: list[str]) -> int:
@@ -72,12 +87,14 @@ def label_index(record, labels: list[str]) -> int:
 
 
 def featurizer(task: str, tokenizer, meta: dict, max_arcs: Optional[int]):
-    """record -> its Features, or the reason it cannot be used."""
+    """record -> its Features, or the reason it cannot be used (a 3-way model's pair without a 3-way label)."""
     if task == DAE:
         relations = {r: i for i, r in enumerate(meta["relations"])}
         return lambda record: arc_features(tokenizer, record, relations, meta["max_length"], max_arcs)
-    return lambda record: pair_features(tokenizer, record.premise, record.hypothesis,
-                                        label_index(record, meta["labels"]), meta["max_length"])
+    labels = meta["labels"]
+    return lambda record: (NO_THREE_WAY if len(labels) == 3 and getattr(record, "label3", None) not in labels else
+                           pair_features(tokenizer, record.premise, record.hypothesis, label_index(record, labels),
+                                         meta["max_length"]))
 
 
 def usable(task: str, features, counts: Counter):

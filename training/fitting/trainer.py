@@ -15,8 +15,9 @@ from typing import Iterable, Iterator, Optional, Sequence
 
 from entailgen.schemas.reader import manifest_sha256
 from entailgen.training.fitting.checkpoint import save_model
-from entailgen.training.fitting.data import (DatasetError, check_mix, check_quotas, featurizer, open_dataset, quotas,
-                                             records, shuffled, training_stream, usable, vocabulary)
+from entailgen.training.fitting.data import (DatasetError, check_mix, check_quotas, featurizer, open_dataset,
+                                             pair_labels, quotas, records, shuffled, training_stream, usable,
+                                             vocabulary)
 from entailgen.training.fitting.encoder import DEFAULT_ENCODER, load_encoder
 from entailgen.training.fitting.features import IGNORE, collate
 from entailgen.training.fitting.model_card import write_card
@@ -49,6 +50,7 @@ class TrainOptions:
     mix: tuple[float, ...] = ()  # a weight per dataset: its share of the rows each epoch draws; (): by its rows
     claims_view: str = DEFAULT_CLAIM_VIEW  # claims rows as pairs: transforms.views
     bucket_batches: int = 50  # batches pooled, sorted by length, cut and shuffled (bucketed); 1: stream order
+    three_way: bool = False  # the pair model 3-way where only some rows keep a 3-way label: the others left out
 
     def check(self) -> None:
         """Refuse meaningless values with one line."""
@@ -248,7 +250,16 @@ def fit(dataset: str | Sequence[str], output: str, options: TrainOptions) -> dic
     check_max_length(options.max_length, encoder, tokenizer)
     if options.lr is None:
         options = dataclasses.replace(options, lr=auto_lr(encoder))
-    vocab = vocabulary(datasets, task, options.train_split)
+    lacking_3way: dict = {}  # some rows keep a 3-way label and some not: train.json says how many lack one
+    if task == PAIR:  # 2-way unless every row keeps a 3-way label (or --three-way)
+        vocab, label_rows, lacking = pair_labels(datasets, options.train_split, options.three_way)
+        if 0 < sum(lacking.values()) < label_rows:
+            lacking_3way = {"without_3way_label": {"rows": label_rows, "lacking": sum(lacking.values()),
+                                                   **dict(sorted(lacking.items()))}}
+    elif options.three_way:
+        raise DatasetError("--three-way is for the pair model; the DAE arc model labels arcs entailed or not")
+    else:
+        vocab = vocabulary(datasets, task, options.train_split)
     record_types = [m["record_type"] for m in manifests]
     meta = {"task": task, "record_type": ", ".join(sorted(set(record_types))), "max_length": options.max_length,
             "max_arcs": options.max_arcs, "encoder_source": options.encoder,
@@ -330,6 +341,7 @@ def fit(dataset: str | Sequence[str], output: str, options: TrainOptions) -> dic
         "datasets": used, "options": dataclasses.asdict(options), "device": str(device),
         "counts": {"train": _counts(sum(counts, Counter())), "dev": _counts(dev_counts)},
         "vocabulary_size": len(vocab), "best_epoch": best[0], "dev_accuracy": dev_curve,
+        **lacking_3way,
         "dev_classes": dev_classes(best[3], meta["label_names"]),
         "steps": len(losses), "loss_curve": losses, "elapsed_s": round(time.time() - started, 1),
         "train_s": round(train_s, 1),

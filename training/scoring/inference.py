@@ -7,11 +7,10 @@ import functools
 import json
 import re
 from dataclasses import dataclass
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Iterator, Optional, Sequence
 
 import apache_beam as beam
 from apache_beam import pvalue
-from apache_beam.coders import BytesCoder
 from apache_beam.io.filesystems import FileSystems
 from apache_beam.ml.inference.base import ModelHandler, RunInference
 
@@ -26,7 +25,8 @@ from entailgen.training.fitting.models import pick_device
 from entailgen.training.scoring.precision import AUTO, resolved_precision
 from entailgen.training.scoring.score_modes import ScoreMode
 from entailgen.training.scoring.scorers import DaeScorer, PairScorer, Unscorable
-from entailgen.transforms.io.base import Reject, utf8, writable
+from entailgen.transforms.io.base import Reject, physical_lines, unit_id, utf8, writable
+from entailgen.transforms.io.encoding import lines_of
 from entailgen.transforms.io.option_files import check_option_file
 from entailgen.transforms.parser import ParserConfig
 
@@ -78,45 +78,58 @@ def _source_id(given, line: str | bytes) -> str:
     return text if utf8(text) else json.dumps(given, sort_keys=True)
 
 
-def json_row(line: str | bytes, source: str, fields: Sequence[str]) -> tuple[dict, str] | DeadLetter:
+def json_row(line: str | bytes, source: str, fields: Sequence[str], number: Optional[int] = None
+             ) -> tuple[dict, str] | DeadLetter:
     """(row, source id) of a JSON Lines row whose string fields are all non-blank (id optional), or a DeadLetter
-    saying why not; a line read as bytes that is not UTF-8 is its own dead letter, not the job's end."""
+    saying why not, naming its line where its number is given (a line that gives no id is known by it); a line read
+    as bytes that is not UTF-8 is its own dead letter, not the job's end."""
+    def dead(source_id: str, error_type: str, message: str) -> DeadLetter:
+        return dead_letter(source, source_id, "read", error_type,
+                           message if number is None else f"line {number}: {message}", line)
+
+    unread = lambda: content_id(line) if number is None else unit_id(source, number)  # noqa: E731 (no id to read)
     if isinstance(line, bytes):
         try:
             line = line.decode("utf-8").lstrip("\ufeff")
         except UnicodeDecodeError as e:
-            return dead_letter(source, content_id(line), "read", "BadEncoding", f"not UTF-8: {e}", line)
+            return dead(unread(), "BadEncoding", f"not UTF-8: {e}")
     elif not utf8(line):  # a line given as text with a lone surrogate in it: its escape, which the checks below read
         line = line.encode("utf-8", "backslashreplace").decode("utf-8")
     try:
         row = json.loads(line)
     except ValueError as e:
-        return dead_letter(source, content_id(line), "read", "MalformedJson", str(e), line)
+        return dead(unread(), "MalformedJson", str(e))
     if not isinstance(row, dict):
-        return dead_letter(source, content_id(line), "read", "MalformedJson", "a row must be a JSON object", line)
+        return dead(unread(), "MalformedJson", "a row must be a JSON object")
     source_id = _source_id(row.get("id"), line)
     not_text = [f"{k} is {JSON_TYPES[type(row[k])]}" for k in fields
                 if row.get(k) is not None and not isinstance(row[k], str)]
     if not_text:
-        return dead_letter(source, source_id, "read", "NotText", f"{', '.join(not_text)}, not text", line)
+        return dead(source_id, "NotText", f"{', '.join(not_text)}, not text")
     missing = [k for k in fields if not isinstance(row.get(k), str) or not row[k].strip()]
     if missing:
-        return dead_letter(source, source_id, "read", "MissingField",
-                           f"no text in {', '.join(missing)}{other_layout(row, fields)}", line)
+        return dead(source_id, "MissingField", f"no text in {', '.join(missing)}{other_layout(row, fields)}")
     wordless = [k for k in fields if not WORD.search(row[k])]
     if wordless:  # "...", "!!!": nothing a parser or a model can score
-        return dead_letter(source, source_id, "read", "NoWords", f"no word in {', '.join(wordless)}", line)
+        return dead(source_id, "NoWords", f"no word in {', '.join(wordless)}")
     for k in fields:  # a lone surrogate (a JSON escape, "\ud800") that no parser, tokenizer or shard can write
         try:
             writable(row[k], k)
         except Reject as e:
-            return dead_letter(source, source_id, "read", e.error_type, e.message, line)
+            return dead(source_id, e.error_type, e.message)
     return row, source_id
 
 
-def parse_line(line: str | bytes, source: str) -> PairInput | DeadLetter:
+def numbered_lines(path: str) -> Iterator[tuple[int, bytes]]:
+    """(1-based number, bytes without the line end) of each line of a file, decompressed by its name: what a dead
+    letter names its line by (ReadFromText drops the numbers)."""
+    with FileSystems.open(path) as handle:
+        yield from physical_lines(lines_of(iter(lambda: handle.read(1 << 20), b"")))
+
+
+def parse_line(line: str | bytes, source: str, number: Optional[int] = None) -> PairInput | DeadLetter:
     """A JSON Lines row with string fields premise and hypothesis (id optional), or a DeadLetter saying why not."""
-    parsed = json_row(line, source, ("premise", "hypothesis"))
+    parsed = json_row(line, source, ("premise", "hypothesis"), number)
     if isinstance(parsed, DeadLetter):
         return parsed
     row, source_id = parsed
@@ -183,8 +196,9 @@ def _route(record):
 
 
 class ScorePairs(beam.PTransform):
-    """Lines -> scored records 'scored' and DeadLetter 'dead' (bad lines, unscorable rows, failed batches): pairs
-    through the model dir's pair_handler by default; another handler and line parser score other rows (documents)."""
+    """(number, line)s -> scored records 'scored' and DeadLetter 'dead' (bad lines, unscorable rows, failed batches):
+    pairs through the model dir's pair_handler by default; another handler and line parser score other rows
+    (documents)."""
 
     def __init__(self, model_dir: str, source: str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
                  handler: Optional[ModelHandler] = None, parse=parse_line, mode: ScoreMode = ScoreMode(),
@@ -195,7 +209,7 @@ class ScorePairs(beam.PTransform):
 
     def expand(self, lines):
         source, parse = self.source, self.parse
-        parsed = (lines | "Parse" >> beam.Map(lambda line: parse(line, source))
+        parsed = (lines | "Parse" >> beam.MapTuple(lambda number, line: parse(line, source, number=number))
                   | "Good" >> beam.ParDo(_split_dead).with_outputs(DEAD, main="pairs"))
         results, failed = (parsed.pairs | "Score" >> RunInference(self.handler).with_exception_handling())
         failed_dead = failed.failed_inferences | "FailedBatches" >> beam.FlatMap(_failed_batch)
@@ -230,11 +244,11 @@ class DocumentInput:
         return self.summary
 
 
-def parse_document_line(line: str | bytes, source: str, fields: tuple[str, str] = ("document", "summary")
-                        ) -> DocumentInput | DeadLetter:
+def parse_document_line(line: str | bytes, source: str, fields: tuple[str, str] = ("document", "summary"),
+                        number: Optional[int] = None) -> DocumentInput | DeadLetter:
     """A JSON Lines row with string fields document and summary (id optional), or a DeadLetter saying why not; a
     detector scoring pairs reads premise and hypothesis as them (DocumentOptions.pairs)."""
-    parsed = json_row(line, source, fields)
+    parsed = json_row(line, source, fields, number)
     if isinstance(parsed, DeadLetter):
         return parsed
     row, source_id = parsed
@@ -308,8 +322,10 @@ def score_graph(p: beam.Pipeline, model_dir: str, input_path: str, output: str, 
     what the scores were computed in)."""
     name = FileSystems.split(input_path)[1]
     shards = ShardConfig(output, fmt, num_shards)
-    lines = (p | "Read" >> beam.io.ReadFromText(input_path, coder=BytesCoder())  # bytes: a bad line is a dead letter
-             | "NotBlank" >> beam.Filter(lambda line: line.strip()))
+    lines = (p | "Path" >> beam.Create([input_path])  # (number, bytes): a bad line is a dead letter naming its line
+             | "Read" >> beam.FlatMap(numbered_lines)
+             | "NotBlank" >> beam.Filter(lambda numbered: numbered[1].strip())
+             | "Spread" >> beam.Reshuffle())  # read by one worker, scored by all
     if documents is None:
         record_type, config = ScoredPair, {"score_mode": mode.config()}
         out = lines | "ScorePairs" >> ScorePairs(model_dir, name, parser, device, mode=mode, precision=precision)

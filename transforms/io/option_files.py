@@ -1,5 +1,6 @@
-"""Files that options name (--candidates, --kb, --phrase-file, score --input, a refresh config): refused before the
-job when missing, a directory or empty, and read line by line so a bad line is named by its true line number."""
+"""Files that options name (--candidates, --kb, --phrase-file, score --input, a refresh config, a benchmark's files):
+refused before the job when missing, a directory or empty, and read line by line so a bad line is named by its true
+line number, or read whole as `run` reads its inputs."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,7 +9,7 @@ from typing import Optional
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
 
-from entailgen.transforms.io.encoding import compression_mismatch
+from entailgen.transforms.io.encoding import compression_mismatch, utf8_chunks
 
 BOM = b"\xef\xbb\xbf"
 CHUNK = 1 << 16
@@ -24,6 +25,19 @@ def check_compression(flag: str, path: str) -> None:
     mismatch = compression_mismatch(path, head)
     if mismatch:
         raise ValueError(f"{flag}: {mismatch}")
+
+
+def file_text(path: str) -> str:
+    """A whole file's text as `run` reads its inputs (transforms.io.read): decompressed by its name (.gz, .bz2, ...;
+    a name its first bytes disagree with refused), a byte-order mark deciding the encoding (UTF-8, UTF-16, UTF-32),
+    else UTF-8; line ends as written. OSError, UnicodeDecodeError or ValueError (a compression mismatch) where not."""
+    with FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED) as handle:
+        mismatch = compression_mismatch(path, handle.read(8))
+    if mismatch:
+        raise ValueError(mismatch)
+    with FileSystems.open(path) as handle:
+        chunks, _ = utf8_chunks(iter(lambda: handle.read(CHUNK), b""))
+        return b"".join(chunks).decode("utf-8")  # a unit its BOM's encoding cannot decode: no UTF-8 (encoding.py)
 
 
 def check_option_file(flag: str, path: str) -> None:
