@@ -13,7 +13,7 @@ from entailgen.training.fitting import checkpoint
 from entailgen.training.fitting.encoder import EncoderError
 from entailgen.training.fitting.model_dir import ModelDir
 from entailgen.training.scoring import summac
-from trainer_fixtures import train_pair_model, train_tiny_dae
+from trainer_fixtures import toy_pair, train_pair_model, train_tiny_dae, write_dataset
 
 HASHED = ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "checksums.json")
 
@@ -62,9 +62,18 @@ def benchmark(path: Path) -> Path:
     return path
 
 
-def test_one_evaluate_of_a_detector_hashes_each_file_of_each_member_once(detector, hashes, tmp_path, capsys):
-    assert main(["evaluate", str(detector), "--benchmark", "summac", str(benchmark(tmp_path / "toy.jsonl"))]) == 0
-    assert "| entailgen detector |" in capsys.readouterr().out
+def pairs(path: Path) -> Path:
+    return write_dataset(path, "RtePair", {"test": [toy_pair(i, False) for i in range(4)]}, pipeline="recast")
+
+
+@pytest.mark.parametrize("what, said", [
+    (lambda tmp: ["--benchmark", "summac", str(benchmark(tmp / "toy.jsonl"))], "| entailgen detector |"),
+    (lambda tmp: [str(pairs(tmp / "data"))], "member pair: pair model on data (test)"),  # each member that reads it
+])
+def test_one_evaluate_of_a_detector_hashes_each_file_of_each_member_once(detector, hashes, tmp_path, capsys, what,
+                                                                         said):
+    assert main(["evaluate", str(detector), *what(tmp_path)]) == 0
+    assert said in capsys.readouterr().out
     assert dict(hashes) == member_files(detector)  # was 2 to 4 times each: the CLI, Detector, scorer, load_trained
 
 
