@@ -36,6 +36,7 @@ class ModelDir:
 
     @property
     def task(self) -> str:
+        """dae or pair: which scorer reads it (a pair handler or a DAE one)."""
         return self.meta.get("task", "")
 
     def load(self, device: str = "cpu"):
