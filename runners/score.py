@@ -24,16 +24,17 @@ SCORES = dataset_kind("score")  # what `entailgen score` writes, and the only ou
 def score_job(model_dir: str, input_path: str, output: str, fmt: str = "parquet", num_shards: int = 1,
               parser: ParserConfig = ParserConfig(), device: str = "cpu", pipeline_args: Sequence[str] = (),
               progress_every: Optional[float] = None, documents: Optional[DocumentOptions] = None,
-              overwrite: bool = False, mode: ScoreMode = ScoreMode(), precision: str = "auto") -> dict:
+              overwrite: bool = False, mode: ScoreMode = ScoreMode(), precision: str = "auto", models=None) -> dict:
     """Score into OUTPUT (built beside it, swapped in once complete): shards of ScoredPair (ScoredDocument), dead
     letters, then the manifest, last. Locally it runs on the counting runner `run` uses; with progress_every
-    (seconds), counters go to stderr as it runs. Returns the manifest."""
+    (seconds), counters go to stderr as it runs; models: the documents' models already opened
+    (inference.opened_models). Returns the manifest."""
     with publish(output, SCORES, inputs=[input_path], overwrite=overwrite) as folder:
         options = PipelineOptions(list(pipeline_args), save_main_session=False)
         live: dict = {}
         p = beam.Pipeline(runner=direct_runner(options, live) if is_direct(options) else None, options=options)
         record_type, config = score_graph(p, model_dir, input_path, folder, fmt, num_shards, parser, device, documents,
-                                          mode, precision)
+                                          mode, precision, models)
         with private_tempdir(), interruptible(), (
                 Progress(live, every=progress_every) if progress_every else contextlib.nullcontext()):
             result = p.run()

@@ -18,10 +18,11 @@ def message(e: Exception) -> str:
     return str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
 
 
-def as_members(args) -> str | None:
+def as_members(args):
     """A detector dir given as MODEL_DIR stands for its members, joined as --ensemble joins models: the first as the
-    model, the others as the ensemble; returns the detector dir (where evaluations are saved), None for a model dir."""
-    from entailgen.training.scoring.detector import detector_members, is_detector
+    model, the others as the ensemble (their paths); returns the detector dir opened once (DetectorDir: its members
+    verified, for the scorers to take), None for a model dir."""
+    from entailgen.training.scoring.detector import DetectorDir, is_detector
     from entailgen.training.fitting.encoder import EncoderError
 
     if not is_detector(args.model):
@@ -30,10 +31,11 @@ def as_members(args) -> str | None:
         raise UsageError(f"{args.model} is a detector: its members' ZS scores are joined by its own rule; "
                          "--ensemble, --conv and --aggregation conv are for model dirs")
     try:
-        members = detector_members(args.model)
+        detector = DetectorDir.open(args.model)
     except EncoderError as e:
         raise UsageError(str(e))
-    detector, args.model, args.ensemble = args.model, members[0], members[1:] or None
+    members = [m.path for m in detector.members]
+    args.model, args.ensemble = members[0], members[1:] or None
     return detector
 
 
@@ -58,15 +60,14 @@ def _precision(args) -> str:
 
 def _scorer(args, mode, precision: str, granularity: str = "sentence"):
     """MODEL_DIR as a scorer of rows and of pairs (pair_scores): a detector dir's members joined (Detector), else the
-    model's DocumentScorer; a missing or damaged one refused in one line before anything loads."""
-    from entailgen.training.fitting.checkpoint import verify_model_dir
+    model's DocumentScorer, each opening the dir once (a missing or damaged one refused in one line before anything
+    loads)."""
     from entailgen.training.scoring.detector import Detector, is_detector
     from entailgen.training.scoring.document_scorer import DocumentScorer
 
     how = dict(device=args.device, score=mode.score, mc_dropout=mode.mc_dropout, precision=precision)
     if is_detector(args.model):
         return Detector(args.model, granularity, **how)
-    verify_model_dir(args.model)
     return DocumentScorer(args.model, granularity, **how)
 
 
@@ -144,8 +145,7 @@ def _evaluate_benchmark(args) -> int:
     from entailgen.training.benchmarks.summac import (BASELINES, check_datasets, distinct_rows, evaluate_benchmark,
                                                       format_table, read_benchmark)
     from entailgen.training.scoring.cache import cache_name, cached_results, score_cache_paths, with_progress
-    from entailgen.training.scoring.detector import heads_in_words, member_heads
-    from entailgen.training.fitting.checkpoint import verify_model_dir
+    from entailgen.training.scoring.detector import heads_in_words
     from entailgen.training.scoring.document_scorer import DocumentOptions, DocumentScorer, joined, score_of
     from entailgen.training.fitting.encoder import EncoderError
     from entailgen.training.fitting.models import pick_device
@@ -176,27 +176,30 @@ def _evaluate_benchmark(args) -> int:
     try:
         rows, duplicates = distinct_rows(read_benchmark(files))  # a row given twice: once; two that disagree: one line
         check_datasets(rows)  # cuts and labels of every dataset: one line now, not after scoring
-        verify_model_dir(args.model)  # a missing or damaged model: one line before anything loads
         given = {k: v for k, v in {"granularity": args.granularity, "aggregation": aggregation,
                                    "conv_dir": args.conv}.items() if v is not None}
         given.update(score=mode.score, mc_dropout=mode.mc_dropout)
         options = DocumentOptions(**given, ensemble=tuple(ensemble))
-        options.check(args.model)  # its models, Conv with them, e-c on a 2-way model: one line
+        # its models opened once (a missing or damaged one: one line before anything loads), Conv with them, e-c on a
+        # 2-way model: one line; a detector's members as it opened them
+        opened = options.check(*((detector.members[0], detector.members[1:]) if detector else (args.model,)))
         model_dirs = [args.model, *ensemble]
+        opened_by = dict(zip(model_dirs, opened))
         device = pick_device(args.device).type  # cuda scores in bf16: cached apart from the cpu's fp32 scores
         precision = _precision(args)  # int8 and onnx-* scores cached apart from fp32 ones
         # how each model scores a row: the options, or for a detector's member with a Conv head, the head
-        heads = member_heads(detector, mode.plain) if detector else {}
+        heads = detector.heads(mode.plain) if detector else {}
         if detector:
             print(f"{detector}: its members score each row: {heads_in_words(heads)}", file=sys.stderr, flush=True)
         how = {m: {**given, "aggregation": "conv", "conv_dir": heads[m]} if heads.get(m) else given
                for m in model_dirs}
-        caches = score_cache_paths([cache_name(m, options.granularity, how[m].get("aggregation", "zs"),
+        caches = score_cache_paths([cache_name(opened_by[m], options.granularity, how[m].get("aggregation", "zs"),
                                                how[m].get("conv_dir"), device, mode, precision)
                                     for m in model_dirs])  # None: no home, no cache
         # each row's results, one list per model: scored once (or read from the caches), read by the model's row and
         # the ensemble's; a model loads only when it has rows to score
-        results = cached_results([lambda m=m: DocumentScorer(m, **how[m], device=device, precision=precision)
+        results = cached_results([lambda m=m: DocumentScorer(opened_by[m], **how[m], device=device,
+                                                             precision=precision)
                                   for m in model_dirs],
                                  [(r.document, r.claim) for r in rows], caches,
                                  _row(args.model) + (f" and {len(ensemble)} more" if ensemble else ""))
@@ -212,14 +215,14 @@ def _evaluate_benchmark(args) -> int:
         report = evaluate_benchmark(rows, scorers, duplicates=duplicates)
     except (EncoderError, ValueError, KeyError, OSError, RuntimeError) as e:  # BenchmarkError is a ValueError;
         raise UsageError(message(e))  # OSError: no spaCy model; RuntimeError: torch's word on an unknown --device
-    report["model"] = {"dir": detector or args.model, "device": device, "precision": precision,
+    report["model"] = {"dir": str(detector or args.model), "device": device, "precision": precision,
                        "granularity": options.granularity,
                        "aggregation": options.aggregation,
                        "conv_dir": options.conv_dir, "score_mode": mode.config(), "files": files,
                        **({"ensemble": model_dirs} if ensemble else {}), "score_caches": caches,
                        **({"members": heads_in_words(heads)} if detector else {})}
     print(format_table(report), flush=True)  # shown even when the model dir cannot take the eval file
-    _save_report(detector or args.model, report, mode, _not_default(options.granularity, "sentence"),
+    _save_report(str(detector or args.model), report, mode, _not_default(options.granularity, "sentence"),
                  _dirs_part("conv", [options.conv_dir] if options.conv_dir else []),
                  _dirs_part("with", [] if detector else ensemble), _not_default(args.precision, "auto"))
     return 0
@@ -383,13 +386,13 @@ def _evaluate_members(args) -> int:
     """`evaluate DETECTOR DATASET`: each member that reads the dataset, on its own task, written into the detector's
     eval folder; a member that cannot read it is said, and none that can is an error."""
     from entailgen.training.fitting.data import DatasetError
-    from entailgen.training.scoring.detector import detector_members
+    from entailgen.training.scoring.detector import DetectorDir
     from entailgen.training.fitting.encoder import EncoderError
     from entailgen.training.scoring.evaluation import evaluate, result_table
     from entailgen.training.fitting.model_card import save_evaluation
 
     try:
-        members = detector_members(args.model)
+        members = DetectorDir.open(args.model).members  # each opened once: evaluate takes them as they are
     except EncoderError as e:
         raise UsageError(str(e))
     refused = []
@@ -415,10 +418,10 @@ def _score(args) -> int:
     from entailgen.dataset.output import OutputError, check_output
     from entailgen.runners.progress import line_every
     from entailgen.runners.score import SCORES, score_job
-    from entailgen.training.fitting.checkpoint import verify_model_dir
+    from entailgen.training.fitting.model_dir import ModelDir
     from entailgen.training.scoring.document_scorer import DocumentOptions
     from entailgen.training.fitting.encoder import EncoderError
-    from entailgen.training.scoring.detector import heads_in_words, member_heads
+    from entailgen.training.scoring.detector import heads_in_words
     from entailgen.training.scoring.inference import LAYOUTS, check_scoring
     from entailgen.transforms.parser import ParserConfig, check_parser
 
@@ -427,22 +430,24 @@ def _score(args) -> int:
     mode = _score_mode(args)
     documents = (DocumentOptions(args.granularity, args.aggregation or "zs", args.conv, tuple(args.ensemble or ()),
                                  score=mode.score, mc_dropout=mode.mc_dropout, pairs=not args.documents,
-                                 detector=detector, explain=args.explain)
+                                 detector=detector and detector.directory, explain=args.explain)
                  if args.documents or detector else None)
     if args.explain and documents is None:
         raise UsageError("--explain is for --documents (or a detector dir): a pair's arcs are in its scored row")
     if args.html and not args.explain:
         raise UsageError("--html shows what --explain writes: give --explain with it")
     try:  # what the workers would fail on, checked here: one line, not a worker's traceback
-        meta = verify_model_dir(args.model)  # damaged, incomplete or mismatched files: one line
+        # opened once (damaged, incomplete or mismatched files: one line), what the workers take; a detector's members
+        # (and its Conv head) were opened by as_members
+        model = detector.members[0] if detector else ModelDir.open(args.model)
+        models = None
         if documents is not None:
-            documents.check(args.model)  # also the --ensemble model dirs, and e-c on each
-            if detector:
-                member_heads(detector, mode.plain)  # a detector's Conv head missing or changed: one line
+            models = documents.check(model, detector.members[1:] if detector else None)  # the --ensemble dirs, e-c
+            models = detector or models
         elif (args.granularity, args.aggregation, args.conv, args.ensemble) != ("sentence", None, None, None):
             raise UsageError("--granularity, --aggregation, --conv and --ensemble are for --documents")
         else:  # a dae model's arcs (e only), a pair model's P(entailed) (e-c on a 3-way one)
-            mode.check_model(meta["task"], meta.get("labels"), args.model)
+            mode.check_model(model.task, model.meta.get("labels"), args.model)
         _precision(args)  # int8 on cuda: one line
         check_parser(parser)
         check_scoring(args.input, args.format, args.num_shards)  # empty, a directory, --num-shards 0
@@ -453,10 +458,10 @@ def _score(args) -> int:
     except ValueError as e:
         raise UsageError(str(e))
     try:
-        manifest = score_job(args.model, args.input, args.output, args.format, args.num_shards, parser, args.device,
+        manifest = score_job(model, args.input, args.output, args.format, args.num_shards, parser, args.device,
                              args.beam_args, progress_every=None if args.quiet else line_every(sys.stderr),
                              documents=documents,
-                             overwrite=args.overwrite, mode=mode, precision=args.precision)
+                             overwrite=args.overwrite, mode=mode, precision=args.precision, models=models)
     except OutputError as e:  # another writer holds --output, or finished into it since the check above
         raise UsageError(str(e))
     page = None
@@ -473,7 +478,7 @@ def _score(args) -> int:
           f"scored {total['written']} of {total['read']} {what} into {args.output}; {total['dead_letters']} dead "
           f"letters" + (f"; {len(repeated)} ids given to more than one row (first: {min(repeated)})"
                         if repeated else "")
-          + (f"; the detector's members scored each row: {heads_in_words(member_heads(detector, mode.plain))}"
+          + (f"; the detector's members scored each row: {heads_in_words(detector.heads(mode.plain))}"
              if detector else ""))
     if args.quiet and page:  # --quiet: the paths written, one a line
         print(os.path.join(args.output, page))

@@ -9,7 +9,7 @@ import warnings
 _EXPORTS = {"TrainOptions": "fitting.trainer", "train": "fitting.trainer", "evaluate": "scoring.evaluation",
             "DaeScorer": "scoring.scorers", "PairScorer": "scoring.scorers",
             "DocumentScorer": "scoring.document_scorer", "EnsembleScorer": "scoring.document_scorer",
-            "Detector": "scoring.detector"}
+            "Detector": "scoring.detector", "ModelDir": "fitting.model_dir"}
 # The modules' paths before the rooms: `entailgen.training.scorers` still imports, with a DeprecationWarning,
 # for one release.
 _MOVED = {**{m: f"fitting.{m}" for m in ("checkpoint", "data", "encoder", "features", "model_card", "models",

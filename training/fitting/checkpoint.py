@@ -14,6 +14,7 @@ CONFIG = "config.json"
 CHECKSUMS = "checksums.json"
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")  # a fast tokenizer; without them it silently degrades
 REQUIRED = (CONFIG, WEIGHTS) + TOKENIZER_FILES  # what a dir written before checksums.json must still hold
+DETECTOR_JSON = "detector.json"  # dataset.output.DETECTOR_JSON (Beam-free here): a detector dir, not a model dir
 
 
 def _umask() -> int:
@@ -58,6 +59,9 @@ def load_meta(directory: str) -> dict:
             config = json.load(f)
         return config["entailgen"] | {"encoder_config": config["encoder"]}
     except (OSError, ValueError, KeyError, TypeError):
+        if os.path.isfile(os.path.join(directory, DETECTOR_JSON)):  # issue 62: say what opens it
+            raise EncoderError(f"{directory} is a detector dir (its members score together): open it with "
+                               f"Detector({directory!r}), not as one model")
         raise EncoderError(f"{directory} is not an entailgen model (no readable {CONFIG} written by `entailgen train`)")
 
 
@@ -129,16 +133,20 @@ def verify_model_dir(directory: str) -> dict:
 
 def load_trained(directory: str, device: str = "cpu"):
     """(model in eval mode, tokenizer, meta) of a directory written by save_model, verified first; safetensors only."""
+    if is_remote(directory):
+        directory = copy_to_local(directory)
+    meta = verify_model_dir(directory)
+    return (*load_weights(directory, meta, device), meta)
+
+
+def load_weights(directory: str, meta: dict, device: str = "cpu"):
+    """(model in eval mode, tokenizer) of a dir verify_model_dir already checked (model_dir.ModelDir: once)."""
     from safetensors import SafetensorError
     from safetensors.torch import load_file
     from transformers import AutoTokenizer
 
     from entailgen.training.fitting.models import build_model  # torch: the checks before it stay light for the CLI
 
-
-    if is_remote(directory):
-        directory = copy_to_local(directory)
-    meta = verify_model_dir(directory)
     model = build_model(meta["task"], encoder_from_config(meta["encoder_config"]), _n_out(meta))
     try:
         model.load_state_dict(load_file(os.path.join(directory, WEIGHTS)))
@@ -147,4 +155,4 @@ def load_trained(directory: str, device: str = "cpu"):
         raise EncoderError(f"{directory} cannot be loaded: {str(e).splitlines()[0]}")
     if not all(bool(t.isfinite().all()) for t in model.state_dict().values() if t.is_floating_point()):
         raise EncoderError(f"{directory}: {WEIGHTS} holds nan or inf weights (damaged, or a diverged training)")
-    return model.to(device).eval(), tokenizer, meta
+    return model.to(device).eval(), tokenizer

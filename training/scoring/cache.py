@@ -94,12 +94,13 @@ def scoring_code_sha256() -> str:
 def cache_name(model_dir, granularity: str = "sentence", aggregation: str = "zs",
                conv_dir: Optional[str] = None, device: str = "cpu", mode: ScoreMode = ScoreMode(),
                precision: str = "fp32") -> str:
-    """A model's score cache file: named by its checksums (its weights where it has none), the scoring code's sha256
-    and the options that change a score (blocks, a Conv head's files, the score mode: e-c, MC dropout; the device and
-    the resolved precision), so neither a model trained again into the same folder, nor other code, spaCy pipeline,
-    blocks, head, mode or precision, reads the scores of before: int8 scores are never served for an fp32 request."""
+    """A model's score cache file (model_dir: a ModelDir, or a path): named by its checksums (its weights where it has
+    none), the scoring code's sha256 and the options that change a score (blocks, a Conv head's files, the score mode:
+    e-c, MC dropout; the device and the resolved precision), so neither a model trained again into the same folder,
+    nor other code, spaCy pipeline, blocks, head, mode or precision, reads the scores of before: int8 scores are never
+    served for an fp32 request."""
+    model = model_checksums(model_dir) or _sha256_of([os.path.join(model_dir, WEIGHTS)])  # a ModelDir's: no hashing
     model_dir = os.path.normpath(os.fspath(model_dir))
-    model = model_checksums(model_dir) or _sha256_of([os.path.join(model_dir, WEIGHTS)])
     options = "" if granularity == "sentence" else f"-{granularity}"
     if aggregation == "conv":
         head = _sha256_of([os.path.join(conv_dir, CONV_CONFIG), os.path.join(conv_dir, CONV_WEIGHTS)])

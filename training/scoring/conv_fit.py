@@ -6,7 +6,7 @@ from typing import Optional, Sequence
 from entailgen.dataset.output import CONV_HEAD, check_output
 from entailgen.dataset.publish import publish
 from entailgen.schemas.records import ENTAILED, ClaimExample
-from entailgen.training.fitting.checkpoint import verify_model_dir
+from entailgen.training.fitting.model_dir import ModelDir
 from entailgen.training.fitting.data import DatasetError, open_dataset, records
 from entailgen.training.fitting.models import pick_device
 from entailgen.training.scoring.precision import AUTO, resolved_precision
@@ -59,7 +59,7 @@ def fit_conv(model_dir: str, dataset: str, output: str, *, max_rows: Optional[in
              device: str = "cpu", overwrite: bool = False, progress=None) -> dict:
     """Train a SummaC-Conv head on a model's block scores of a claims dataset's train rows (dev rows: balanced
     accuracy at 0.5), written build-then-swap into output; returns conv.json."""
-    verify_model_dir(model_dir)
+    model_dir = ModelDir.open(model_dir)  # once: the scores, the head's record of which model
     check_output(output, CONV_HEAD, overwrite=overwrite)  # before any block is scored
     rows = {split: claim_rows(dataset, split, max_rows) for split in ("train", "dev")}
     if not rows["train"]:
@@ -79,7 +79,7 @@ def fit_conv(model_dir: str, dataset: str, output: str, *, max_rows: Optional[in
               for split, r in rows.items()}
     head = train_conv([m for m, _ in fitted["train"]], [y for _, y in fitted["train"]], seed=seed)
     dev = fitted["dev"]
-    meta = {"bins": BINS, "granularity": _granularity(dataset), "model": model_dir,
+    meta = {"bins": BINS, "granularity": _granularity(dataset), "model": str(model_dir),
             "model_checksums": model_checksums(model_dir), "dataset": dataset, "seed": seed, "precision": precision,
             "rows": {split: len(r) for split, r in fitted.items()},
             "dev_balanced_accuracy": balanced_accuracy_at(conv_scores(head, [m for m, _ in dev]), [y for _, y in dev])}

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Optional, Sequence
+from dataclasses import dataclass, field
+from typing import Optional, Sequence, Union
 
-from entailgen.training.fitting.checkpoint import verify_model_dir
+from entailgen.training.fitting.model_dir import ModelDir
 from entailgen.training.scoring.document_scorer import DocumentScorer, EnsembleScorer
 from entailgen.training.fitting.encoder import EncoderError
 from entailgen.training.scoring.score_modes import E, ScoreMode
-from entailgen.training.scoring.summac import CONV, ZS, ensemble_score, load_conv, model_checksums
+from entailgen.training.scoring.summac import CONV, ZS, ensemble_score, load_conv
 from entailgen.training.scoring.unscorable import Unscorable
 from entailgen.transforms.parser import ParserConfig
 
@@ -30,53 +31,82 @@ def is_detector(directory: str) -> bool:
     return os.path.isfile(os.path.join(directory, DETECTOR_JSON))
 
 
+@dataclass(frozen=True, eq=False)
+class DetectorDir:
+    """A detector dir opened once: detector.json read, each member opened as a ModelDir (its files hashed a single
+    time) and matched against the checksums the build recorded, and the member its Conv head was fit on found."""
+
+    directory: str
+    meta: dict = field(repr=False)  # detector.json
+    members: tuple[ModelDir, ...]  # in detector.json's order
+    conv: Optional[str] = None  # the Conv head's dir (`detector --conv`)
+    conv_member: Optional[ModelDir] = None  # the member it was fit on
+
+    @classmethod
+    def open(cls, directory: Union[str, "DetectorDir"]) -> "DetectorDir":
+        """The dir whose members are all there, unchanged since it was built (their checksums), and whose Conv head
+        (if any) was fit on one of them; else EncoderError naming what is wrong, as a damaged model dir is refused. A
+        DetectorDir is returned as it is."""
+        if isinstance(directory, DetectorDir):
+            return directory
+        directory = os.fspath(directory)
+        try:
+            with open(os.path.join(directory, DETECTOR_JSON), encoding="utf-8") as f:
+                meta = json.load(f)
+            records = meta["members"]
+            if not records or not all(isinstance(m["dir"], str) and isinstance(m["checksums"], str)
+                                      for m in records):
+                raise ValueError("no member")
+        except FileNotFoundError:
+            raise EncoderError(f"{directory} has no {DETECTOR_JSON}: not a detector `entailgen detector` finished")
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise EncoderError(f"{directory}: {DETECTOR_JSON} is unreadable ({e})")
+        members = []
+        for record in records:
+            member = ModelDir.open(os.path.join(directory, record["dir"]))  # its files against its training's sha256
+            if member.checksums != record["checksums"]:
+                raise EncoderError(f"{member} is not the member {DETECTOR_JSON} names (other checksums): the detector "
+                                   "was changed since it was built")
+            members.append(member)
+        if not meta.get("conv"):
+            return cls(directory, meta, tuple(members))
+        conv = os.path.join(directory, meta["conv"])
+        try:
+            fit_on = load_conv(conv)[1].get("model_checksums")
+        except ValueError as e:
+            raise EncoderError(f"{directory}: {e}")
+        member = next((m for m in members if m.checksums == fit_on), None)
+        if member is None:
+            raise EncoderError(f"{conv} was fit on no member of the detector {directory}: it was changed since it was "
+                               "built")
+        return cls(directory, meta, tuple(members), conv, member)
+
+    def heads(self, plain: bool = True) -> dict[str, Optional[str]]:
+        """Each member's dir, in order -> the Conv head its rows are scored by (`detector --conv`: the member the head
+        was fit on), else None (SummaC-ZS); every member ZS where the mode is not plain (the head reads plain e
+        scores)."""
+        return {m.path: self.conv if plain and m is self.conv_member else None for m in self.members}
+
+    def __fspath__(self) -> str:
+        return self.directory
+
+    def __str__(self) -> str:
+        return self.directory
+
+
 def read_detector(directory: str) -> dict:
-    """detector.json of a detector dir whose members are all there, unchanged since it was built (their checksums);
-    else EncoderError naming what is wrong, as a damaged model dir is refused."""
-    try:
-        with open(os.path.join(directory, DETECTOR_JSON), encoding="utf-8") as f:
-            meta = json.load(f)
-        members = meta["members"]
-        if not members or not all(isinstance(m["dir"], str) and isinstance(m["checksums"], str) for m in members):
-            raise ValueError("no member")
-    except FileNotFoundError:
-        raise EncoderError(f"{directory} has no {DETECTOR_JSON}: not a detector `entailgen detector` finished")
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise EncoderError(f"{directory}: {DETECTOR_JSON} is unreadable ({e})")
-    for member in members:
-        path = os.path.join(directory, member["dir"])
-        verify_model_dir(path)  # its files against the sha256 its training recorded
-        if model_checksums(path) != member["checksums"]:
-            raise EncoderError(f"{path} is not the member {DETECTOR_JSON} names (other checksums): the detector was "
-                               "changed since it was built")
-    return meta
+    """detector.json of a detector dir whose members are all there, unchanged since it was built (DetectorDir.open)."""
+    return DetectorDir.open(directory).meta
 
 
 def detector_members(directory: str) -> list[str]:
     """The member model dirs of a checked detector dir, in detector.json's order."""
-    return [os.path.join(directory, m["dir"]) for m in read_detector(directory)["members"]]
+    return [m.path for m in DetectorDir.open(directory).members]
 
 
 def member_heads(directory: str, plain: bool = True) -> dict[str, Optional[str]]:
-    """Each member model dir of a checked detector dir -> the Conv head its rows are scored by (`detector --conv`: the
-    member the head was fit on), else None (SummaC-ZS); every member ZS where the mode is not plain (the head reads
-    plain e scores). A head that is missing or fit on no member: EncoderError, as a changed member is refused."""
-    meta = read_detector(directory)
-    members = [os.path.join(directory, m["dir"]) for m in meta["members"]]
-    heads: dict[str, Optional[str]] = dict.fromkeys(members)
-    if not meta.get("conv") or not plain:
-        return heads
-    conv = os.path.join(directory, meta["conv"])
-    try:
-        fit_on = load_conv(conv)[1].get("model_checksums")
-    except ValueError as e:
-        raise EncoderError(f"{directory}: {e}")
-    member = next((m for m in members if model_checksums(m) == fit_on), None)
-    if member is None:
-        raise EncoderError(f"{conv} was fit on no member of the detector {directory}: it was changed since it was "
-                           "built")
-    heads[member] = conv
-    return heads
+    """Each member model dir of a checked detector dir -> its Conv head, else None (DetectorDir.heads)."""
+    return DetectorDir.open(directory).heads(plain)
 
 
 def heads_in_words(heads: dict[str, Optional[str]]) -> str:
@@ -90,13 +120,14 @@ class Detector(EnsembleScorer):
     scorer (pair_scores), for the benchmarks that score sentence pairs (rank19, TRUE's one-sentence groundings). A
     member with a Conv head (`detector --conv`) scores its rows by it in the plain mode (member_heads)."""
 
-    def __init__(self, directory: str, granularity: str = "sentence", device: str = "cpu",
+    def __init__(self, directory: Union[str, DetectorDir], granularity: str = "sentence", device: str = "cpu",
                  parser: ParserConfig = ParserConfig(), **mode):
+        opened = DetectorDir.open(directory)  # a path: opened here, once, its members with it
         plain = ScoreMode(mode.get("score", E), mode.get("mc_dropout", 0)).plain
-        self.heads = member_heads(directory, plain)
+        self.heads = opened.heads(plain)
         super().__init__([DocumentScorer(m, granularity, CONV if head else ZS, head, device=device, parser=parser,
-                                         **mode) for m, head in self.heads.items()])
-        self.directory = directory
+                                         **mode) for m, head in zip(opened.members, self.heads.values())])
+        self.directory = opened.directory
         self.parser = self.members[0].parser
 
     def scored(self, rows: Sequence[tuple[str, str]]) -> list:

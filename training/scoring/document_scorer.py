@@ -14,7 +14,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Optional, Sequence
 
-from entailgen.training.fitting.checkpoint import load_meta, verify_model_dir
+from entailgen.training.fitting.model_dir import ModelDir
 from entailgen.training.scoring.explain import Explanation, SentenceEvidence, WordRule, explanation
 from entailgen.training.scoring.precision import AUTO
 from entailgen.training.scoring.score_modes import E, ScoreMode
@@ -114,14 +114,16 @@ def truecased(summary: str, document: str) -> str:
 
 
 class DocumentScorer(RowScorer):
-    """(document, summary) rows -> one score each (higher = more consistent): SummaC-ZS or Conv over a model's cells."""
+    """(document, summary) rows -> one score each (higher = more consistent): SummaC-ZS or Conv over a model's cells.
+    model_dir: a ModelDir, or a path opened here once for the checks, the Conv head and the model alike."""
 
-    def __init__(self, model_dir: Optional[str], granularity: str = "sentence", aggregation: str = ZS,
+    def __init__(self, model_dir: Optional[ModelDir | str], granularity: str = "sentence", aggregation: str = ZS,
                  conv_dir: Optional[str] = None, *, device: str = "cpu", parser: ParserConfig = ParserConfig(),
                  pair_scores: Optional[PairScores] = None, score: str = E, mc_dropout: int = 0, seed: int = 0,
                  precision: str = AUTO):
         options = DocumentOptions(granularity, aggregation, conv_dir, score=score, mc_dropout=mc_dropout, seed=seed)
-        options.check(model_dir)
+        opened = options.check(model_dir)  # [the ModelDir] (none with pair_scores alone)
+        model_dir = opened[0] if opened else None
         self.granularity, self.aggregation = granularity, aggregation
         self.pair_scores = pair_scores or model_pair_scores(model_dir, device, mode=options.mode, precision=precision)
         self.head = None
@@ -307,18 +309,21 @@ class DocumentOptions:
         """The cells' score mode."""
         return ScoreMode(self.score, self.mc_dropout, self.seed)
 
-    def check(self, model_dir: Optional[str] = None) -> None:
-        """ValueError (one line) for a granularity or aggregation that does not exist, Conv without a head (or a
-        head without Conv), a head fit on another model's scores, Conv with an ensemble, an ensemble model dir
-        missing or damaged (EncoderError, a ValueError), a model given twice (a no-op ensemble), a score mode that is
-        not one, e-c on a model without a contradiction class, and Conv in another mode than its head was fit in."""
+    def check(self, model_dir: Optional[ModelDir | str] = None, ensemble: Optional[Sequence] = None) -> list:
+        """The model and the ensemble's models (`ensemble`, else the option's dirs) opened once (ModelDir.open: a
+        ModelDir as it is), for the scorers to take; ValueError (one line) for a granularity or aggregation that does
+        not exist, Conv without a head (or a head without Conv), a head fit on another model's scores, Conv with an
+        ensemble, a model dir missing or damaged (EncoderError, a ValueError), a model given twice (a no-op
+        ensemble), a score mode that is not one, e-c on a model without a contradiction class, and Conv in another
+        mode than its head was fit in."""
         mode = self.mode
+        model = ModelDir.open(model_dir) if model_dir is not None else None  # a damaged model: said first
         if self.aggregation == CONV and not mode.plain:
             raise ValueError("--aggregation conv reads a head `entailgen train-conv` fit on the model's plain e "
                              "scores; --score e-c and --mc-dropout are for zs")
-        for model in [m for m in (model_dir, *self.ensemble) if m is not None and mode.score != E]:
-            meta = load_meta(model)
-            mode.check_model(meta.get("task"), meta.get("labels"), model)
+        members = [ModelDir.open(m) for m in (self.ensemble if ensemble is None else ensemble)]
+        for m in [m for m in (model, *members) if m is not None and mode.score != E]:
+            mode.check_model(m.meta.get("task"), m.meta.get("labels"), m)
         if self.granularity not in GRANULARITIES:
             raise ValueError(f"unknown granularity {self.granularity!r}; choose one of {', '.join(GRANULARITIES)}")
         if self.aggregation not in AGGREGATIONS:
@@ -329,15 +334,15 @@ class DocumentOptions:
         if self.ensemble and self.aggregation == CONV:
             raise ValueError("--ensemble joins the models' SummaC-ZS scores; a Conv head belongs to one model")
         identity = lambda d: model_checksums(d) or os.path.realpath(d)  # noqa: E731 (the same weights, anywhere)
-        seen = {identity(model_dir): model_dir} if model_dir is not None and self.ensemble else {}
-        for member in self.ensemble:
-            verify_model_dir(member)
+        seen = {identity(model): model} if model is not None and members else {}
+        for member in members:
             if identity(member) in seen:
                 raise ValueError(f"--ensemble {member} is the model {seen[identity(member)]} again (the same "
                                  "checksums); an ensemble joins different models")
             seen[identity(member)] = member
         if self.conv_dir is not None:
-            load_conv(self.conv_dir, model_dir)
+            load_conv(self.conv_dir, model)
+        return [m for m in (model, *members) if m is not None]
 
     def config(self) -> dict:
         return asdict(self)

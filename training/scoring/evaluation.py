@@ -10,6 +10,7 @@ import torch
 
 from entailgen.schemas.records import GENERATED_KINDS
 from entailgen.training.fitting.checkpoint import load_meta
+from entailgen.training.fitting.model_dir import ModelDir
 from entailgen.training.fitting.data import DatasetError, featurizer, label_index, open_dataset, records
 from entailgen.training.fitting.features import IGNORE, collate
 from entailgen.training.fitting.model_card import cell, metrics_table, save_evaluation
@@ -147,8 +148,9 @@ def evaluate_pairs(scored, labels: list[str], audit: dict) -> dict:
 def evaluate(model_dir: str, dataset: str, split: str = "test", device: str = "auto", write: bool = True,
              precision: str = AUTO) -> dict:
     """Evaluate a model dir on a dataset split ('all' for every split) at a precision (training.scoring.precision);
-    writes MODEL_DIR/eval/<dataset>.json."""
-    meta = load_meta(model_dir)
+    writes MODEL_DIR/eval/<dataset>.json; model_dir: a ModelDir, or a path opened here once (after the dataset's checks,
+    which read its config alone)."""
+    meta = model_dir.meta if isinstance(model_dir, ModelDir) else load_meta(model_dir)
     manifest, task = open_dataset(dataset)
     if manifest["record_type"] == "ClaimExample":  # its pairs are made by a view: no per-row accuracy to report here
         raise DatasetError(f"{dataset} holds ClaimExample rows; `entailgen evaluate` takes dae, recast and "
@@ -158,6 +160,7 @@ def evaluate(model_dir: str, dataset: str, split: str = "test", device: str = "a
                            f"{dataset} holds {manifest['record_type']} records")
     if split != "all" and split not in manifest["splits"]:
         raise DatasetError(f"{dataset} has no {split!r} split (splits: {', '.join(sorted(manifest['splits']))}, all)")
+    model_dir = ModelDir.open(model_dir)
     device, model, tokenizer, meta, precision = load_scoring_model(model_dir, device, precision)
     counts: Counter = Counter()
     scored = _scored(model, task, tokenizer, meta, records(dataset, split), device, counts)

@@ -18,9 +18,9 @@ from entailgen.dataset.manifest import StageSummary, count_by
 from entailgen.dataset.shard import ShardConfig, WriteDeadLetters, WriteShards
 from entailgen.schemas.ids import content_id
 from entailgen.schemas.records import ArcScore, DeadLetter, LabelProbability, ScoredDocument, ScoredPair, dead_letter
-from entailgen.training.scoring.detector import Detector
+from entailgen.training.scoring.detector import Detector, DetectorDir
 from entailgen.training.scoring.document_scorer import DocumentOptions, DocumentScorer, EnsembleScorer, RowScorer
-from entailgen.training.fitting.checkpoint import load_meta
+from entailgen.training.fitting.model_dir import ModelDir
 from entailgen.training.fitting.models import pick_device
 from entailgen.training.scoring.precision import AUTO, resolved_precision
 from entailgen.training.scoring.score_modes import ScoreMode
@@ -149,9 +149,10 @@ def scored_record(pair: PairInput, result) -> ScoredPair | DeadLetter:
 
 
 class DaeScoreHandler(ModelHandler[PairInput, object, DaeScorer]):
-    """RunInference handler: the scorer is loaded once per worker; a batch of pairs in, their results out."""
+    """RunInference handler: the scorer is loaded once per worker; a batch of pairs in, their results out. model_dir:
+    the ModelDir pair_handler opened (a path is opened by the scorer)."""
 
-    def __init__(self, model_dir: str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
+    def __init__(self, model_dir: ModelDir | str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
                  mode: ScoreMode = ScoreMode(), precision: str = AUTO):
         super().__init__()
         self.model_dir, self.parser, self.device, self.mode = model_dir, parser, device, mode
@@ -184,10 +185,12 @@ class PairModelScoreHandler(DaeScoreHandler):
         return [scored_record(p, r) for p, r in zip(batch, results)]
 
 
-def pair_handler(model_dir: str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
+def pair_handler(model_dir: ModelDir | str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
                  mode: ScoreMode = ScoreMode(), precision: str = AUTO) -> ModelHandler:
-    """The handler that scores pairs with a model dir: its arcs for a dae model, P(entailed) for a pair model."""
-    handler = PairModelScoreHandler if load_meta(model_dir).get("task") == "pair" else DaeScoreHandler
+    """The handler that scores pairs with a model dir: its arcs for a dae model, P(entailed) for a pair model; the dir
+    opened once here (a ModelDir as it is), its workers loading the weights without checking the files again."""
+    model_dir = ModelDir.open(model_dir)
+    handler = PairModelScoreHandler if model_dir.task == "pair" else DaeScoreHandler
     return handler(model_dir, parser, device, mode, precision)
 
 
@@ -269,24 +272,31 @@ def scored_document(row: DocumentInput, result, options: DocumentOptions) -> Sco
                           sentences=explained.sentences if explained else None)
 
 
+def opened_models(model_dir: ModelDir | str, options: DocumentOptions) -> DetectorDir | list[ModelDir]:
+    """What a document score job scores with, opened once: the detector dir with its members, else the model and the
+    --ensemble models (options.check)."""
+    return DetectorDir.open(options.detector) if options.detector else options.check(model_dir)
+
+
 class DocumentScoreHandler(ModelHandler[DocumentInput, object, RowScorer]):
     """RunInference handler: the model (and Conv head, or the ensemble's models) load once per worker; a batch of rows
-    in, records out."""
+    in, records out. models: what opened_models gave (the CLI's, passed on), else opened here once."""
 
-    def __init__(self, model_dir: str, options: DocumentOptions, parser: ParserConfig = ParserConfig(),
-                 device: str = "cpu", precision: str = AUTO):
+    def __init__(self, model_dir: ModelDir | str, options: DocumentOptions, parser: ParserConfig = ParserConfig(),
+                 device: str = "cpu", precision: str = AUTO, models: DetectorDir | list[ModelDir] | None = None):
         super().__init__()
-        self.model_dir, self.options, self.parser, self.device = model_dir, options, parser, device
+        self.options, self.parser, self.device = options, parser, device
         self.precision = precision
+        self.models = models if models is not None else opened_models(model_dir, options)
 
     def load_model(self) -> RowScorer:
         o = self.options
-        if o.detector:  # its members, each by its own rule (a Conv head where the detector has one)
-            return Detector(o.detector, o.granularity, self.device, self.parser, score=o.score,
+        if isinstance(self.models, DetectorDir):  # its members, each by its own rule (a Conv head where it has one)
+            return Detector(self.models, o.granularity, self.device, self.parser, score=o.score,
                             mc_dropout=o.mc_dropout, seed=o.seed, precision=self.precision)
         members = [DocumentScorer(m, o.granularity, o.aggregation, o.conv_dir, device=self.device, parser=self.parser,
                                   score=o.score, mc_dropout=o.mc_dropout, seed=o.seed, precision=self.precision)
-                   for m in (self.model_dir, *o.ensemble)]
+                   for m in self.models]
         return members[0] if len(members) == 1 else EnsembleScorer(members)
 
     def run_inference(self, batch: Sequence[DocumentInput], model: RowScorer,
@@ -312,14 +322,14 @@ def _count(element, counter) -> tuple:
     return ()
 
 
-def score_graph(p: beam.Pipeline, model_dir: str, input_path: str, output: str, fmt: str = "parquet",
+def score_graph(p: beam.Pipeline, model_dir: ModelDir | str, input_path: str, output: str, fmt: str = "parquet",
                 num_shards: int = 1, parser: ParserConfig = ParserConfig(), device: str = "cpu",
                 documents: Optional[DocumentOptions] = None, mode: ScoreMode = ScoreMode(),
-                precision: str = AUTO) -> tuple[type, dict]:
+                precision: str = AUTO, models: DetectorDir | list[ModelDir] | None = None) -> tuple[type, dict]:
     """Wire a score job into p: a JSON Lines file of pairs (or with documents, of (document, summary) rows) -> shards of
     ScoredPair (ScoredDocument) and dead letters in OUTPUT, with the staged summary; returns the record type and the
     manifest's config (the score mode in it: documents' own, else `mode`; the precision as resolved for the device:
-    what the scores were computed in)."""
+    what the scores were computed in). models: the documents' models as the CLI opened them (opened_models)."""
     name = FileSystems.split(input_path)[1]
     shards = ShardConfig(output, fmt, num_shards)
     lines = (p | "Path" >> beam.Create([input_path])  # (number, bytes): a bad line is a dead letter naming its line
@@ -333,7 +343,8 @@ def score_graph(p: beam.Pipeline, model_dir: str, input_path: str, output: str, 
         record_type, config = ScoredDocument, {"documents": documents.config(), "score_mode": documents.mode.config()}
         fields = ("premise", "hypothesis") if documents.pairs else ("document", "summary")
         out = lines | "ScoreDocuments" >> ScorePairs(model_dir, name, handler=DocumentScoreHandler(
-            model_dir, documents, parser, device, precision), parse=functools.partial(parse_document_line, fields=fields))
+            model_dir, documents, parser, device, precision, models),
+            parse=functools.partial(parse_document_line, fields=fields))
     for label, pcoll, counter in (("ReadCounter", lines, "read"), ("ScoredCounter", out["scored"], "scored"),
                                   ("DeadCounter", out["dead"], "score_dead")):
         pcoll | label >> beam.FlatMap(_count, beam.metrics.Metrics.counter("entailgen", counter))
@@ -348,7 +359,7 @@ def score_graph(p: beam.Pipeline, model_dir: str, input_path: str, output: str, 
      "dead_letters": out["dead"] | "DeadLetters" >> WriteDeadLetters(shards),
      "counts": counts, "stats": p | "NoStats" >> beam.Create([]),
      "exports": p | "NoExports" >> beam.Create([])} | "Stage" >> StageSummary(output)
-    return record_type, {"model": model_dir, "format": fmt, "num_shards": num_shards, "device": device,
+    return record_type, {"model": str(model_dir), "format": fmt, "num_shards": num_shards, "device": device,
                          "precision": resolved_precision(precision, pick_device(device), (documents.mode if documents
                                                                                          else mode).mc_dropout),
                          **config}

@@ -53,8 +53,8 @@ def cached_graph(model_dir: str, precision: str) -> str:
     from entailgen.training.scoring.summac import model_checksums
     from entailgen.transforms.io.paths import user_cache
 
+    model = model_checksums(model_dir) or file_sha256(os.path.join(model_dir, WEIGHTS))  # a ModelDir's: no hashing
     model_dir = os.path.normpath(os.fspath(model_dir))
-    model = model_checksums(model_dir) or file_sha256(os.path.join(model_dir, WEIGHTS))
     name = (f"{os.path.basename(model_dir)}-{model[:12]}-{precision}-ort{onnxruntime.__version__}-"
             f"{_code_sha256()[:8]}.onnx")
     return os.path.join(os.environ.get(CACHE_ENV) or user_cache("onnx"), name)
@@ -174,7 +174,7 @@ class OrtModel:
         return self
 
 
-def onnx_model(model, model_dir: str, meta: dict, precision: str) -> OrtModel:
+def onnx_model(model, model_dir, meta: dict, precision: str) -> OrtModel:
     """The ORT session of a trained torch model at onnx-fp32 or onnx-int8, its graph built once and cached
     (cached_graph)."""
     import torch

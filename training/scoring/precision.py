@@ -78,17 +78,19 @@ def at_precision(model, precision: str):
     return model
 
 
-def load_scoring_model(model_dir: str, device: str, precision: str, mc_dropout: int = 0):
-    """(device, model at its precision, tokenizer, meta, precision) of a model dir, loaded once per scorer; at onnx-*
-    the model is an ONNX Runtime session (training.scoring.onnx_runtime.OrtModel) called as a torch model is."""
-    from entailgen.training.fitting.checkpoint import load_trained
+def load_scoring_model(model_dir, device: str, precision: str, mc_dropout: int = 0):
+    """(device, model at its precision, tokenizer, meta, precision) of a model dir (a ModelDir, or a path opened here
+    once), its device and precision resolved and its weights loaded once per scorer, its files not checked again; at
+    onnx-* the model is an ONNX Runtime session (training.scoring.onnx_runtime.OrtModel) called as a torch model is."""
+    from entailgen.training.fitting.model_dir import ModelDir
     from entailgen.training.fitting.models import pick_device  # torch: resolved_precision stays light for the CLI
 
     device_ = pick_device(device)
     precision = resolved_precision(precision, device_, mc_dropout)  # a bad value refused before the weights load
-    model, tokenizer, meta = load_trained(model_dir, str(device_))
+    opened = ModelDir.open(model_dir)
+    model, tokenizer = opened.load(str(device_))
     if precision in ONNX_PRECISIONS:
         from entailgen.training.scoring.onnx_runtime import onnx_model
 
-        return device_, onnx_model(model, model_dir, meta, precision), tokenizer, meta, precision
-    return device_, at_precision(model, precision), tokenizer, meta, precision
+        return device_, onnx_model(model, opened, opened.meta, precision), tokenizer, opened.meta, precision
+    return device_, at_precision(model, precision), tokenizer, opened.meta, precision

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from entailgen.schemas.records import ENTAILED, THREE_WAY, ArcExample, LabelledArc
-from entailgen.training.fitting.checkpoint import load_meta
+from entailgen.training.fitting.model_dir import ModelDir
 from entailgen.training.fitting.data import DatasetError
 from entailgen.training.fitting.features import arc_features, pair_features
 from entailgen.training.scoring.precision import AUTO, load_scoring_model
@@ -31,10 +31,12 @@ def distinct(pairs: Sequence) -> tuple[list, list[int]]:
 
 
 class DaeScorer:
-    """A trained DAE arc model and the parser, loaded once; scores (premise, hypothesis) pairs."""
+    """A trained DAE arc model and the parser, loaded once; scores (premise, hypothesis) pairs. model_dir: a ModelDir
+    or a path (opened here, once)."""
 
-    def __init__(self, model_dir: str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
+    def __init__(self, model_dir: ModelDir | str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
                  batch_size: int = 32, *, mc_dropout: int = 0, seed: int = 0, precision: str = AUTO):
+        model_dir = ModelDir.open(model_dir)
         self.device, self.model, self.tokenizer, self.meta, self.precision = load_scoring_model(
             model_dir, device, precision, mc_dropout)
         if self.meta["task"] != "dae":
@@ -90,11 +92,13 @@ class DaeScorer:
 
 class PairScorer:
     """A trained pair model (`entailgen train --task pair`), loaded once; the score of (premise, hypothesis) pairs:
-    P(entailed), or e-c on a 3-way model (training.scoring.score_modes), from one pass or MC dropout's mean."""
+    P(entailed), or e-c on a 3-way model (training.scoring.score_modes), from one pass or MC dropout's mean.
+    model_dir: a ModelDir or a path (opened here, once)."""
 
-    def __init__(self, model_dir: str, device: str = "cpu", batch_size: int = 32, *, score: str = "e",
+    def __init__(self, model_dir: ModelDir | str, device: str = "cpu", batch_size: int = 32, *, score: str = "e",
                  mc_dropout: int = 0, seed: int = 0, precision: str = AUTO):
         self.mode = ScoreMode(score, mc_dropout, seed)
+        model_dir = ModelDir.open(model_dir)
         self.device, self.model, self.tokenizer, self.meta, self.precision = load_scoring_model(
             model_dir, device, precision, mc_dropout)
         if self.meta["task"] != "pair":
@@ -163,12 +167,13 @@ class ArcPairScores:
         return [self.last[p] for p in pairs]
 
 
-def model_pair_scores(model_dir: str, device: str = "cpu", batch_size: int = 32,
+def model_pair_scores(model_dir: ModelDir | str, device: str = "cpu", batch_size: int = 32,
                       mode: ScoreMode = ScoreMode(), precision: str = AUTO) -> PairScores:
     """The cell scorer of a trained model dir in a score mode and precision: PairScorer's score for a pair model,
     DaeScorer's sentence score for a DAE arc model (e only: refused for e-c before it loads), its arcs kept
-    (ArcPairScores)."""
-    meta = load_meta(model_dir)
+    (ArcPairScores); a path is opened here, once, for both."""
+    model_dir = ModelDir.open(model_dir)
+    meta = model_dir.meta
     mode.check_model(meta.get("task"), meta.get("labels"), model_dir)
     if meta.get("task") == "dae":
         scorer = DaeScorer(model_dir, device=device, batch_size=batch_size, mc_dropout=mode.mc_dropout, seed=mode.seed,

@@ -10,6 +10,7 @@ import random
 from typing import Optional, Sequence
 
 from entailgen.training.fitting.checkpoint import CHECKSUMS, file_sha256
+from entailgen.training.fitting.model_dir import ModelDir
 
 
 ZS, CONV = "zs", "conv"
@@ -156,7 +157,10 @@ def load_conv(directory: str, model_dir: Optional[str] = None):
     return head.eval(), meta
 
 
-def model_checksums(model_dir: str) -> str:
-    """The sha256 of a model dir's checksums.json: which model a Conv head's histograms came from."""
+def model_checksums(model_dir) -> str:
+    """The sha256 of a model dir's checksums.json: which model a Conv head's histograms came from (a ModelDir's, as
+    its opening hashed it)."""
+    if isinstance(model_dir, ModelDir):
+        return model_dir.checksums
     path = os.path.join(model_dir, CHECKSUMS)
     return file_sha256(path) if os.path.isfile(path) else ""
