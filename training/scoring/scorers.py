@@ -121,7 +121,7 @@ class PairScorer:
 
     def score_many(self, pairs: Sequence[tuple[str, str]]) -> list:
         """The score per pair in order, premises cut to fit as in training; Unscorable when the hypothesis alone is
-        too long or a text is none the score job would score (scored_many); each distinct pair scored once."""
+        too long or its texts are ones the score job dead-letters (scored_many); each distinct pair scored once."""
         return scores_of(self.scored_many(pairs))
 
     def scored_many(self, pairs: Sequence[tuple[str, str]]) -> list:
@@ -188,7 +188,8 @@ def model_pair_scores(model_dir: str, device: str = "cpu", batch_size: int = 32,
                       mode: ScoreMode = ScoreMode(), precision: str = AUTO) -> PairScores:
     """The cell scorer of a trained model dir in a score mode and precision: PairScorer's score for a pair model,
     DaeScorer's sentence score for a DAE arc model (e only: refused for e-c before it loads), its arcs kept
-    (ArcPairScores)."""
+    (ArcPairScores). It scores cells as given (score_cells): a DocumentScorer's, cut from rows it checked, and a
+    benchmark's sentences, scored as they always were."""
     meta = load_meta(model_dir)
     mode.check_model(meta.get("task"), meta.get("labels"), model_dir)
     if meta.get("task") == "dae":
