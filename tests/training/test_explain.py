@@ -213,9 +213,9 @@ def test_score_explain_with_a_pair_model_gives_each_word_its_sentence(pair_model
                                                     "summary": "A man likes a park. A dog chases."}], "--explain")
     sentences = row["sentences"]
     assert [s["text"] for s in sentences] == ["A man likes a park.", "A dog chases."]
-    # each word its sentence's 1 - score; both rounded to 6 digits as written, so within 1e-6, not to the last digit
+    # each word its sentence's 1 - score; both rounded to 6 digits as written, so within 2e-6, not to the last digit
     assert [w["unsupported"] for w in row["words"]] == pytest.approx([1 - sentences[0]["score"]] * 5 + [
-        1 - sentences[1]["score"]] * 3, abs=1e-6)
+        1 - sentences[1]["score"]] * 3, abs=2e-6)
     assert all(w["arcs"] == [] for w in row["words"])
 
 
