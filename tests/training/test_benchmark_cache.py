@@ -72,7 +72,8 @@ def test_a_claim_longer_than_the_model_is_scored_zero_and_counted_not_an_error(s
     scorer = DocumentScorer(str(short_model))
     assert scorer.score_documents([(DOCUMENT, LONG)]) == [0.0]
     (reason,) = scorer.score_many([(DOCUMENT, LONG)])
-    assert isinstance(reason, Unscorable) and str(reason) == "the hypothesis alone fills the model's 32 tokens"
+    assert isinstance(reason, Unscorable) and str(reason) == ("the summary sentence alone fills the model's 32 "
+                                                              "tokens")  # a row's reason names its summary
 
 
 def test_the_cache_keeps_every_whole_line_and_ends_a_line_a_killed_run_cut_short(tmp_path):

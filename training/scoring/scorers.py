@@ -15,11 +15,16 @@ from entailgen.training.fitting.data import DatasetError
 from entailgen.training.fitting.features import arc_features, pair_features
 from entailgen.training.scoring.precision import AUTO, load_scoring_model
 from entailgen.training.scoring.score_modes import CONTRADICTION, ScoreMode, mode_probabilities, score_of
-from entailgen.training.scoring.unscorable import Unscorable, only_result
+from entailgen.training.scoring.unscorable import PAIR_FIELDS, Unscorable, checked_rows, only_result
 from entailgen.transforms.arcs import extract_arcs
 from entailgen.transforms.parser import Parser, ParserConfig
 
 PairScores = Callable[[Sequence[tuple[str, str]]], list]  # (premise, hypothesis) pairs -> a float or Unscorable each
+
+
+def scores_of(results: Sequence) -> list:
+    """The score of each scorer result (a dict with a 'score'), or its Unscorable."""
+    return [r if isinstance(r, Unscorable) else r["score"] for r in results]
 
 
 def distinct(pairs: Sequence) -> tuple[list, list[int]]:
@@ -51,9 +56,15 @@ class DaeScorer:
         return only_result(self.score_many([(premise, hypothesis)]))
 
     def score_many(self, pairs: Sequence[tuple[str, str]]) -> list:
-        """Each pair's score dict, or the Unscorable saying why not, in order; parsing (each distinct hypothesis once:
-        a summary sentence meets every block of its document) and inference are batched, each distinct pair scored
-        once."""
+        """Each pair's score dict, or the Unscorable saying why not, in order: a pair whose texts the score job would
+        dead-letter (unscorable.unscorable_text: not text, blank, no word, a lone surrogate or a NUL) gets its
+        Unscorable, and the rest are scored (score_cells)."""
+        return checked_rows(pairs, PAIR_FIELDS, self.score_cells)
+
+    def score_cells(self, pairs: Sequence[tuple[str, str]]) -> list:
+        """score_many of pairs whose texts are known to be text (a DocumentScorer's cells, cut from checked rows);
+        parsing (each distinct hypothesis once: a summary sentence meets every block of its document) and inference
+        are batched, each distinct pair scored once."""
         unique, positions = distinct(pairs)
         results = self._score_distinct(unique)
         return [results[i] for i in positions]
@@ -114,12 +125,22 @@ class PairScorer:
 
     def score_many(self, pairs: Sequence[tuple[str, str]]) -> list:
         """The score per pair in order, premises cut to fit as in training; Unscorable when the hypothesis alone is
-        too long; each distinct pair scored once."""
-        return [r if isinstance(r, Unscorable) else r["score"] for r in self.scored_many(pairs)]
+        too long or its texts are ones the score job dead-letters (scored_many); each distinct pair scored once."""
+        return scores_of(self.scored_many(pairs))
 
     def scored_many(self, pairs: Sequence[tuple[str, str]]) -> list:
         """Per pair in order: {'score', 'probabilities': {label: P(label)}} (the model's labels, in its order: the
-        three of a 3-way model), or the Unscorable saying why not; each distinct pair scored once."""
+        three of a 3-way model), or the Unscorable saying why not: a pair whose texts the score job would dead-letter
+        (unscorable.unscorable_text) gets its Unscorable, and the rest are scored (scored_cells)."""
+        return checked_rows(pairs, PAIR_FIELDS, self.scored_cells)
+
+    def cell_scores(self, pairs: Sequence[tuple[str, str]]) -> list:
+        """score_many of a DocumentScorer's cells (scored_cells)."""
+        return scores_of(self.scored_cells(pairs))
+
+    def scored_cells(self, pairs: Sequence[tuple[str, str]]) -> list:
+        """scored_many of pairs whose texts are known to be text (a DocumentScorer's cells, cut from checked rows);
+        each distinct pair scored once."""
         unique, positions = distinct(pairs)
         results = self._score_distinct(unique)
         return [results[i] for i in positions]
@@ -155,15 +176,15 @@ class ArcPairScores:
         self.last: dict = {}  # (premise, hypothesis) -> DaeScorer result, of the latest call
 
     def __call__(self, pairs: Sequence[tuple[str, str]]) -> list:
-        results = self.scorer.score_many(pairs)
+        results = self.scorer.score_cells(pairs)
         self.last = dict(zip(pairs, results))
-        return [r if isinstance(r, Unscorable) else r["score"] for r in results]
+        return scores_of(results)
 
     def arcs(self, pairs: Sequence[tuple[str, str]]) -> list:
         """Each pair's DaeScorer result (hypothesis_tokens, arcs, score), those the last call lacks scored now."""
         missing = [p for p in dict.fromkeys(pairs) if p not in self.last]
         if missing:
-            self.last.update(zip(missing, self.scorer.score_many(missing)))
+            self.last.update(zip(missing, self.scorer.score_cells(missing)))
         return [self.last[p] for p in pairs]
 
 
@@ -171,7 +192,8 @@ def model_pair_scores(model_dir: ModelDir | str, device: str = "cpu", batch_size
                       mode: ScoreMode = ScoreMode(), precision: str = AUTO) -> PairScores:
     """The cell scorer of a trained model dir in a score mode and precision: PairScorer's score for a pair model,
     DaeScorer's sentence score for a DAE arc model (e only: refused for e-c before it loads), its arcs kept
-    (ArcPairScores); a path is opened here, once, for both."""
+    (ArcPairScores); a path is opened here, once, for both. It scores cells as given (score_cells): a
+    DocumentScorer's, cut from rows it checked, and a benchmark's sentences, scored as they always were."""
     model_dir = ModelDir.open(model_dir)
     meta = model_dir.meta
     mode.check_model(meta.get("task"), meta.get("labels"), model_dir)
@@ -180,4 +202,4 @@ def model_pair_scores(model_dir: ModelDir | str, device: str = "cpu", batch_size
                            precision=precision)
         return ArcPairScores(scorer)
     return PairScorer(model_dir, device=device, batch_size=batch_size, score=mode.score, mc_dropout=mode.mc_dropout,
-                      seed=mode.seed, precision=precision).score_many
+                      seed=mode.seed, precision=precision).cell_scores

@@ -110,7 +110,8 @@ class EncoderSimilarity:
         batch that depended on which sources share a bundle would make rankings (and shards) differ between runs.
         Such small batches run on `threads` intra-op threads (1 by default): more gain little on them, and on cores
         that other processes share (Apertium's, a second worker's) torch's spinning threads take their time and
-        slow scoring several-fold; the scores are the same bits.
+        slow scoring several-fold; the scores are the same to float rounding (one thread is the default, so a run's
+        rankings do not depend on the cores).
         """
         with intra_op_threads(self.torch, self.threads):
             return [self._score_group(source, hypotheses) for source, hypotheses in groups]
