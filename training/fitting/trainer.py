@@ -365,8 +365,8 @@ def fit(dataset: str | Sequence[str], output: str, options: TrainOptions, *, acc
         batches_ = bucketed((f for _, f in read), options.batch_size, options.bucket_batches, rng)
         pending: list = []
         for i, (batch, trained, last) in enumerate(shares(batches_, world, accelerator.process_index)):
-            bar.update(trained)
             if epoch == first_epoch and i < first_rounds:
+                bar.update(trained)
                 continue  # trained before the checkpoint: read again only to reach the same place in the stream
             sync = last or (i + 1) % options.grad_accum == 0
             tensors = collate(batch, pad_id)
@@ -375,20 +375,20 @@ def fit(dataset: str | Sequence[str], output: str, options: TrainOptions, *, acc
                 loss = loss_of(task, logits, tensors["labels"].to(device))
                 accelerator.backward(loss)  # divided by --grad-accum
             pending.append(loss.detach())
-            if not sync:
-                continue
-            value = _mean_loss(accelerator, pending)
-            pending = []
-            stop_if_not_finite(value, run["step"] + 1, epoch)
-            accelerator.clip_grad_norm_(model.parameters(), options.grad_clip)
-            optimizer.step()
-            if not accelerator.optimizer_step_was_skipped:  # fp16: a step the loss scaler skipped
-                scheduler.step()
-            optimizer.zero_grad()
-            run["step"] += 1
-            run["losses"].append(round(value, 4))
-            bar.set_postfix(epoch=epoch + 1, loss=f"{run['losses'][-1]:.4f}")
-            if not last and run["step"] % options.checkpoint_every == 0:
+            if sync:
+                value = _mean_loss(accelerator, pending)
+                pending = []
+                stop_if_not_finite(value, run["step"] + 1, epoch)
+                accelerator.clip_grad_norm_(model.parameters(), options.grad_clip)
+                optimizer.step()
+                if not accelerator.optimizer_step_was_skipped:  # fp16: a step the loss scaler skipped
+                    scheduler.step()
+                optimizer.zero_grad()
+                run["step"] += 1
+                run["losses"].append(round(value, 4))
+                bar.set_postfix(epoch=epoch + 1, loss=f"{run['losses'][-1]:.4f}")
+            bar.update(trained)
+            if sync and not last and run["step"] % options.checkpoint_every == 0:
                 run.update(epoch=epoch, rounds=i + 1, elapsed_s=before_s + time.time() - started,
                            train_s=trained_before + time.perf_counter() - epoch_started - paused)
                 paused += save(accelerator, output, {"recipe": recipe, "run": run})
