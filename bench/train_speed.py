@@ -86,7 +86,8 @@ def launched(args, seed: int, processes: int, batch_size: int) -> dict:
     out = os.path.join(tempfile.mkdtemp(prefix="train-speed-"), "model")
     command = [sys.executable, "-m", "entailgen.runners.cli", "train", args.dataset, "--output", out, "--epochs",
                str(args.epochs), "--seed", str(seed), "--device", "cpu", "--batch-size", str(batch_size), "--quiet",
-               "--processes", str(processes), *(["--max-examples", str(args.max_examples)] if args.max_examples else [])]
+               "--processes", str(processes),
+               *(["--max-examples", str(args.max_examples)] if args.max_examples else [])]
     load = [os.getloadavg()]
     start = time.perf_counter()
     done = subprocess.run(command, env=env_for(ROOT.parent), cwd=tempfile.gettempdir(), capture_output=True,
@@ -105,8 +106,8 @@ def speed(args, base: Path) -> dict:
         for path, tree in (("base", base), ("new", ROOT.parent)):
             got = child(tree, args, args.seeds[0], args.batch_size)
             runs[path].append(got)
-            host.log(BENCH, f"speed turn {turn + 1} {path}: {got['examples_per_s']} examples/s, wall {got['wall_s']} s, "
-                            f"load {got['load'][0][0]:.2f} -> {got['load'][1][0]:.2f}")
+            host.log(BENCH, f"speed turn {turn + 1} {path}: {got['examples_per_s']} examples/s, "
+                            f"wall {got['wall_s']} s, load {got['load'][0][0]:.2f} -> {got['load'][1][0]:.2f}")
     medians = {p: {k: statistics.median(r[k] for r in runs[p]) for k in ("examples_per_s", "wall_s")} for p in runs}
     return {"runs": runs, "medians": medians,
             "ratio_examples_per_s": round(medians["new"]["examples_per_s"] / medians["base"]["examples_per_s"], 3),

@@ -118,7 +118,8 @@ def test_ctrl_c_keeps_the_checkpoints_and_the_next_run_goes_on_from_them(toy, ti
     assert (state["run"]["epoch"], state["run"]["rounds"], len(state["run"]["dev_curve"])) == (2, 0, 2)
     assert main(argv(toy, tmp_path / "m", tiny_encoder, "--resume")) == 0
     assert main(argv(toy, tmp_path / "whole", tiny_encoder)) == 0
-    assert (tmp_path / "m" / "model.safetensors").read_bytes() == (tmp_path / "whole" / "model.safetensors").read_bytes()
+    assert (tmp_path / "m" / "model.safetensors").read_bytes() == \
+        (tmp_path / "whole" / "model.safetensors").read_bytes()
 
 
 def interrupted(toy, encoder, output: Path) -> dict:

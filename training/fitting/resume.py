@@ -109,8 +109,8 @@ def read_state(path: str, recipe: dict, folder: str) -> dict:
     for name, digest in sorted(files.items()):
         file = os.path.normpath(os.path.join(path, name))
         if not os.path.isfile(file) or file_sha256(file) != digest:
-            raise CheckpointError(f"the checkpoint {path} is damaged ({os.path.basename(file)} "
-                                  f"{'is missing' if not os.path.isfile(file) else 'differs from its sha256'}); {again}")
+            wrong = "is missing" if not os.path.isfile(file) else "differs from its sha256"
+            raise CheckpointError(f"the checkpoint {path} is damaged ({os.path.basename(file)} {wrong}); {again}")
     return state
 
 

@@ -56,7 +56,7 @@ class TrainOptions:
     bucket_batches: int = 50  # batches pooled, sorted by length, cut and shuffled (bucketed); 1: stream order
     grad_accum: int = 1  # batches whose gradients make one optimizer step (a batch of batch_size * grad_accum)
     mixed_precision: str = "auto"  # Accelerate's autocast: auto is bf16 on a GPU, none (fp32) on the CPU
-    checkpoint_every: int = 500  # optimizer steps between checkpoints (and one at each epoch's end): the most a kill loses
+    checkpoint_every: int = 500  # optimizer steps between checkpoints (and one at each epoch's end): what a kill loses
 
     def check(self) -> None:
         """Refuse meaningless values with one line."""
