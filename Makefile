@@ -45,12 +45,12 @@ bench: setup
 bench-gpu:
 	PY=$(if $(wildcard $(PY)),$(PY),python3) bash bench/gpu.sh $(BENCH_GPU_FLAGS)
 
-# the wheels a GPU node lacks (CTranslate2, the pinned transformers), for its Python 3.12, into .whl/ (carry it)
+# the wheels a GPU node lacks (CTranslate2, the pinned transformers, Accelerate for training), for its Python 3.12, into .whl/ (carry it)
 bench-gpu-wheels:
 	rm -rf .whl && mkdir -p .whl
 	python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
 	  --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 \
-	  --platform manylinux2014_x86_64 -d .whl ctranslate2==4.8.5 transformers==5.23.0
+	  --platform manylinux2014_x86_64 -d .whl ctranslate2==4.8.5 transformers==5.23.0 accelerate==1.15.0
 	@du -sh .whl
 
 clean:

@@ -32,6 +32,7 @@ setup(
         "ctranslate2==4.8.5",
         "safetensors>=0.4",
         "torch==2.13.0",
+        "accelerate==1.15.0",  # `entailgen train`: DDP over processes, checkpoints, mixed precision (training.fitting)
         "onnxruntime==1.32.0",  # --precision onnx-fp32 / onnx-int8 (scoring.onnx_runtime): auto's choice on CPU
         "onnx==1.23.2",  # the exported graph's fusions and int8 quantization (onnxruntime's tools read it)
         "stanza>=1.9,<2",

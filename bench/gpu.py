@@ -6,7 +6,8 @@ search, MiniLM-L6 and mpnet-base encoders for training and scoring. In one proce
 - generation: the plain model.generate loop with beam scores (bench/generate.py's baseline), the hf handler
   (hf_core.generate_beams, each variant of HF_VARIANTS) and ct2 (ct2_core.translate_beams, each --ct2-compute-type),
   N sentences, k beams, --max-new-tokens; sentences/s, the ratio to the loop, and the beams against the loop's;
-- training: examples/s of `fit` (DAE arc model, pair model) at each encoder shape, bf16 autocast on cuda;
+- training: examples/s of `fit` (DAE arc model, pair model; the DAE model again with --grad-accum 4) at each encoder
+  shape, one process, Accelerate's bf16 autocast on cuda;
 - scoring: rows/s of DocumentScorer (SummaC-ZS, sentence blocks) on fixed synthetic documents, fp32 and bf16;
 - machine: GPU, driver, CUDA, versions, CPU count, what is missing and what ran on the CPU.
 
@@ -390,28 +391,31 @@ def datasets(root: str, rows: int, seed: int) -> dict:
 
 
 def training(report: Report, args, device, work: str) -> dict:
-    """fit() for one epoch per (encoder shape, task): examples/s as train.json counts them (reading, featurising
-    and steps; not loading, not the dev pass). Returns the pair model dirs, which the scoring section scores with."""
+    """fit() for one epoch per (encoder shape, task), one process, Accelerate's bf16 on cuda (--mixed-precision auto):
+    examples/s as train.json counts them (reading, featurising and steps; not loading, not the dev pass, not
+    checkpoints); then the dae task again as 4 batches of 8 accumulated into each step (--grad-accum 4: the same
+    effective batch of 32). Returns the pair model dirs, which the scoring section scores with."""
     from entailgen.training.fitting.trainer import TrainOptions, fit
 
     data = datasets(os.path.join(work, "data"), args.train_rows, args.seed)
-    report.put("training", "setup", {"rows": args.train_rows, "epochs": 1, "batch_size": 32,
-                                     "autocast": "bf16" if device.type == "cuda" else "none (fp32 on cpu)",
+    report.put("training", "setup", {"rows": args.train_rows, "epochs": 1, "batch_size": 32, "processes": 1,
+                                     "autocast": "bf16 (Accelerate)" if device.type == "cuda" else "none (fp32 on cpu)",
+                                     "grad_accum_rows": "batch 8 x --grad-accum 4",
                                      "shapes": {s: ENCODERS[s][1] for s in ENCODERS} if not args.dry_run else TINY})
     models = {}
     for shape in ENCODERS:
         encoder = save_encoder(os.path.join(work, f"enc-{shape}"), shape, args.dry_run, args.seed)
-        for task in ("dae", "pair"):
-            def run(task=task, shape=shape, encoder=encoder):
-                out = os.path.join(work, f"model-{shape}-{task}")
-                summary = fit(data[task], out, TrainOptions(encoder=encoder, epochs=1, progress=False,
-                                                            device=device.type, seed=args.seed))
-                if task == "pair":
+        for task, name, batch, accum in (("dae", "dae", 32, 1), ("pair", "pair", 32, 1), ("dae", "dae-accum4", 8, 4)):
+            def run(task=task, name=name, shape=shape, encoder=encoder, batch=batch, accum=accum):
+                out = os.path.join(work, f"model-{shape}-{name}")
+                summary = fit(data[task], out, TrainOptions(encoder=encoder, epochs=1, progress=False, batch_size=batch,
+                                                            grad_accum=accum, device=device.type, seed=args.seed))
+                if name == "pair":
                     models[shape] = out
                 return {"examples_per_s": summary["examples_per_s"], "train_s": summary["train_s"],
                         "examples": summary["counts"]["train"]["used"], "steps": summary["steps"],
-                        "elapsed_s": summary["elapsed_s"]}
-            guarded(report, "training", f"{task}:{shape}", run, need_s=10 if args.dry_run else 30)
+                        "elapsed_s": summary["elapsed_s"], "batch_size": batch, "grad_accum": accum}
+            guarded(report, "training", f"{name}:{shape}", run, need_s=10 if args.dry_run else 30)
     return models
 
 

@@ -38,7 +38,7 @@ if ! PYTHONPATH="$PYTHONPATH" "$PY" -c "import transformers" 2>/dev/null; then  
 fi
 "$PY" - <<'PYEOF' >&2
 import importlib
-for name in ("torch", "transformers", "tokenizers", "ctranslate2", "numpy", "pyarrow", "apache_beam", "spacy",
+for name in ("torch", "transformers", "accelerate", "tokenizers", "ctranslate2", "numpy", "pyarrow", "apache_beam", "spacy",
              "entailgen"):
     try:
         module = importlib.import_module(name)

@@ -32,7 +32,7 @@ def start_build(output: str, kind: str, recipe: Optional[dict] = None) -> str:
     if FileSystems.exists(partial):
         left = read_marker(partial)
         if recipe is not None and {k: left.get(k) for k in ("kind", "recipe")} == {"kind": kind, "recipe": recipe}:
-            print(f"entailgen: resuming the interrupted build of {output} (finished stages are kept)",
+            print(f"entailgen: resuming the interrupted build of {output} (what it finished is kept)",
                   file=sys.stderr)
             return partial
         print(f"entailgen: a previous run into {output} was interrupted; starting over", file=sys.stderr)

@@ -369,7 +369,7 @@ def main(argv: Optional[list[str]] = None, *, stage: bool = False) -> int:
                 check_beam_flags(rest)  # what run does not know goes to Beam, if Beam knows it
             except ValueError as e:
                 raise UsageError(str(e))
-        args.beam_args = rest
+        args.beam_args, args.argv = rest, argv  # argv: `train --processes N` runs it again in N processes
         with interruptible():  # Ctrl-C and SIGTERM: a KeyboardInterrupt each command's publish cleans up after
             return args.handler(args)
     except UsageError as e:

@@ -9,6 +9,7 @@ import os
 import sys
 
 from entailgen.runners.cli import COMMAND_HELP, UsageError, add_format, add_quiet
+from entailgen.runners.launch import add_training_flags
 from entailgen.transforms.flags import finite_float
 
 
@@ -99,6 +100,8 @@ def _dirs_part(option: str, dirs) -> str:
 
 
 def _train(args) -> int:
+    from entailgen.runners.launch import relaunch
+    from entailgen.training.fitting.processes import launched
     from entailgen.training.fitting.data import DatasetError, open_dataset, parse_mix
     from entailgen.training.fitting.encoder import EncoderError
     from entailgen.training.fitting.model_card import never_predicted
@@ -111,16 +114,25 @@ def _train(args) -> int:
                                max_length=args.max_length, max_arcs=args.max_arcs, seed=args.seed, device=args.device,
                                max_examples=args.max_examples, progress=not args.quiet, task=args.task, mix=mix,
                                claims_view=args.claims_view, bucket_batches=args.bucket_batches,
-                               three_way=args.three_way)
+                               three_way=args.three_way, grad_accum=args.grad_accum,
+                               mixed_precision=args.mixed_precision, checkpoint_every=args.checkpoint_every)
+        if args.processes < 1:
+            raise ValueError(f"--processes must be at least 1, got {args.processes}")
+        if args.processes > 1 and not launched():  # runners.launch: N of this command, each one of N
+            options.check()
+            return relaunch(args.argv, args.processes)
         summary = train(args.dataset[0] if len(args.dataset) == 1 else args.dataset, args.output, options,
-                        overwrite=args.overwrite)
+                        overwrite=args.overwrite, resume=args.resume)
     except (DatasetError, EncoderError, ValueError) as e:
         raise UsageError(str(e))
+    if summary is None:  # another process of a launch: the first one says what was trained
+        return 0
     if not args.quiet:
         counts = summary["counts"]["train"]
         left_out = ", ".join(f"{k} {v}" for k, v in counts.items() if k not in ("read", "used")) or "none"
+        where = summary["device"] + (f" in {summary['processes']} processes" if summary["processes"] > 1 else "")
         print(f"trained {summary['task']} model on {counts['read']} rows ({counts['used']} used; left out: {left_out}) "
-              f"in {summary['elapsed_s']} s on {summary['device']}; dev accuracy by epoch {summary['dev_accuracy']}, "
+              f"in {summary['elapsed_s']} s on {where}; dev accuracy by epoch {summary['dev_accuracy']}, "
               f"kept epoch {summary['best_epoch']}")
     lacking = summary.get("without_3way_label")
     if lacking:  # even --quiet: a 2-way model where 3-way was likely meant (--score e-c refuses it)
@@ -580,6 +592,7 @@ def register(commands) -> None:
     train.add_argument("--seed", type=int, default=0, help="seed of initialisation, dropout and shuffling")
     train.add_argument("--device", default="auto", help="auto (cuda with bf16 when present, else cpu), cpu or cuda")
     train.add_argument("--overwrite", action="store_true", help="replace a model dir written by an earlier train")
+    add_training_flags(train)  # runners.launch: checkpoints, --resume, --grad-accum, --mixed-precision, --processes
     add_quiet(train, "the model dir")
     train.set_defaults(handler=_train)
     evaluate = commands.add_parser("evaluate", help=COMMAND_HELP["evaluate"],

@@ -29,13 +29,18 @@ def test_every_section_and_figure(dry_run):
     figures = ["hf:default", "hf:recompute", "hf:static-cache", "ct2:int8", "ct2:float32", "loop_without_scores"]
     for key in figures:
         assert generation[key]["sentences_per_s"] > 0 and generation[key]["ratio_to_loop"] > 0, key
-    for key in ("run", "dae:minilm-l6", "pair:minilm-l6", "dae:mpnet-base", "pair:mpnet-base"):
+    for key in ("run", "dae:minilm-l6", "pair:minilm-l6", "dae-accum4:minilm-l6", "dae:mpnet-base", "pair:mpnet-base",
+                "dae-accum4:mpnet-base"):
         assert key in dry_run["training"], key
     assert dry_run["training"]["run"] == "done"
     for task in ("dae", "pair"):
         for shape in ("minilm-l6", "mpnet-base"):
             figure = dry_run["training"][f"{task}:{shape}"]
             assert figure["examples"] == 48 and figure["examples_per_s"] > 0, (task, shape)
+    for shape in ("minilm-l6", "mpnet-base"):  # 48 rows: 2 steps of 32, or of 4 accumulated batches of 8
+        plain, accumulated = dry_run["training"][f"dae:{shape}"], dry_run["training"][f"dae-accum4:{shape}"]
+        assert (plain["steps"], plain["grad_accum"]) == (2, 1) and (accumulated["steps"], accumulated["grad_accum"],
+                                                                     accumulated["batch_size"]) == (2, 4, 8), shape
     assert dry_run["scoring"]["run"] == "done"
     for shape in ("minilm-l6", "mpnet-base"):
         figure = dry_run["scoring"][f"{shape}:fp32"]

@@ -229,7 +229,7 @@ def test_a_full_disk_is_one_line_and_leaves_no_build_folder(tmp_path, corpus, ar
     monkeypatch.setattr(shard, "write_rows", full)  # inside a Beam worker: Beam wraps it in a RuntimeError
     assert main(run_args(corpus, tmp_path / "out")) == 2
     assert one_error_line(capsys) == f"No space left on device: '{tmp_path / '.out.entailgen-partial'}'"
-    monkeypatch.setattr(trainer, "fit", lambda dataset, output, options: full(output))
+    monkeypatch.setattr(trainer, "fit", lambda dataset, output, options, **kwargs: full(output))
     assert main(["train", str(arcs), "--output", str(tmp_path / "m")]) == 2
     assert one_error_line(capsys) == f"No space left on device: {tmp_path / '.m.entailgen-partial'}"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["arcs", "c.txt"]

@@ -2,11 +2,13 @@
 (recast, nli-dialogue, claims, dae at sentence level); one dataset or a mix of several."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
 import os
 import random
+import shutil
 import sys
 import time
 from collections import Counter
@@ -21,7 +23,10 @@ from entailgen.training.fitting.data import (DatasetError, check_mix, check_quot
 from entailgen.training.fitting.encoder import DEFAULT_ENCODER, load_encoder
 from entailgen.training.fitting.features import IGNORE, collate
 from entailgen.training.fitting.model_card import write_card
-from entailgen.training.fitting.models import DAE, PAIR, build_model, forward, loss_of, pick_device
+from entailgen.training.fitting.models import DAE, PAIR, build_model, forward, loss_of, to_device
+from entailgen.training.fitting.processes import MIXED_PRECISIONS, accelerator_for, shares, updates_per_epoch
+from entailgen.training.fitting.resume import (clear, has_checkpoint, latest, load, load_best, read_state,
+                                               recipe_difference, recipe_of, save, save_best)
 from entailgen.transforms.views import CLAIM_VIEWS, DEFAULT_CLAIM_VIEW, pair_examples, pairs_per_row
 
 TRAIN_JSON = "train.json"
@@ -51,10 +56,14 @@ class TrainOptions:
     claims_view: str = DEFAULT_CLAIM_VIEW  # claims rows as pairs: transforms.views
     bucket_batches: int = 50  # batches pooled, sorted by length, cut and shuffled (bucketed); 1: stream order
     three_way: bool = False  # the pair model 3-way where only some rows keep a 3-way label: the others left out
+    grad_accum: int = 1  # batches whose gradients make one optimizer step (a batch of batch_size * grad_accum)
+    mixed_precision: str = "auto"  # Accelerate's autocast: auto is bf16 on a GPU, none (fp32) on the CPU
+    checkpoint_every: int = 500  # optimizer steps between checkpoints (and one at each epoch's end): what a kill loses
 
     def check(self) -> None:
         """Refuse meaningless values with one line."""
-        for name in ("epochs", "batch_size", "max_length", "max_arcs", "shuffle_buffer", "bucket_batches"):
+        for name in ("epochs", "batch_size", "max_length", "max_arcs", "shuffle_buffer", "bucket_batches",
+                     "grad_accum", "checkpoint_every"):
             if getattr(self, name) < 1:
                 raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(self, name)}")
         if self.max_examples is not None and self.max_examples < 1:
@@ -73,6 +82,8 @@ class TrainOptions:
             raise ValueError(f"--claims-view takes {', '.join(CLAIM_VIEWS)}, got {self.claims_view!r}")
         if self.mix:
             check_mix(self.mix, len(self.mix))
+        if self.mixed_precision not in MIXED_PRECISIONS:
+            raise ValueError(f"--mixed-precision takes {', '.join(MIXED_PRECISIONS)}, got {self.mixed_precision!r}")
 
 
 def training_task(tasks: Sequence[str], requested: Optional[str]) -> str:
@@ -199,23 +210,72 @@ def dev_classes(read: dict, names: Sequence[str]) -> dict:
 
 
 def train(dataset: str | Sequence[str], output: str, options: TrainOptions = TrainOptions(),
-          overwrite: bool = False) -> dict:
-    """Train into a folder beside output, swapped in once complete (a failed run leaves the old model as it was),
-    after the checks `entailgen train` makes (the API and the CLI alike); returns train.json."""
-    from entailgen.dataset.output import MODEL_DIR, check_output  # lazy: Beam's FileSystems; fit() alone runs
-    from entailgen.dataset.publish import publish  # without Beam: training runs where Beam is not installed
-
+          overwrite: bool = False, resume: Optional[bool] = None) -> Optional[dict]:
+    """Train into a folder beside output, swapped in once complete (a failed run leaves the old model as it was, a
+    killed one its checkpoints: the next run of the same recipe goes on from the last; resume True refuses to start
+    without one, False starts over), after the checks `entailgen train` makes (the API and the CLI alike); returns
+    train.json (None in the other processes of a launch)."""
     options.check()
+    accelerator = accelerator_for(options.device, options.mixed_precision, options.grad_accum)
+    if not accelerator.is_main_process:  # the main process holds the writer lock and makes the build folder
+        return fit(dataset, _from_main(accelerator, None), options, accelerator=accelerator)
+    from entailgen.dataset.output import MODEL_DIR, PARTIAL, check_output, sibling  # lazy: Beam's FileSystems; fit()
+    from entailgen.dataset.publish import publish  # alone runs without Beam, where Beam is not installed
+
     check_output(output, MODEL_DIR, overwrite=overwrite)  # before the data is read and the encoder loads
-    with publish(output, MODEL_DIR, overwrite=overwrite) as building:
-        return fit(dataset, building, options)
+    recipe = recipe_of(*_provenance(dataset), options, accelerator.num_processes)
+    _check_resume(output, sibling(output, PARTIAL), recipe, resume)
+    with publish(output, MODEL_DIR, overwrite=overwrite, recipe=recipe) as building:
+        try:
+            if resume is False:
+                clear(building)  # --no-resume: the build's own checkpoints, not a file of the user's
+            return fit(dataset, _from_main(accelerator, building), options, accelerator=accelerator)
+        except BaseException:
+            if not has_checkpoint(building):  # nothing to resume from: removed, as any failed build is
+                shutil.rmtree(building, ignore_errors=True)
+            raise
 
 
-def fit(dataset: str | Sequence[str], output: str, options: TrainOptions) -> dict:
+def _from_main(accelerator, value):
+    """The main process's value in every process of a launch (the build folder: the others import no Beam)."""
+    if accelerator.num_processes == 1:
+        return value
+    from accelerate.utils import broadcast_object_list
+
+    return broadcast_object_list([value])[0]
+
+
+def _provenance(dataset: str | Sequence[str]) -> tuple[list[str], list[str]]:
+    """Each dataset's place and manifest sha256: what a recipe is trained from (DatasetError for one without)."""
+    datasets = [dataset] if isinstance(dataset, str) else list(dataset)
+    for d in datasets:
+        open_dataset(d)
+    return ([d.rstrip("/") if "://" in d else os.path.realpath(d) for d in datasets],
+            [manifest_sha256(d) for d in datasets])
+
+
+def _check_resume(output: str, partial: str, recipe: dict, resume: Optional[bool]) -> None:
+    """Before the build starts, in one line: --resume without an interrupted training of this recipe to go on from,
+    and a damaged checkpoint of this recipe that would be gone on from (unless --no-resume)."""
+    from entailgen.dataset.publish import read_marker
+
+    left = read_marker(partial) if os.path.isdir(partial) else {}
+    if resume and not left:
+        raise ValueError(f"--resume: no interrupted training of {output} to resume")
+    if resume and (left.get("kind") != "model dir" or left.get("recipe") != recipe):
+        what = recipe_difference(left.get("recipe") or {}, recipe) if left.get("kind") == "model dir" else "its kind"
+        raise ValueError(f"--resume: the interrupted build of {output} trained another recipe ({what} differ); "
+                         "leave out --resume to start over")
+    if resume is not False and left.get("recipe") == recipe and latest(partial):
+        read_state(latest(partial), recipe, partial)  # CheckpointError: damaged
+
+
+def fit(dataset: str | Sequence[str], output: str, options: TrainOptions, *, accelerator=None) -> Optional[dict]:
     """Train on the train split of one dataset or a mix of several, keep the best epoch by dev accuracy, write the
-    model dir; returns train.json."""
+    model dir; a checkpoint of the same recipe in output is gone on from. Returns train.json (None in the other
+    processes of a launch: the main one writes)."""
     import torch
-
+    from transformers import get_linear_schedule_with_warmup
 
     options.check()
     datasets = [dataset] if isinstance(dataset, str) else list(dataset)
@@ -239,7 +299,10 @@ def fit(dataset: str | Sequence[str], output: str, options: TrainOptions) -> dic
     drawn = quotas(sizes, options.mix or sizes, total)  # rows each dataset gives an epoch
     if options.mix:
         check_quotas(datasets, sizes, drawn, options.mix)
-    device = pick_device(options.device)
+    if accelerator is None:
+        accelerator = accelerator_for(options.device, options.mixed_precision, options.grad_accum)
+    device, main, world = accelerator.device, accelerator.is_main_process, accelerator.num_processes
+    recipe = recipe_of(*_provenance(datasets), options, world)  # as given: lr None stays auto
     started = time.time()
     torch.manual_seed(options.seed)
     if not options.progress or not sys.stderr.isatty():  # --quiet, or a log: no "Loading weights" bar either
@@ -283,74 +346,156 @@ def fit(dataset: str | Sequence[str], output: str, options: TrainOptions) -> dic
     dev.sort(key=lambda f: len(f.input_ids))  # like lengths batched together: the same accuracy, less padding
     # rows bound the steps (some are left out); a claims row makes up to two pairs in the source view
     rows = sum(q * pairs_per_row(t, options.claims_view) for q, t in zip(drawn, record_types))
-    from transformers import get_linear_schedule_with_warmup
-
     # the authors' schedule: linear decay to 0 over the run, no warm-up
-    scheduler = get_linear_schedule_with_warmup(optimizer, 0, max(1, -(-rows // options.batch_size) * options.epochs))
+    steps = updates_per_epoch(rows, options.batch_size, world, options.grad_accum) * options.epochs
+    scheduler = get_linear_schedule_with_warmup(optimizer, 0, max(1, steps))
+    model, optimizer = accelerator.prepare(model, optimizer)
+    accelerator.register_for_checkpointing(scheduler)
+    run = {"epoch": 0, "rounds": 0, "step": 0, "losses": [], "dev_curve": [], "best": None, "train_s": 0.0,
+           "elapsed_s": 0.0, "resumed": []}
+    best_weights = None
+    found = latest(output)
+    if found:
+        run = load(accelerator, found, recipe, output)["run"]
+        best_weights = load_best(output, run["best"]["weights"]) if main and run["best"] else None
+        run["resumed"].append({"epoch": run["epoch"] + 1, "step": run["step"]})
+        if main and options.progress:
+            print(f"entailgen train: going on from the checkpoint at epoch {run['epoch'] + 1} of {options.epochs}, "
+                  f"step {run['step']} ({found})", file=sys.stderr, flush=True)
+    first_epoch, first_rounds, before_s = run["epoch"], run["rounds"], run["elapsed_s"]
     counts: list = []
-    losses, dev_curve, best = [], [], (None, -1.0, None, {"gold": Counter(), "predicted": Counter()})
     # the bar counts examples trained (rows sit in the shuffle buffer long before their step), up to the bound
-    bar = progress_bar(rows * options.epochs, f"train {task}", options.progress)
-    train_s = 0.0  # the epochs' reading and steps: not loading, not dev passes
-    for epoch in range(options.epochs):
-        epoch_started = time.perf_counter()
+    bar = progress_bar(rows * options.epochs, f"train {task}", options.progress and main)
+    bar.update(rows * first_epoch)
+    for epoch in range(first_epoch, options.epochs):
+        epoch_started, trained_before, paused = time.perf_counter(), run["train_s"], 0.0
         epoch_counts = [Counter() for _ in datasets]
         notes = [Counter() for _ in datasets]  # sampled negatives, truncated premises: pairs made, not left out
         stream = training_stream(datasets, sizes, drawn, options.train_split)
         expanded = ((i, e) for i, r in stream for e in examples(r, epoch_counts[i], notes[i]))
         rng = random.Random(f"{options.seed}:{epoch}")
         read = _featurized(shuffled(expanded, options.shuffle_buffer, rng), task, featurize, epoch_counts, notes)
-        for batch in bucketed((f for _, f in read), options.batch_size, options.bucket_batches, rng):
+        batches_ = bucketed((f for _, f in read), options.batch_size, options.bucket_batches, rng)
+        pending: list = []
+        for i, (batch, trained, last) in enumerate(shares(batches_, world, accelerator.process_index)):
+            if epoch == first_epoch and i < first_rounds:
+                bar.update(trained)
+                continue  # trained before the checkpoint: read again only to reach the same place in the stream
+            sync = last or (i + 1) % options.grad_accum == 0
             tensors = collate(batch, pad_id)
-            loss = loss_of(task, forward(model, tensors, device), tensors["labels"].to(device))
-            value = loss.item()
-            stop_if_not_finite(value, len(losses) + 1, epoch)
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), options.grad_clip)
-            optimizer.step()
-            scheduler.step()
-            losses.append(round(value, 4))
-            bar.set_postfix(epoch=epoch + 1, loss=f"{losses[-1]:.4f}")
-            bar.update(len(batch))
+            with contextlib.nullcontext() if sync else accelerator.no_sync(model):
+                logits = model(**to_device(tensors, device)).float()  # autocast: Accelerate's, by --mixed-precision
+                loss = loss_of(task, logits, tensors["labels"].to(device))
+                accelerator.backward(loss)  # divided by --grad-accum
+            pending.append(loss.detach())
+            if sync:
+                value = _mean_loss(accelerator, pending)
+                pending = []
+                stop_if_not_finite(value, run["step"] + 1, epoch)
+                accelerator.clip_grad_norm_(model.parameters(), options.grad_clip)
+                optimizer.step()
+                if not accelerator.optimizer_step_was_skipped:  # fp16: a step the loss scaler skipped
+                    scheduler.step()
+                optimizer.zero_grad()
+                run["step"] += 1
+                run["losses"].append(round(value, 4))
+                bar.set_postfix(epoch=epoch + 1, loss=f"{run['losses'][-1]:.4f}")
+            bar.update(trained)
+            if sync and not last and run["step"] % options.checkpoint_every == 0:
+                run.update(epoch=epoch, rounds=i + 1, elapsed_s=before_s + time.time() - started,
+                           train_s=trained_before + time.perf_counter() - epoch_started - paused)
+                paused += save(accelerator, output, {"recipe": recipe, "run": run})
         bar.update(rows * (epoch + 1) - bar.n)  # rows left out and negatives not found: the epoch is done
-        train_s += time.perf_counter() - epoch_started
+        run["train_s"] = trained_before + time.perf_counter() - epoch_started - paused
         counts = epoch_counts  # every epoch sees the same rows; the last epoch's counts stand for all
         if not sum(counts, Counter())["used"]:
             raise DatasetError(f"no usable training example in {', '.join(datasets)} "
                                f"({_counts(sum(counts, Counter()))})")
-        dev_acc, read = dev_read(model, task, dev, options.batch_size, pad_id, device) if dev else (None, best[3])
-        dev_curve.append(dev_acc)
-        if dev_acc is None or best[2] is None or dev_acc > best[1]:  # no dev accuracy: the last epoch is kept
-            best = (epoch + 1, dev_acc if dev_acc is not None else -1.0,
-                    {k: v.detach().clone() for k, v in model.state_dict().items()}, read)
+        if main:  # the main process judges the epochs and writes the model
+            best_weights = _judge(run, best_weights, accelerator.unwrap_model(model), task, dev, options, pad_id,
+                                  device, epoch, output)
+        run.update(epoch=epoch + 1, rounds=0, elapsed_s=before_s + time.time() - started)
+        if epoch + 1 < options.epochs:
+            save(accelerator, output, {"recipe": recipe, "run": run})
     bar.close()
-    if not all(bool(t.isfinite().all()) for t in best[2].values() if t.is_floating_point()):
+    accelerator.wait_for_everyone()
+    if not main:
+        _leave(accelerator)
+        return None
+    model = accelerator.unwrap_model(model)
+    if not all(bool(t.isfinite().all()) for t in best_weights.values() if t.is_floating_point()):
         raise ValueError(f"training gave non-finite weights (--lr {options.lr} is too large?); nothing written")
-    model.load_state_dict(best[2])
+    model.load_state_dict(best_weights)
+    clear(output)
     save_model(output, model, tokenizer, meta)
+    best = run["best"]
     used = [{"path": d, "pipeline": m.get("pipeline"), "record_type": m["record_type"],
              "manifest_sha256": manifest_sha256(d), "split_rows": n, "weight": options.mix[i] if options.mix else None,
              "rows_used": q, "counts": _counts(c), **dict(sorted(notes[i].items()))}
             for i, (d, m, n, q, c) in enumerate(zip(datasets, manifests, sizes, drawn, counts))]
     one = len(used) == 1  # the dataset keys hold one value per dataset: a value for one, a list for several
+    train_s = run["train_s"]
     summary = {
         "task": task, "dataset": datasets[0] if one else datasets,
         "dataset_pipeline": used[0]["pipeline"] if one else [u["pipeline"] for u in used],
         "dataset_manifest_sha256": used[0]["manifest_sha256"] if one else [u["manifest_sha256"] for u in used],
-        "datasets": used, "options": dataclasses.asdict(options), "device": str(device),
+        "datasets": used, "options": dataclasses.asdict(options), "processes": world,
+        "device": "cpu" if device.type == "cpu" else str(device),  # a launch's cpu:0 is the cpu
         "counts": {"train": _counts(sum(counts, Counter())), "dev": _counts(dev_counts)},
-        "vocabulary_size": len(vocab), "best_epoch": best[0], "dev_accuracy": dev_curve,
+        "vocabulary_size": len(vocab), "best_epoch": best["epoch"], "dev_accuracy": run["dev_curve"],
         **lacking_3way,
-        "dev_classes": dev_classes(best[3], meta["label_names"]),
-        "steps": len(losses), "loss_curve": losses, "elapsed_s": round(time.time() - started, 1),
+        "dev_classes": dev_classes(_read_of(best["read"]), meta["label_names"]),
+        "steps": run["step"], "loss_curve": run["losses"], "elapsed_s": round(before_s + time.time() - started, 1),
         "train_s": round(train_s, 1),
         "examples_per_s": round(sum(c["used"] for c in counts) * options.epochs / train_s, 1),
+        **({"resumed": run["resumed"]} if run["resumed"] else {}),
     }
     with open(os.path.join(output, TRAIN_JSON), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)
     write_card(output)
+    _leave(accelerator)
     return summary
+
+
+def _judge(run: dict, best_weights, model, task: str, dev: list, options: TrainOptions, pad_id: int, device,
+           epoch: int, output: str):
+    """The epoch's dev accuracy into run's curve; the epoch kept as best when it beats the best so far (no dev
+    accuracy: the last epoch), its weights kept beside the checkpoints while epochs remain. Returns the best weights."""
+    best = run["best"]
+    if dev:
+        dev_acc, read = dev_read(model, task, dev, options.batch_size, pad_id, device)
+    else:
+        dev_acc, read = None, _read_of(best["read"]) if best else {"gold": Counter(), "predicted": Counter()}
+    run["dev_curve"].append(dev_acc)
+    if dev_acc is None or best is None or dev_acc > best["accuracy"]:
+        best_weights = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        run["best"] = {"epoch": epoch + 1, "accuracy": dev_acc if dev_acc is not None else -1.0,
+                       "read": {k: sorted(v.items()) for k, v in read.items()},
+                       "weights": save_best(output, best_weights, epoch + 1) if epoch + 1 < options.epochs else None}
+    return best_weights
+
+
+def _read_of(saved: dict) -> dict:
+    """A dev read's label counts as dev_read gives them, from their JSON form in a checkpoint ([index, n] pairs)."""
+    return {k: Counter({int(i): n for i, n in v}) for k, v in saved.items()}
+
+
+def _mean_loss(accelerator, losses: list) -> float:
+    """The step's loss: the mean of its batches' (several with --grad-accum), over every process."""
+    import torch
+
+    value = losses[0] if len(losses) == 1 else torch.stack(losses).mean()
+    if accelerator.num_processes > 1:
+        value = accelerator.reduce(value, "mean")
+    return value.item()
+
+
+def _leave(accelerator) -> None:
+    """A launched process's group ended once its work is done (torch warns of one left open)."""
+    import torch.distributed as dist
+
+    if accelerator.num_processes > 1 and dist.is_initialized():
+        dist.destroy_process_group()
 
 
 def _featurized(examples: Iterable, task: str, featurize, counts: list, notes: list) -> Iterator:
