@@ -29,9 +29,10 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def serving(root):
-    """A loopback HTTP server (a free port) serving root's files; its base URL."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(root)))
+def running(handler):
+    """A loopback HTTP server (a free port) answering with `handler`, in a thread; its base URL."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -40,6 +41,11 @@ def serving(root):
         server.shutdown()
         server.server_close()
         thread.join()
+
+
+def serving(root):
+    """A loopback HTTP server serving root's files; its base URL."""
+    return running(functools.partial(_Quiet, directory=str(root)))
 
 
 @pytest.fixture(scope="module")
@@ -326,20 +332,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-@contextlib.contextmanager
 def answering(**handler):
     """A loopback server whose every answer is _Handler with these attributes; its base URL."""
-    cls = type("Answer", (_Handler,), handler)
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), cls)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    return running(type("Answer", (_Handler,), handler))
 
 
 def spans_csv() -> bytes:
