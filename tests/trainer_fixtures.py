@@ -128,3 +128,13 @@ def pair_model(tmp_path_factory, tiny_encoder):
 def dae_model(tmp_path_factory, tiny_encoder):
     """A module's dae model dir (train_tiny_dae)."""
     return train_tiny_dae(tmp_path_factory.mktemp("dae"), tiny_encoder)
+
+
+def toy_benchmark(path: Path) -> Path:
+    """A SummaC-layout benchmark file of one set, toy, with both labels in each cut."""
+    path.write_text("".join(json.dumps({"dataset": "toy", "document": d, "claim": c, "label": y, "cut": cut}) + "\n"
+                            for d, c, y, cut in [("The dog chases the cat.", "The dog chases the cat.", 1, "val"),
+                                                 ("The dog chases the cat.", "The cat chases the dog.", 0, "val"),
+                                                 ("A woman likes the dog.", "A woman likes the dog.", 1, "test"),
+                                                 ("A woman likes the dog.", "The dog likes a man.", 0, "test")]))
+    return path

@@ -9,7 +9,7 @@ import pytest
 
 from entailgen.runners import detector as det
 from entailgen.runners.cli import SAMPLES, main
-from trainer_fixtures import tiny_encoder  # noqa: F401 (a fixture)
+from trainer_fixtures import tiny_encoder, toy_benchmark  # noqa: F401 (tiny_encoder: a fixture)
 
 LEAD = ("Police in Lincolnshire say a man has been arrested after a lorry crashed into a house in Spalding on "
         "Tuesday night.\n\n")
@@ -127,16 +127,6 @@ def test_bad_members_are_one_line(tmp_path, flags, said, capsys, monkeypatch):
     assert main(["detector", "--input", str(SAMPLES / "documents.jsonl"), "--output", "out", *flags]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and said in err and not Path("out").exists()
-
-
-def toy_benchmark(path: Path) -> Path:
-    """A SummaC-layout benchmark file of one set, toy, with both labels in each cut."""
-    path.write_text("".join(json.dumps({"dataset": "toy", "document": d, "claim": c, "label": y, "cut": cut}) + "\n"
-                            for d, c, y, cut in [("The dog chases the cat.", "The dog chases the cat.", 1, "val"),
-                                                 ("The dog chases the cat.", "The cat chases the dog.", 0, "val"),
-                                                 ("A woman likes the dog.", "A woman likes the dog.", 1, "test"),
-                                                 ("A woman likes the dog.", "The dog likes a man.", 0, "test")]))
-    return path
 
 
 def score_rows(path: Path) -> Path:

@@ -13,7 +13,7 @@ from entailgen.training.fitting import checkpoint
 from entailgen.training.fitting.encoder import EncoderError
 from entailgen.training.fitting.model_dir import ModelDir
 from entailgen.training.scoring import summac
-from trainer_fixtures import toy_pair, train_pair_model, train_tiny_dae, write_dataset
+from trainer_fixtures import toy_benchmark, toy_pair, train_pair_model, train_tiny_dae, write_dataset
 
 HASHED = ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json", "checksums.json")
 
@@ -53,21 +53,12 @@ def member_files(detector: Path) -> dict:
     return {os.path.realpath(detector / m / f): 1 for m in ("members/pair", "members/dae") for f in HASHED}
 
 
-def benchmark(path: Path) -> Path:
-    path.write_text("".join(json.dumps({"dataset": "toy", "document": d, "claim": c, "label": y, "cut": cut}) + "\n"
-                            for d, c, y, cut in [("a dog chases the man.", "a dog chases.", 1, "val"),
-                                                 ("a dog chases the man.", "the cat sees a park.", 0, "val"),
-                                                 ("the man likes a park.", "a man likes.", 1, "test"),
-                                                 ("the man likes a park.", "a dog likes.", 0, "test")]))
-    return path
-
-
 def pairs(path: Path) -> Path:
     return write_dataset(path, "RtePair", {"test": [toy_pair(i, False) for i in range(4)]}, pipeline="recast")
 
 
 @pytest.mark.parametrize("what, said", [
-    (lambda tmp: ["--benchmark", "summac", str(benchmark(tmp / "toy.jsonl"))], "| entailgen detector |"),
+    (lambda tmp: ["--benchmark", "summac", str(toy_benchmark(tmp / "toy.jsonl"))], "| entailgen detector |"),
     (lambda tmp: [str(pairs(tmp / "data"))], "member pair: pair model on data (test)"),  # each member that reads it
 ])
 def test_one_evaluate_of_a_detector_hashes_each_file_of_each_member_once(detector, hashes, tmp_path, capsys, what,
