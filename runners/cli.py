@@ -27,12 +27,12 @@ if TYPE_CHECKING:
 
 SAMPLES = Path(entailgen.__file__).parent / "samples"
 OUTPUT_FORMATS = ("parquet", "jsonl")  # dataset.shard.FORMATS, unimported: `entailgen --help` stays fast
-# Further subcommands: each module's register(commands) adds a parser whose defaults set handler=fn(args) -> int.
+# Further subcommands, one module each: its register(commands) adds a parser whose defaults set handler=fn(args) -> int.
 COMMAND_MODULES: dict[str, str] = {
     "report": "entailgen.runners.report", "refresh": "entailgen.runners.refresh",
-    "train": "entailgen.runners.train", "evaluate": "entailgen.runners.train", "score": "entailgen.runners.train",
-    "train-conv": "entailgen.runners.train", "detector": "entailgen.runners.detector",
-    "benchmarks": "entailgen.runners.benchmarks",
+    "train": "entailgen.runners.train", "evaluate": "entailgen.runners.evaluate",
+    "score": "entailgen.runners.score_command", "train-conv": "entailgen.runners.train_conv",
+    "detector": "entailgen.runners.detector", "benchmarks": "entailgen.runners.benchmarks",
 }
 
 # Each command's line in `entailgen --help` (read without importing its module; its register() reads it too).
@@ -158,11 +158,10 @@ def make_parser(command: Optional[str] = "run") -> argparse.ArgumentParser:
     schema.add_argument("name", choices=sorted(RECORD_TYPES))
     schema.set_defaults(handler=_schema)
     commands.add_parser("formats", help=COMMAND_HELP["formats"]).set_defaults(handler=_formats)
-    wanted = COMMAND_MODULES.get(command)
-    if wanted:
-        importlib.import_module(wanted).register(commands)
-    for name, module in COMMAND_MODULES.items():
-        if module != wanted:  # listed in --help without importing it
+    for name, module in COMMAND_MODULES.items():  # in this order whichever command is given
+        if name == command:
+            importlib.import_module(module).register(commands)
+        else:  # listed in --help without importing it
             commands.add_parser(name, help=COMMAND_HELP[name], add_help=False)
     return parser
 

@@ -51,6 +51,15 @@ def test_a_command_says_the_same_line_whether_its_module_is_loaded_or_not(comman
     assert line(make_parser(command)) == line(make_parser("schema")) == COMMAND_HELP[command]
 
 
+@pytest.mark.parametrize("command", ["report", "train", "evaluate", "score", "train-conv", "detector"])
+def test_the_commands_are_listed_in_one_order_whichever_module_is_loaded(command):
+    # `entailgen --help train` lists them as `entailgen --help` does: each command's module registers its own alone
+    def names(parser) -> list[str]:
+        return list(next(a for a in parser._actions if a.dest == "command").choices)
+
+    assert names(make_parser(command)) == names(make_parser(None)) == COMMANDS
+
+
 def parser_of(command: str):
     commands = next(a for a in make_parser(command)._actions if a.dest == "command")
     parser = commands.choices[command]

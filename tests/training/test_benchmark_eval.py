@@ -252,7 +252,7 @@ def test_a_report_is_named_by_its_files_and_how_they_were_scored():
         "benchmark-summac.cogensumm+frank-2sents.json"
     assert benchmark_report_name("rank19", ["my pairs (v2).json"]) == "benchmark-rank19.my_pairs__v2_.json"
     # the CLI's parts: an option at its default adds nothing; a Conv head and ensemble members add their dir names
-    from entailgen.runners.train import _dirs_part, _not_default
+    from entailgen.runners.evaluate import _dirs_part, _not_default
 
     how = [_not_default("sentence", "sentence"), _dirs_part("conv", ["/heads/conv-a/"]),
            _dirs_part("with", ["/m/b", "/m/c"]), _dirs_part("with", []), _not_default("int8", "auto")]

@@ -152,10 +152,10 @@ def test_the_mode_is_in_the_cache_key_the_evaluation_json_and_the_card(three_way
 
 
 def test_mc_dropout_is_bounded_and_the_help_says_the_bound(capsys):
-    from entailgen.runners import train as train_cli
+    from entailgen.runners import model_options
     from entailgen.training.scoring.score_modes import MAX_MC_DROPOUT
 
-    assert train_cli.MAX_MC_DROPOUT == MAX_MC_DROPOUT == 100  # the CLI's copy (unimported for a fast --help) agrees
+    assert model_options.MAX_MC_DROPOUT == MAX_MC_DROPOUT == 100  # the CLI's copy (unimported for a fast --help) agrees
     assert ScoreMode(mc_dropout=100).mc_dropout == 100
     with pytest.raises(ValueError, match=r"^--mc-dropout takes a number of passes from 0 to 100 \(each pass is a "
                                          r"whole forward pass of every pair\), got 1000000000$"):

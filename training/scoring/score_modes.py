@@ -13,7 +13,7 @@ from entailgen.schemas.records import THREE_WAY
 E, E_C = "e", "e-c"
 SCORES = (E, E_C)
 ENTAILMENT, CONTRADICTION = THREE_WAY[0], THREE_WAY[2]
-MAX_MC_DROPOUT = 100  # passes: a bound a user can wait for (a billion never finished); runners.train's help says it
+MAX_MC_DROPOUT = 100  # passes: a bound a user can wait for (a billion never finished); runners.model_options says it
 
 
 @dataclass(frozen=True)
