@@ -79,8 +79,8 @@ def _evaluate_benchmark(args) -> int:
         return _evaluate_true(args, files)
     if name == "spans":
         return _evaluate_spans(args, files)
-    if args.articles is not None:
-        raise UsageError("--articles is for --benchmark spans")
+    if args.articles is not None or args.val_only:
+        raise UsageError(f"{'--articles' if args.articles is not None else '--val-only'} is for --benchmark spans")
     if name != "summac":
         raise UsageError(f"--benchmark {name}: unknown benchmark (known: summac, rank19, true, spans)")
     records = fetch_records(files)  # DIR/*.json matches the fetch's own record: not a set, said and left out
@@ -226,7 +226,8 @@ def _evaluate_spans(args, files: list[str]) -> int:
     """`evaluate MODEL_DIR --benchmark spans FILE --articles FILE`: word-level detection of unsupported content
     against XSumFaith's span annotations (training.benchmarks.spans), the model's explained words beside the overlap
     baselines and the summary's own score; the file and articles checked before the model loads."""
-    from entailgen.training.benchmarks.spans import (OVERLAP_MIX, RULES, SUMMARY_SCORE, WITH_OVERLAP, check_cuts,
+    from entailgen.training.benchmarks.spans import (OVERLAP_MIX, RULES, SUMMARY_SCORE, TEST, VAL, WITH_OVERLAP,
+                                                     check_cuts,
                                                      evaluate_spans, format_spans, model_word_scores, overlap_scorers,
                                                      read_articles, read_spans, val_roc_auc, with_articles,
                                                      with_overlap)
@@ -250,7 +251,10 @@ def _evaluate_spans(args, files: list[str]) -> int:
             raise UsageError(f"no summary of {files[0]} has its article in {args.articles}" if annotated else
                              f"every summary of {files[0]} has a span placed nowhere (text not in the summary, "
                              f"offsets past its end; lines {', '.join(map(str, placement.nowhere_lines[:5]))})")
-        check_cuts(summaries)  # a cut without both labels: one line now, not after scoring
+        on = VAL if args.val_only else TEST
+        if args.val_only:  # a pilot: the test documents' summaries are never scored
+            summaries = [s for s in summaries if s.cut == VAL]
+        check_cuts(summaries, (VAL, TEST) if on == TEST else (VAL,))  # one line now, not after scoring
         precision = _precision(args)
         scorer = _scorer(args, mode, precision, args.granularity or "sentence")
         by_rule, own, unscorable = model_word_scores(scorer, summaries, progress=progress)
@@ -261,7 +265,7 @@ def _evaluate_spans(args, files: list[str]) -> int:
                   mixed: with_overlap(summaries, by_rule[default], own)}
         report = evaluate_spans(summaries, scores, compare=[(row, [*baselines, f"{row}: {SUMMARY_SCORE}"]),
                                                             (mixed, [OVERLAP_MIX])],
-                                left_out=left_out, placement=placement)
+                                left_out=left_out, placement=placement, on=on)
     except (EncoderError, ValueError, OSError, RuntimeError) as e:  # BenchmarkError is a ValueError
         raise UsageError(message(e))
     report["rules"] = {name: val_roc_auc(summaries, values) for name, values in by_rule.items()}  # chosen on val
@@ -271,7 +275,7 @@ def _evaluate_spans(args, files: list[str]) -> int:
                        "precision": precision, "mix": OVERLAP_MIX}
     print(format_spans(report), flush=True)
     _save_report(args.model, report, mode, _not_default(args.granularity, "sentence"),
-                 _not_default(args.precision, "auto"))
+                 _not_default(args.precision, "auto"), _not_default(on, TEST))  # a pilot kept apart
     return 0
 
 
@@ -363,6 +367,9 @@ def register(commands) -> None:
                                "(the SummaC-Conv head of --conv)")
     evaluate.add_argument("--articles", metavar="JSONL",
                           help="--benchmark spans: the annotated summaries' articles, JSON Lines of bbcid, document")
+    evaluate.add_argument("--val-only", action="store_true",
+                          help="--benchmark spans: score the val documents alone and report on them (a pilot that "
+                               "spends no test word; its thresholds and mix weights are fit on the words scored)")
     evaluate.add_argument("--conv", metavar="CONV_DIR", help="--benchmark: a trained SummaC-Conv head")
     evaluate.add_argument("--ensemble", nargs="+", metavar="MODEL_DIR",
                           help="--benchmark: more models (e.g. one per family) that score every row beside MODEL_DIR; "

@@ -308,6 +308,17 @@ def test_evaluate_spans_scores_the_models_words_beside_the_baselines(name_model,
         ("entailgen model with the overlap features (weights fit on val)", "overlap mix (weights fit on val)")]
     assert list(report["rules"]) == ["child/max/sentence (default)", "touching/max/sentence", "child/mean/sentence",
                                      "child/max/zero"]
+    extrinsic = report["kinds"]["extrinsic"]  # every mark is extrinsic: its words are all the words
+    assert extrinsic["words"] == {"val": 8, "test": 8} and extrinsic["scorers"]["entailgen model"]["roc_auc"][0] == 100.0
+    assert report["kinds"]["intrinsic"]["scorers"] is None and "intrinsic: 6 words (0 unsupported) on test; not " \
+        "scored: no intrinsic-marked word or no supported word in a cut" in printed
+    assert main(["evaluate", str(name_model), "--benchmark", "spans", str(tmp_path / "spans.csv"),
+                 "--articles", str(tmp_path / "articles.jsonl"), "--val-only"]) == 0  # the pilot: val words alone
+    assert "(word level, val documents;" in capsys.readouterr().out
+    (pilot,) = (name_model / "eval").glob("*spans*-val*.json")  # kept beside the full report, not over it
+    pilot = json.loads(pilot.read_text())
+    assert pilot["cut"] == "val" and pilot["summaries"] == {"val": 2} and pilot["words"] == {"val": 8}
+    assert len(list((name_model / "eval").glob("*spans*.json"))) == 2
     articles = ["--articles", str(tmp_path / "articles.jsonl")]
     for extra, message in (([*articles, "--ensemble", str(name_model)], "are for --benchmark summac"),
                            ([], "--articles FILE")):

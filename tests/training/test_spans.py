@@ -8,10 +8,10 @@ import json
 import pytest
 
 from entailgen.training.benchmarks.files import BenchmarkError
-from entailgen.training.benchmarks.spans import (ABSENT, OVERLAP_MIX, TEST, VAL, Placement, SpanSummary, absent,
-                                                 check_cuts, cut_of, evaluate_spans, format_spans, locate_span,
-                                                 overlap_features, overlap_scorers, read_articles, read_spans,
-                                                 with_articles, with_overlap)
+from entailgen.training.benchmarks.spans import (ABSENT, EXTRINSIC, INTRINSIC, OVERLAP_MIX, TEST, VAL, Placement,
+                                                 SpanSummary, absent, check_cuts, cut_of, evaluate_spans, format_spans,
+                                                 locate_span, overlap_features, overlap_scorers, read_articles,
+                                                 read_spans, with_articles, with_overlap)
 
 HEADER = ["bbcid", "system", "summary", "hallucination_type", "hallucinated_span", "hallucinated_span_start",
           "hallucinated_span_end", "worker_id"]
@@ -73,7 +73,7 @@ def test_a_span_placed_nowhere_leaves_its_summary_out_counted_and_said(tmp_path)
     test = SpanSummary("1", "S", "w w", ((0, 1, "w"), (2, 3, "w")), (0, 1), 3, "doc")
     report = evaluate_spans([summary, test], {ABSENT: [[1.0, 0.0], [0.0, 1.0]]}, resamples=5, placement=placement)
     assert report["spans_placed_nowhere"] == {"spans": 3, "lines": [9, 10, 11], "summaries_left_out": 1}
-    assert format_spans(report).splitlines()[-1].endswith(
+    assert next(line for line in format_spans(report).splitlines() if line.startswith("val: ")).endswith(
         "1 spans placed by their offsets (text not found); 3 spans placed nowhere (text not found, offsets past the "
         "summary; lines 9, 10, 11): 1 summaries left out")
 
@@ -129,7 +129,7 @@ def test_bad_annotations_are_refused_in_one_line(tmp_path, rows, message):
 
 def test_a_file_without_the_columns_and_bad_articles_are_refused(tmp_path):
     (tmp_path / "x.csv").write_text("bbcid,summary\n1,a\n")
-    with pytest.raises(BenchmarkError, match="no column system, hallucinated_span"):
+    with pytest.raises(BenchmarkError, match="no column system, hallucination_type, hallucinated_span"):
         read_spans(str(tmp_path / "x.csv"))
     (tmp_path / "a.jsonl").write_text(json.dumps({"bbcid": 1, "document": "A."}) + "\n"
                                       + json.dumps({"bbcid": "1", "document": "B."}) + "\n")
@@ -209,3 +209,92 @@ def test_evaluate_refuses_a_header_alone_and_a_cut_without_both_labels_before_an
         assert main(argv) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and err.startswith(f"entailgen: error: {said}")
+
+
+LEEDS = "leeds beat hull at home on friday."
+
+
+def test_a_marked_words_kind_is_the_type_most_of_its_markers_gave(tmp_path):
+    """words: leeds beat hull at home on friday. wid_0 marks 'leeds beat hull' intrinsic and 'on friday' extrinsic,
+    wid_1 'beat hull' intrinsic and 'friday' extrinsic, wid_2 'hull at home' extrinsic and 'on friday' intrinsic.
+    Unsupported (2 of 3): beat (2 intrinsic), hull (2 intrinsic, 1 extrinsic), on (1 each: a tie, neither), friday
+    (2 extrinsic, 1 intrinsic); leeds, at, home have one marker each: supported, no kind."""
+    rows = [["2", "S1", LEEDS, "intrinsic", "leeds beat hull", "1", "15", "wid_0"],
+            ["2", "S1", LEEDS, "extrinsic", "on friday", "27", "35", "wid_0"],
+            ["2", "S1", LEEDS, "Intrinsic", "beat hull", "7", "15", "wid_1"],  # the type read case-blind
+            ["2", "S1", LEEDS, "extrinsic", "friday", "30", "35", "wid_1"],
+            ["2", "S1", LEEDS, "extrinsic", "hull at home", "12", "23", "wid_2"],
+            ["2", "S1", LEEDS, "intrinsic", "on friday", "27", "35", "wid_2"]]
+    (s,), _ = read_spans(str(write_csv(tmp_path / "spans.csv", rows)))
+    assert s.labels == (0, 1, 1, 0, 0, 1, 1)
+    assert s.types == ("", INTRINSIC, INTRINSIC, "", "", "", EXTRINSIC)
+
+
+def kinds_summaries():
+    """Val: bbcid 2 (an intrinsic word), 3 (an extrinsic word); test: 1 (an intrinsic and an extrinsic word), 4 (an
+    extrinsic word and one of no kind)."""
+    def summary(bbcid, labels, types):
+        words = tuple((2 * i, 2 * i + 1, "w") for i in range(len(labels)))
+        return SpanSummary(bbcid, "S", " ".join("w" * len(labels)), words, tuple(labels), 3, "doc", tuple(types))
+    return [summary("2", [1, 0], [INTRINSIC, ""]), summary("3", [0, 1, 0], ["", EXTRINSIC, ""]),
+            summary("1", [1, 1, 0, 0], [INTRINSIC, EXTRINSIC, "", ""]),
+            summary("4", [1, 0, 0, 1], [EXTRINSIC, "", "", ""])]
+
+
+def test_each_kinds_roc_auc_is_on_every_supported_word_and_that_kinds_unsupported_ones():
+    """Test negatives (supported words) score 0.1, 0.5, 0.3, 0.4. Intrinsic: its one word (0.9) is above all 4: ROC
+    AUC 100 in every draw holding it, 50 points over the flat overlap mix in every draw. Extrinsic: 0.2 is above 1 of
+    4, 0.6 above 4 of 4: 5 / 8 = 62.5 (draws of document 1 twice: 50, of 4 twice: 100). Overall, with the word of no
+    kind (0.45, above 3): (4 + 1 + 4 + 3) / 16 = 75."""
+    summaries = kinds_summaries()
+    assert [s.cut for s in summaries] == [VAL, VAL, TEST, TEST]
+    model = [[0.8, 0.3], [0.2, 0.7, 0.1], [0.9, 0.2, 0.1, 0.5], [0.6, 0.3, 0.4, 0.45]]
+    flat = [[0.5] * len(s.labels) for s in summaries]
+    report = evaluate_spans(summaries, {"model": model, OVERLAP_MIX: flat}, resamples=200,
+                            compare=[("model", [OVERLAP_MIX])])
+    assert report["scorers"]["model"]["roc_auc"][0] == 75.0
+    intrinsic, extrinsic = report["kinds"][INTRINSIC], report["kinds"][EXTRINSIC]
+    assert intrinsic["words"] == {VAL: 4, TEST: 5} and intrinsic["unsupported_words"] == {VAL: 1, TEST: 1}
+    assert extrinsic["words"] == {VAL: 4, TEST: 6} and extrinsic["unsupported_words"] == {VAL: 1, TEST: 2}
+    assert intrinsic["scorers"]["model"] == {"val_roc_auc": 100.0, "roc_auc": [100.0, 100.0, 100.0]}
+    assert intrinsic["scorers"][OVERLAP_MIX]["roc_auc"] == [50.0, 50.0, 50.0]
+    assert intrinsic["gaps"] == [{"model": "model", "baseline": OVERLAP_MIX, "roc_auc": [50.0, 50.0, 50.0]}]
+    auc, low, high = extrinsic["scorers"]["model"]["roc_auc"]
+    assert auc == 62.5 and extrinsic["scorers"]["model"]["val_roc_auc"] == 100.0 and low == 50.0 and high == 100.0
+    assert extrinsic["gaps"][0]["roc_auc"] == [12.5, 0.0, 50.0]
+    printed = format_spans(report).splitlines()
+    assert "| model | 100.0 [100.0, 100.0] | 100.0 | 62.5 [50.0, 100.0] | 100.0 |" in printed
+    assert "intrinsic: model minus overlap mix (weights fit on val): 50.0 ROC AUC points [50.0, 50.0]" in printed
+
+
+def test_on_val_alone_no_test_summary_is_needed_and_the_figures_are_val_words():
+    """The pilot's report: only the val summaries given (a test cut of none is no error); every figure is on the val
+    words: the model ranks them all right (100), the intrinsic kind's one word too."""
+    summaries = [s for s in kinds_summaries() if s.cut == VAL]
+    model = [[0.8, 0.3], [0.2, 0.7, 0.1]]
+    report = evaluate_spans(summaries, {"model": model, OVERLAP_MIX: [[0.5, 0.5], [0.5, 0.5, 0.5]]}, resamples=20,
+                            compare=[("model", [OVERLAP_MIX])], on=VAL)
+    assert report["cut"] == VAL and report["summaries"] == {VAL: 2}
+    assert report["scorers"]["model"]["roc_auc"] == [100.0, 100.0, 100.0]
+    assert report["kinds"][INTRINSIC]["words"] == {VAL: 4}
+    assert report["kinds"][INTRINSIC]["scorers"]["model"]["roc_auc"] == [100.0, 100.0, 100.0]
+    assert format_spans(report).startswith("XSumFaith spans (word level, val documents; threshold and mix weights "
+                                           "chosen on val; a pilot: val alone, no test word scored):")
+
+
+def test_val_only_scores_no_test_summary_and_is_refused_outside_spans(tmp_path, capsys):
+    """--val-only: a file of val documents alone passes the cut check and goes on to load the model (here none:
+    its one-line refusal), where without it the empty test cut is refused; --benchmark summac refuses the switch."""
+    from entailgen.runners.cli import main
+
+    (tmp_path / "a.jsonl").write_text(json.dumps({"bbcid": 2, "document": "A cat saw a bird."}) + "\n")
+    spans = str(write_csv(tmp_path / "spans.csv", ROWS[4:]))  # bbcid 2 alone: a val document
+    argv = ["evaluate", str(tmp_path / "no-model"), "--benchmark", "spans", spans, "--articles",
+            str(tmp_path / "a.jsonl")]
+    assert main(argv) == 2
+    assert "the test cut has 0 documents" in capsys.readouterr().err
+    assert main([*argv, "--val-only"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cut has" not in err and "no-model" in err
+    assert main(["evaluate", "m", "--benchmark", "summac", spans, "--val-only"]) == 2
+    assert capsys.readouterr().err.startswith("entailgen: error: --val-only is for --benchmark spans")

@@ -22,7 +22,9 @@ def card_section(report: dict) -> list[str]:
                 *files_line(model), report["protocol"] + ".", "", *true_table(report), "",
                 *[n + "." for n in true_notes(report)], ""]
     if report["benchmark"] == SPANS:  # XSumFaith's span annotations: word level
-        return ["## The spans benchmark (XSumFaith span annotations, word level)" + (f" ({mode})" if mode else ""),
+        pilot = " (val documents alone: a pilot)" if report.get("cut") == "val" else ""
+        return ["## The spans benchmark (XSumFaith span annotations, word level)" + pilot + (f" ({mode})" if mode
+                                                                                          else ""),
                 "", *files_line(model), report["protocol"], "", *format_spans(report).splitlines()[1:], ""]
     table, notes = benchmark_table(report)
     options = ", ".join([f"{k} {model[k]}" for k in ("granularity", "aggregation", "conv_dir", "precision")

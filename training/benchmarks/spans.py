@@ -8,6 +8,10 @@ some spans with a literal \\n: both are read as meant. A span is found by its te
 offset given (1-based in most rows, not all), so a wrong offset does not move it; a span whose text is not in its
 summary falls back to its offsets (counted); one whose offsets cover no word either (past the summary's end) is
 placed nowhere: its summary's labels would lack that annotator's mark, so the summary is left out (both counted).
+An unsupported word is intrinsic-marked (extrinsic-marked) when more of the annotators who marked it gave the span
+that covers it the CSV's `hallucination_type` intrinsic than extrinsic (or the reverse); a tie, or no type given,
+marks it neither. Each kind is scored apart on its own words: every supported word of the cut as the negatives, the
+unsupported words of that kind as the positives (the other unsupported words left out), from the same word scores.
 
 The cut is by document, never by summary: a document is in val when the first byte of the sha256 of its bbcid is
 even, else test; all five systems' summaries of a document fall in one cut. Thresholds and the mixes' weights are
@@ -19,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from entailgen.training.benchmarks.baselines import unigram_overlap_scores
@@ -28,10 +32,11 @@ from entailgen.training.benchmarks.metrics import balanced_accuracy, choose_thre
 from entailgen.training.scoring.explain import words_of  # the words as `score --explain` gives them
 
 BENCHMARK = "spans"
-COLUMNS = ("bbcid", "system", "summary", "hallucinated_span", "hallucinated_span_start", "hallucinated_span_end",
-           "worker_id")
+COLUMNS = ("bbcid", "system", "summary", "hallucination_type", "hallucinated_span", "hallucinated_span_start",
+           "hallucinated_span_end", "worker_id")
 MAJORITY = 2  # annotators marking a word for it to be unsupported
 VAL, TEST = "val", "test"
+INTRINSIC, EXTRINSIC = "intrinsic", "extrinsic"  # Maynez et al.'s kinds of unsupported content, the CSV's types
 ABSENT, SUMMARY_OVERLAP, OVERLAP_MIX = ("word absent from the document", "summary's unigram overlap",
                                         "overlap mix (weights fit on val)")
 SUMMARY_SCORE = "summary's own score"  # the model's row score given to each of its words
@@ -43,7 +48,8 @@ Scorer = Callable[[list["SpanSummary"]], list]  # summaries -> per summary, one 
 @dataclass(frozen=True)
 class SpanSummary:
     """One system summary of one article: its words (start, end, text), each word's label (1: at least MAJORITY of
-    its annotators marked it) and its article, once read."""
+    its annotators marked it), its article, once read, and each word's kind (INTRINSIC, EXTRINSIC or "": supported,
+    or its markers' types tied or not given)."""
 
     bbcid: str
     system: str
@@ -52,6 +58,7 @@ class SpanSummary:
     labels: tuple[int, ...]
     annotators: int
     document: str = ""
+    types: tuple[str, ...] = ()
 
     @property
     def cut(self) -> str:
@@ -91,6 +98,14 @@ def locate_span(summary: str, span: str, start: int, end: int) -> tuple[tuple[in
     return (low, min(max(end, low), len(summary))), False
 
 
+def word_type(votes: Sequence[set[str]]) -> str:
+    """A marked word's kind from the types each of its markers gave the spans covering it: the kind more of them
+    gave than the other, "" on a tie or when none gave one (Maynez et al.'s two kinds are told apart by people, and a
+    word people split on is neither)."""
+    intrinsic, extrinsic = (sum(kind in v for v in votes) for kind in (INTRINSIC, EXTRINSIC))
+    return INTRINSIC if intrinsic > extrinsic else EXTRINSIC if extrinsic > intrinsic else ""
+
+
 def read_spans(path: str) -> tuple[list[SpanSummary], Placement]:
     """(each (bbcid, system)'s summary with its word labels, in the file's order, less those with a span placed
     nowhere; how the spans were placed). BenchmarkError (one line) for a file that cannot be read, a missing column,
@@ -113,9 +128,11 @@ def read_spans(path: str) -> tuple[list[SpanSummary], Placement]:
                                  f"{rows[0]['_line']}'s")
         words = tuple(words_of(summary))
         marked: dict[str, set[int]] = {}
+        typed: dict[str, dict[int, set[str]]] = {}  # annotator -> word -> the types of its spans covering the word
         placed_nowhere = False
         for r in rows:
             marks = marked.setdefault(r["worker_id"].strip(), set())
+            kinds = typed.setdefault(r["worker_id"].strip(), {})
             span = r["hallucinated_span"]
             if span is None or span.strip() in ("", "NULL"):
                 continue
@@ -131,6 +148,8 @@ def read_spans(path: str) -> tuple[list[SpanSummary], Placement]:
                 placed_nowhere = True
             by_offsets += not found and bool(covered)
             marks.update(covered)
+            for i in covered:
+                kinds.setdefault(i, set()).add((r["hallucination_type"] or "").strip().lower())
         if len(marked) < MAJORITY:
             raise BenchmarkError(f"{path}: {bbcid} {system} has {len(marked)} annotator(s); the majority rule needs "
                                  f"{MAJORITY} or more")
@@ -138,7 +157,8 @@ def read_spans(path: str) -> tuple[list[SpanSummary], Placement]:
             left_out += 1
             continue
         labels = tuple(int(sum(i in m for m in marked.values()) >= MAJORITY) for i in range(len(words)))
-        out.append(SpanSummary(bbcid, system, summary, words, labels, len(marked)))
+        types = tuple(word_type([k[i] for k in typed.values() if i in k]) if y else "" for i, y in enumerate(labels))
+        out.append(SpanSummary(bbcid, system, summary, words, labels, len(marked), types=types))
     return out, Placement(by_offsets, tuple(nowhere), left_out)
 
 
@@ -167,8 +187,7 @@ def read_articles(path: str) -> dict[str, str]:
 
 def with_articles(summaries: Sequence[SpanSummary], articles: dict[str, str]) -> tuple[list[SpanSummary], int]:
     """The summaries whose article is given, each with it; and how many were left out (no article)."""
-    kept = [SpanSummary(s.bbcid, s.system, s.summary, s.words, s.labels, s.annotators, articles[s.bbcid])
-            for s in summaries if s.bbcid in articles]
+    kept = [replace(s, document=articles[s.bbcid]) for s in summaries if s.bbcid in articles]
     return kept, len(summaries) - len(kept)
 
 
@@ -224,27 +243,34 @@ def with_overlap(summaries: Sequence[SpanSummary], *model: Sequence[Sequence[flo
                                     for i, fs in enumerate(features)])
 
 
-def check_cuts(summaries: Sequence[SpanSummary]) -> dict[str, list[int]]:
+def check_cuts(summaries: Sequence[SpanSummary], cuts: Sequence[str] = (VAL, TEST)) -> dict[str, list[int]]:
     """Each cut's summaries (indices); BenchmarkError (one line) where a cut has no words of both labels: the mix's
     weights are fit on val and ROC AUC needs both labels, so say it before any scoring."""
-    cuts = {c: [i for i, s in enumerate(summaries) if s.cut == c] for c in (VAL, TEST)}
-    for c, picked in cuts.items():
+    picked_by_cut = {c: [i for i, s in enumerate(summaries) if s.cut == c] for c in cuts}
+    for c, picked in picked_by_cut.items():
         labels = [y for i in picked for y in summaries[i].labels]
         if not labels or not 0 < sum(labels) < len(labels):
             documents = len({summaries[i].bbcid for i in picked})
             raise BenchmarkError(f"the {c} cut has {documents} documents, {len(labels)} words ({sum(labels)} "
                                  "unsupported), not words of both labels: the mix is fit on val and ROC AUC needs both "
                                  "(a document is val when the first byte of sha256(bbcid) is even, else test)")
-    return cuts
+    return picked_by_cut
+
+
+def of_kind(s: SpanSummary, kind: str) -> list[int]:
+    """The summary's words scored for one kind: every supported word and the unsupported words marked that kind."""
+    return [i for i, y in enumerate(s.labels) if not y or (s.types[i] if s.types else "") == kind]
 
 
 def evaluate_spans(summaries: Sequence[SpanSummary], scores: dict[str, list[list[float]]], resamples: int = 1000,
                    compare: Sequence[tuple[str, Sequence[str]]] = (), left_out: int = 0,
-                   placement: Placement = Placement()) -> dict:
-    """Each scorer's word-level ROC AUC and balanced accuracy on the test documents (threshold chosen on val), with
-    95% bootstrap intervals over test documents (seed 0); each compare (model, baselines): the model's AUC gap over
-    the strongest of the baselines on test, paired on the same draws."""
-    cuts = check_cuts(summaries)
+                   placement: Placement = Placement(), on: str = TEST) -> dict:
+    """Each scorer's word-level ROC AUC and balanced accuracy on the `on` cut's documents (threshold chosen on val),
+    with 95% bootstrap intervals over those documents (seed 0); each compare (model, baselines): the model's AUC gap
+    over the strongest of the baselines, paired on the same draws. Then the same on the words of each kind
+    (of_kind): every scorer's ROC AUC and each compared model's paired gap over the overlap mix. on=VAL: a pilot that
+    spends no test word (its thresholds and mix weights fit on the words they are scored on)."""
+    cuts = check_cuts(summaries, (VAL, TEST) if on == TEST else (VAL,))
     by_document: dict[str, dict[str, list[int]]] = {VAL: {}, TEST: {}}
     for i, s in enumerate(summaries):
         by_document[s.cut].setdefault(s.bbcid, []).append(i)
@@ -253,7 +279,7 @@ def evaluate_spans(summaries: Sequence[SpanSummary], scores: dict[str, list[list
         return [[v for i in members for v in values[i]] for members in by_document[cut].values()]
 
     labels = [list(s.labels) for s in summaries]
-    report = {"benchmark": BENCHMARK, "protocol": __doc__.split("\n\n")[2].replace("\n", " "),
+    report = {"benchmark": BENCHMARK, "protocol": __doc__.split("\n\n")[2].replace("\n", " "), "cut": on,
               "documents": {c: len(d) for c, d in by_document.items()},
               "summaries": {c: len(p) for c, p in cuts.items()}, "left_out_no_article": left_out,
               "spans_placed_by_offsets": placement.by_offsets,
@@ -262,24 +288,49 @@ def evaluate_spans(summaries: Sequence[SpanSummary], scores: dict[str, list[list
               "words": {c: sum(len(summaries[i].words) for i in p) for c, p in cuts.items()},
               "unsupported_words": {c: sum(sum(summaries[i].labels) for i in p) for c, p in cuts.items()},
               "scorers": {}}
-    test_labels = grouped(labels, TEST)
+    on_labels = grouped(labels, on)
     for name, values in scores.items():
         val_y, val_s = sum(grouped(labels, VAL), []), sum(grouped(values, VAL), [])
         threshold = choose_threshold(val_y, val_s)
-        test_values = grouped(values, TEST)
+        on_values = grouped(values, on)
         report["scorers"][name] = {
             "val_roc_auc": round(100 * roc_auc(val_y, val_s), 1), "threshold": round(threshold, 6),
-            "roc_auc": list(grouped_interval(test_labels, test_values, roc_auc, resamples=resamples)),
+            "roc_auc": list(grouped_interval(on_labels, on_values, roc_auc, resamples=resamples)),
             "balanced_accuracy": list(grouped_interval(
-                test_labels, [[float(v > threshold) for v in g] for g in test_values],
+                on_labels, [[float(v > threshold) for v in g] for g in on_values],
                 lambda y, p: balanced_accuracy(y, [int(x) for x in p]), resamples=resamples))}
     report["gaps"] = []
     for model, baselines in compare:
         best = max(baselines, key=lambda b: report["scorers"][b]["roc_auc"][0])
         report["gaps"].append({"model": model, "baseline": best, "roc_auc": list(grouped_interval(
-            test_labels, grouped(scores[model], TEST), roc_auc, base=grouped(scores[best], TEST),
-            resamples=resamples))})
+            on_labels, grouped(scores[model], on), roc_auc, base=grouped(scores[best], on), resamples=resamples))})
+    report["kinds"] = {kind: kind_figures(summaries, scores, kind, grouped, on, [m for m, _ in compare], resamples)
+                       for kind in (INTRINSIC, EXTRINSIC)}
     return report
+
+
+def kind_figures(summaries: Sequence[SpanSummary], scores: dict[str, list[list[float]]], kind: str, grouped,
+                 on: str, models: Sequence[str], resamples: int) -> dict:
+    """One kind's words (of_kind) on the `on` cut: their counts, every scorer's ROC AUC [95%] and val ROC AUC, and
+    each model's paired gap over the overlap mix; figures None (with why) where a cut lacks words of both labels."""
+    picks = [of_kind(s, kind) for s in summaries]
+    labels = [[s.labels[i] for i in p] for s, p in zip(summaries, picks)]
+    out = {"words": {}, "unsupported_words": {}}
+    for c in dict.fromkeys((VAL, on)):
+        flat = sum(grouped(labels, c), [])
+        out["words"][c], out["unsupported_words"][c] = len(flat), sum(flat)
+    if any(not 0 < out["unsupported_words"][c] < out["words"][c] for c in out["words"]):
+        return {**out, "scorers": None, "gaps": [], "why": f"no {kind}-marked word or no supported word in a cut"}
+    on_labels, val_y = grouped(labels, on), sum(grouped(labels, VAL), [])
+    picked = {name: [[v[i] for i in p] for v, p in zip(values, picks)] for name, values in scores.items()}
+    out["scorers"] = {name: {"val_roc_auc": round(100 * roc_auc(val_y, sum(grouped(values, VAL), [])), 1),
+                             "roc_auc": list(grouped_interval(on_labels, grouped(values, on), roc_auc,
+                                                              resamples=resamples))}
+                      for name, values in picked.items()}
+    out["gaps"] = [{"model": m, "baseline": OVERLAP_MIX, "roc_auc": list(grouped_interval(
+        on_labels, grouped(picked[m], on), roc_auc, base=grouped(picked[OVERLAP_MIX], on), resamples=resamples))}
+        for m in models if OVERLAP_MIX in picked and m != OVERLAP_MIX]
+    return out
 
 
 def val_roc_auc(summaries: Sequence[SpanSummary], scores: Sequence[Sequence[float]]) -> float:
@@ -290,17 +341,20 @@ def val_roc_auc(summaries: Sequence[SpanSummary], scores: Sequence[Sequence[floa
 
 
 def format_spans(report: dict) -> str:
-    """The report as printed: a markdown table of the scorers, what the figures cover, the gap."""
-    lines = ["XSumFaith spans (word level, test documents; threshold and mix weights chosen on val):",
+    """The report as printed: a markdown table of the scorers, what the figures cover, the gap; then each kind's
+    words (intrinsic- and extrinsic-marked) beside the overlap mix."""
+    on = report.get("cut", TEST)
+    lines = [f"XSumFaith spans (word level, {on} documents; threshold and mix weights chosen on val"
+             + ("; a pilot: val alone, no test word scored" if on == VAL else "") + "):",
              "| scorer | ROC AUC [95%] | balanced accuracy [95%] | val ROC AUC |", "|---|---|---|---|"]
     for name, r in report["scorers"].items():
         auc, acc = r["roc_auc"], r["balanced_accuracy"]
         lines.append(f"| {name} | {auc[0]} [{auc[1]}, {auc[2]}] | {acc[0]} [{acc[1]}, {acc[2]}] | {r['val_roc_auc']} |")
     w, u, d = report["words"], report["unsupported_words"], report["documents"]
     nowhere = report.get("spans_placed_nowhere") or {"spans": 0}
-    lines.append(f"val: {d[VAL]} documents, {report['summaries'][VAL]} summaries, {w[VAL]} words ({u[VAL]} "
-                 f"unsupported); test: {d[TEST]} documents, {report['summaries'][TEST]} summaries, {w[TEST]} words "
-                 f"({u[TEST]} unsupported); {report['left_out_no_article']} summaries left out (no article); "
+    lines.append("; ".join(f"{c}: {d[c]} documents, {report['summaries'][c]} summaries, {w[c]} words ({u[c]} "
+                           "unsupported)" for c in report["summaries"])
+                 + f"; {report['left_out_no_article']} summaries left out (no article); "
                  f"{report['spans_placed_by_offsets']} spans placed by their offsets (text not found)"
                  + (f"; {nowhere['spans']} spans placed nowhere (text not found, offsets past the summary; lines "
                     f"{', '.join(map(str, nowhere['lines'][:5]))}{', ...' if nowhere['spans'] > 5 else ''}): "
@@ -308,9 +362,35 @@ def format_spans(report: dict) -> str:
     for g in report.get("gaps", ()):
         lines.append(f"{g['model']} minus {g['baseline']}: {g['roc_auc'][0]} ROC AUC points "
                      f"[{g['roc_auc'][1]}, {g['roc_auc'][2]}]")
+    lines += format_kinds(report.get("kinds", {}), on)
     if "rules" in report:
         lines.append("word rules (training.scoring.explain.WordRule arcs/pool/untouched), val ROC AUC: " + ", ".join(f"{k} {v}" for k, v in report["rules"].items()))
     return "\n".join(lines)
+
+
+def format_kinds(kinds: dict, on: str) -> list[str]:
+    """The kinds' lines: a table of every scorer's ROC AUC on each kind's words, their counts, each model's gap."""
+    if not kinds:
+        return []
+    names = next((list(k["scorers"]) for k in kinds.values() if k["scorers"]), [])
+    lines = [f"words of intrinsic- / extrinsic-marked spans apart ({on} documents; the negatives: every supported "
+             "word):",
+             "| scorer | " + " | ".join(f"{kind} ROC AUC [95%] | val" for kind in kinds) + " |",
+             "|---|" + "---|---|" * len(kinds)]
+    for name in names:
+        cells = []
+        for k in kinds.values():
+            r = (k["scorers"] or {}).get(name)
+            cells += [f"{r['roc_auc'][0]} [{r['roc_auc'][1]}, {r['roc_auc'][2]}]", str(r["val_roc_auc"])] if r else \
+                ["-", "-"]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    for kind, k in kinds.items():
+        lines.append(f"{kind}: {k['words'][on]} words ({k['unsupported_words'][on]} unsupported) on {on}"
+                     + (f"; not scored: {k['why']}" if k["scorers"] is None else ""))
+        for g in k["gaps"]:
+            lines.append(f"{kind}: {g['model']} minus {g['baseline']}: {g['roc_auc'][0]} ROC AUC points "
+                         f"[{g['roc_auc'][1]}, {g['roc_auc'][2]}]")
+    return lines
 
 
 RULES = {"child/max/sentence (default)": ("child", "max", "sentence"), "touching/max/sentence": ("touching", "max",
