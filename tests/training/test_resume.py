@@ -65,9 +65,22 @@ def stop_at_step(step: int, how: str) -> str:
 
 
 def run_stopped(args: list, step: int, how: str) -> subprocess.CompletedProcess:
+    """The CLI in a fresh process, stopped at `step`."""
+    return in_a_process(["-c", stop_at_step(step, how), *args])
+
+
+def in_a_process(args: list) -> subprocess.CompletedProcess:
+    """Python in a fresh process of one thread: the runs a byte-for-byte comparison sets side by side compute in the
+    same surroundings (a test worker's earlier tests may leave torch's threads or kernels otherwise)."""
     env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{Path(__file__).parents[1]}", "OMP_NUM_THREADS": "1"}
-    return subprocess.run([sys.executable, "-c", stop_at_step(step, how), *args], env=env, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run([sys.executable, *args], env=env, capture_output=True, text=True, timeout=300)
+
+
+def trained(args: list) -> subprocess.CompletedProcess:
+    """`entailgen train ...` run to its end in a fresh process (in_a_process)."""
+    done = in_a_process(["-m", "entailgen.runners.cli", *args])
+    assert done.returncode == 0, done.stderr
+    return done
 
 
 def build_folder(output: Path) -> Path:
@@ -87,8 +100,8 @@ def test_the_rounds_give_every_process_a_batch_and_the_schedule_counts_the_steps
             updates_per_epoch(49, 8, 1, 3)] == [6, 3, 2, 3]
 
 
-def test_a_run_killed_in_epoch_2_of_3_goes_on_to_the_uninterrupted_weights(toy, tiny_encoder, tmp_path, capsys):
-    assert main(argv(toy, tmp_path / "whole", tiny_encoder)) == 0
+def test_a_run_killed_in_epoch_2_of_3_goes_on_to_the_uninterrupted_weights(toy, tiny_encoder, tmp_path):
+    trained(argv(toy, tmp_path / "whole", tiny_encoder))
     killed = tmp_path / "killed"
     # SIGKILL at step 10 of 18 (epoch 2 has steps 7-12): the checkpoints of steps 4, 6 (epoch 1's end) and 8 were
     # written; 8 is the one kept
@@ -97,9 +110,8 @@ def test_a_run_killed_in_epoch_2_of_3_goes_on_to_the_uninterrupted_weights(toy, 
     assert not killed.exists()
     assert sorted(p.name for p in (build_folder(killed) / "checkpoints").iterdir()) == [
         "best-epoch-1.safetensors", "step-00000008"]
-    capsys.readouterr()
-    assert main(argv(toy, killed, tiny_encoder)[:-1]) == 0  # not --quiet: it says where it goes on from
-    assert "going on from the checkpoint at epoch 2 of 3, step 8" in capsys.readouterr().err
+    resumed = trained(argv(toy, killed, tiny_encoder)[:-1])  # not --quiet: it says where it goes on from
+    assert "going on from the checkpoint at epoch 2 of 3, step 8" in resumed.stderr
     assert (killed / "model.safetensors").read_bytes() == (tmp_path / "whole" / "model.safetensors").read_bytes()
     whole, resumed = (json.loads((d / "train.json").read_text()) for d in (tmp_path / "whole", killed))
     assert resumed["resumed"] == [{"epoch": 2, "step": 8}] and "resumed" not in whole
@@ -116,8 +128,8 @@ def test_ctrl_c_keeps_the_checkpoints_and_the_next_run_goes_on_from_them(toy, ti
     state = json.loads((build_folder(tmp_path / "m") / "checkpoints" / "step-00000012" / "trainer_state.json")
                        .read_text())
     assert (state["run"]["epoch"], state["run"]["rounds"], len(state["run"]["dev_curve"])) == (2, 0, 2)
-    assert main(argv(toy, tmp_path / "m", tiny_encoder, "--resume")) == 0
-    assert main(argv(toy, tmp_path / "whole", tiny_encoder)) == 0
+    trained(argv(toy, tmp_path / "m", tiny_encoder, "--resume"))
+    trained(argv(toy, tmp_path / "whole", tiny_encoder))
     assert (tmp_path / "m" / "model.safetensors").read_bytes() == \
         (tmp_path / "whole" / "model.safetensors").read_bytes()
 
