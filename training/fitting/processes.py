@@ -57,7 +57,7 @@ def shares(batches: Iterable[list], processes: int, rank: int) -> Iterator[tuple
     """(this process's batch, examples the round trains, whether it is the epoch's last round) for each round of
     `processes` consecutive batches; in a last round short of batches a process without one trains the round's first
     again (as Accelerate's even_batches repeats examples), so every process takes the same number of steps."""
-    pending, rounds = [], _rounds(batches, processes)
+    pending, rounds = [], in_groups(batches, processes)
     for current in rounds:
         pending.append(current)
         if len(pending) == 2:
@@ -66,15 +66,16 @@ def shares(batches: Iterable[list], processes: int, rank: int) -> Iterator[tuple
         yield _share(pending[0], rank, True)
 
 
-def _rounds(batches: Iterable[list], processes: int) -> Iterator[list[list]]:
-    round_: list = []
-    for batch in batches:
-        round_.append(batch)
-        if len(round_) == processes:
-            yield round_
-            round_ = []
-    if round_:
-        yield round_
+def in_groups(items: Iterable, size: int) -> Iterator[list]:
+    """Consecutive groups of at most size: a stream's batches, and a round's batches (one per process)."""
+    group: list = []
+    for item in items:
+        group.append(item)
+        if len(group) == size:
+            yield group
+            group = []
+    if group:
+        yield group
 
 
 def _share(round_: list[list], rank: int, last: bool) -> tuple[list, int, bool]:

@@ -24,7 +24,8 @@ from entailgen.training.fitting.encoder import DEFAULT_ENCODER, load_encoder
 from entailgen.training.fitting.features import IGNORE, collate
 from entailgen.training.fitting.model_card import write_card
 from entailgen.training.fitting.models import DAE, PAIR, build_model, forward, loss_of, to_device
-from entailgen.training.fitting.processes import MIXED_PRECISIONS, accelerator_for, shares, updates_per_epoch
+from entailgen.training.fitting.processes import (MIXED_PRECISIONS, accelerator_for, in_groups, shares,
+                                                  updates_per_epoch)
 from entailgen.training.fitting.resume import (clear, has_checkpoint, latest, load, load_best, read_state,
                                                recipe_difference, recipe_of, save, save_best)
 from entailgen.transforms.views import CLAIM_VIEWS, DEFAULT_CLAIM_VIEW, pair_examples, pairs_per_row
@@ -150,18 +151,6 @@ class _Lines:
         self.stream.flush()
 
 
-def batches(features: Iterable, size: int) -> Iterator[list]:
-    """Consecutive batches of at most size."""
-    batch: list = []
-    for f in features:
-        batch.append(f)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
 def bucketed(features: Iterable, size: int, pool_batches: int, rng: random.Random) -> Iterator[list]:
     """Batches of like lengths in a random order: each pool of pool_batches * size examples (in the order read) is
     sorted by length (stable), cut into batches, and the batches shuffled with the seeded rng; every example lands in
@@ -192,7 +181,7 @@ def dev_read(model, task: str, feats: list, batch_size: int, pad_id: int, device
     gold, predicted = Counter(), Counter()
     model.eval()
     with torch.no_grad():
-        for batch in batches(feats, batch_size):
+        for batch in in_groups(feats, batch_size):
             tensors = collate(batch, pad_id)
             guessed = forward(model, tensors, device).argmax(-1).cpu()
             labelled = tensors["labels"] != IGNORE
