@@ -8,6 +8,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from entailgen.runners.cli import main
+from dataset_bytes import files
 
 DOCUMENTS = [
     {"id": "d1", "text": "Mayor Helen Carrow said she can open the new bridge in Port Ellery on 4 May 2019. "
@@ -31,12 +32,6 @@ def write_inputs(folder):
 
 def rows_of(out, manifest):
     return [r for s in manifest["shards"] for r in pq.read_table(out / s["path"]).to_pylist()]
-
-
-def files(root):
-    """Every file of a dataset but run.json (times and flags), by relative path."""
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != "run.json"}
 
 
 @pytest.fixture(scope="module")

@@ -7,6 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from entailgen.runners.cli import main
+from dataset_bytes import files
 
 DOCUMENTS = [
     {"id": "d1", "text": "Leeds beat Hull on Saturday. The old man gave the young boy a book in Leeds.\n\n"
@@ -16,12 +17,6 @@ DOCUMENTS = [
     {"id": "short", "text": "Too short."},
     {"id": "c1", "text": "Anna Berg won.", "claim": "Anna Berg won.", "label": "CORRECT"},
 ]
-
-
-def files(root):
-    """Every file of a dataset but run.json (times and flags), by relative path."""
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != "run.json"}
 
 
 @pytest.fixture(scope="module")

@@ -6,12 +6,7 @@ import pytest
 
 from entailgen.pipelines import available
 from entailgen.runners.cli import main
-
-
-def files(root):
-    """Every file of a dataset but run.json (which records times and flags), by relative path."""
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != "run.json"}
+from dataset_bytes import files
 
 
 @pytest.mark.skipif("recast" not in available(), reason="recast family not installed")
