@@ -133,7 +133,8 @@ def pack(opts) -> None:
 
 
 def run(opts) -> None:
-    """Train the bench's ensemble models with entailgen's trainer, then score every row's cells on the GPU."""
+    """Train the bench's ensemble models with entailgen's trainer, then score every row's cells on the GPU; a call
+    again on the same (still warm) machine keeps what an earlier one trained and scored there."""
     tmp = Path(opts.tmp)
     (tmp / "pkg").mkdir(parents=True, exist_ok=True)
     if not (tmp / "pkg" / "entailgen").exists():  # the checkout is the package
@@ -176,25 +177,31 @@ def run(opts) -> None:
     pipeline = (opts.bundle / "parser.txt").read_text()
     score_cache.spacy_model_id = lambda: pipeline  # the parses' pipeline, so cache_name(out) is the one made here
     opts.out.mkdir(parents=True, exist_ok=True)
-    models = tmp / "models"
+    models, done = tmp / "models", tmp / "out"  # done: what this machine made, kept for a rerun while it stays warm
+    done.mkdir(exist_ok=True)
     for name in opts.models:
         dataset, view = MODELS[name]
         out = models / name
         out.mkdir(parents=True, exist_ok=True)
         start = time.perf_counter()
-        summary = fit(str(tmp / "data" / dataset), str(out), TrainOptions(
-            encoder=str(encoder), epochs=opts.epochs, device=opts.device, progress=False,
-            max_examples=opts.limit or (None if view else opts.max_train_full), **view))
+        if (out / "train.json").is_file():  # trained by an earlier call on this machine: not again
+            summary = json.loads((out / "train.json").read_text())
+        else:
+            summary = fit(str(tmp / "data" / dataset), str(out), TrainOptions(
+                encoder=str(encoder), epochs=opts.epochs, device=opts.device, progress=False,
+                max_examples=opts.limit or (None if view else opts.max_train_full), **view))
         log(f"{name}: trained in {time.perf_counter() - start:.0f} s, dev accuracy {summary['dev_accuracy']}, "
             f"{summary['counts']['train']}")
-        start, keys = time.perf_counter(), sorted(split)[:opts.limit]
-        scorer = DocumentScorer(str(out), "sentence",
-                                pair_scores=model_pair_scores(str(out), opts.device, opts.batch_size,
-                                                              precision="fp32"))  # what cache_name(out) names
-        results = scorer.scored([("", "")] * len(keys), split=[split[k] for k in keys])
-        cache = {k: cached(r) for k, r in zip(keys, results)}
-        log(f"{name}: {len(keys)} rows scored in {time.perf_counter() - start:.0f} s")
-        (opts.out / cache_name(out)).write_text(json.dumps(cache))
+        cache = done / cache_name(out)
+        if not cache.is_file():
+            start, keys = time.perf_counter(), sorted(split)[:opts.limit]
+            scorer = DocumentScorer(str(out), "sentence",
+                                    pair_scores=model_pair_scores(str(out), opts.device, opts.batch_size,
+                                                                  precision="fp32"))  # what cache_name(out) names
+            results = scorer.scored([("", "")] * len(keys), split=[split[k] for k in keys])
+            cache.write_text(json.dumps({k: cached(r) for k, r in zip(keys, results)}))
+            log(f"{name}: {len(keys)} rows scored in {time.perf_counter() - start:.0f} s")
+        shutil.copy(cache, opts.out / cache.name)
         with tarfile.open(opts.out / f"{name}.tar", "w") as tar:  # each model as it is done: every file but the weights
             for f in sorted(out.iterdir()):
                 if f.is_file() and f.suffix != ".safetensors":
