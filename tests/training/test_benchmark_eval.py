@@ -1,15 +1,17 @@
 """The SummaC benchmark evaluator on small hand-written rows: reader layouts, the val-chosen threshold, balanced
 accuracy and ROC AUC worked out by hand, the two baselines, and the table beside the paper's Table 2."""
 import json
+import random
 import re
 
+import numpy as np
 import pytest
 
 from entailgen.runners.cli import main
 from entailgen.training.benchmarks.baselines import NER, UNIGRAM, entities_found, ner_overlap, unigram_overlap
 from entailgen.training.benchmarks.files import BenchmarkError
-from entailgen.training.benchmarks.metrics import (balanced_accuracy, central_95, choose_threshold, gap_interval,
-                                                   roc_auc)
+from entailgen.training.benchmarks.metrics import (DrawnAuc, balanced_accuracy, central_95, choose_threshold,
+                                                   gap_interval, group_draws, grouped_interval, roc_auc)
 from entailgen.training.benchmarks.summac import (PAPER_TABLE_2, BenchmarkRow, evaluate_benchmark, format_table,
                                                   read_benchmark)
 
@@ -136,6 +138,25 @@ def test_the_interval_leaves_out_as_many_draws_below_as_above():
     highest: 25 left out on each side; of 40 draws, 1 on each side."""
     assert central_95(list(reversed(range(1000)))) == (25, 974)
     assert central_95(list(range(40))) == (1, 38)
+
+
+def test_a_drawn_auc_weighs_each_group_by_how_often_the_draw_holds_it_and_counts_a_tie_half():
+    """Groups [1, 0] (scores 0.9, 0.5) drawn twice and [1] (0.5) once: positives 0.9, 0.9, 0.5 against negatives
+    0.5, 0.5 win 4 pairs and tie 2 of 6, so 5/6; the bootstrap's AUC path gives scikit-learn's figure on every draw."""
+    labels, scores = [[1, 0], [1]], [[0.9, 0.5], [0.5]]
+    assert DrawnAuc(labels, scores)(np.array([2, 1])) == pytest.approx(5 / 6)
+    assert roc_auc([1, 0, 1, 0, 1], [0.9, 0.5, 0.9, 0.5, 0.5]) == pytest.approx(5 / 6)
+    rng = random.Random(1)
+    labels = [[int(rng.random() < 0.7) for _ in range(rng.randint(1, 9))] for _ in range(60)]
+    scores = [[round(rng.random(), 1) for _ in g] for g in labels]  # one decimal: many ties
+    base = [[round(rng.random(), 1) for _ in g] for g in labels]
+    drawn = DrawnAuc(labels, scores)
+    for k in group_draws(labels, 50, 3):
+        expanded = ([v for i in k for v in labels[i]], [v for i in k for v in scores[i]])
+        assert drawn(np.bincount(k, minlength=len(labels))) == pytest.approx(roc_auc(*expanded), abs=1e-12)
+    plain = lambda y, s: roc_auc(y, s)  # noqa: E731 (any other measure takes the generic path)
+    fast, generic = (grouped_interval(labels, scores, m, base, 200) for m in (roc_auc, plain))
+    assert fast == pytest.approx(generic, abs=0.11)  # the same draws; rounded to 0.1, a last bit may move one
 
 
 def test_each_scorer_is_compared_with_unigram_overlap_on_the_test_rows():

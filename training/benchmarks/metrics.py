@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 from typing import Optional, Sequence
 
+import numpy as np
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 
@@ -132,10 +133,37 @@ def grouped_interval(labels: Sequence[Sequence[int]], scores: Sequence[Sequence[
     """(value, low, high) in percent (points for a gap): measure(labels, scores) over every group's items, and its 95%
     bootstrap interval over the groups (group_draws); with `base`, the paired gap measure(scores) - measure(base) on
     the same draws."""
-    def value(k) -> float:
-        y = [v for i in k for v in labels[i]]
-        own = measure(y, [v for i in k for v in scores[i]])
-        return own - measure(y, [v for i in k for v in base[i]]) if base is not None else own
+    if measure is roc_auc:  # one sort, then each draw in linear time: the same AUC as scikit-learn's on the draw
+        aucs = [DrawnAuc(labels, s) for s in ((scores, base) if base is not None else (scores,))]
+
+        def value(k) -> float:
+            counts = np.bincount(np.asarray(k, dtype=np.int64), minlength=len(labels))
+            return aucs[0](counts) - aucs[1](counts) if base is not None else aucs[0](counts)
+    else:
+        def value(k) -> float:
+            y = [v for i in k for v in labels[i]]
+            own = measure(y, [v for i in k for v in scores[i]])
+            return own - measure(y, [v for i in k for v in base[i]]) if base is not None else own
 
     low, high = central_95([value(k) for k in group_draws(labels, resamples, seed)])
     return round(100 * value(range(len(labels))), 1), round(100 * low, 1), round(100 * high, 1)
+
+
+class DrawnAuc:
+    """ROC AUC of a bootstrap draw of groups (a tie counting half), each group's items weighted by how often the draw
+    holds it: the scores sorted once, so 1,000 draws over 30,000 words take a second where scikit-learn's call on
+    each drawn list took minutes."""
+
+    def __init__(self, labels: Sequence[Sequence[int]], scores: Sequence[Sequence[float]]):
+        self.group = np.repeat(np.arange(len(labels)), [len(g) for g in labels])
+        self.positive = np.fromiter((y for g in labels for y in g), dtype=np.float64)
+        distinct, self.rank = np.unique(np.fromiter((v for g in scores for v in g), dtype=np.float64),
+                                        return_inverse=True)
+        self.distinct = len(distinct)
+
+    def __call__(self, counts) -> float:
+        weight = counts[self.group].astype(np.float64)
+        pos = np.bincount(self.rank, weights=weight * self.positive, minlength=self.distinct)
+        neg = np.bincount(self.rank, weights=weight * (1.0 - self.positive), minlength=self.distinct)
+        below = np.cumsum(neg) - neg  # negatives scoring below each distinct score
+        return float(np.dot(pos, below + neg / 2) / (pos.sum() * neg.sum()))
