@@ -1,0 +1,183 @@
+"""Issue 64's preregistered trial (bench/preregistered/document-arcs.md), stage by stage, each kept in --work and never
+run twice: the DAE member (A0), the document-arcs datasets, the arms trained on them, each arm scored once on every
+yardstick given (spans for every arm first, then SummaC, rank19 and TRUE), then one table of what the reports say.
+On 2 idle cores an arm's dataset takes about 13 min, its training 6, spans 10 and SummaC's 7,413 rows about 35 (its
+scores cached a chunk at a time), so a stopped run goes on where it stopped: run the same command again.
+
+    python bench/document_arcs.py --work W --bbc bbc.jsonl --summac summac-data --spans SPANS.csv \
+        --articles xsum_articles.jsonl [--rank19 summary_pairs.json] [--true q2.csv] [--arms A0 A1 ...]
+    python bench/document_arcs.py --work W --table          # the reports so far, as the page's table
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Optional
+
+import host  # bench/host.py, beside this script
+
+RULES = ("evidence_removal", "recombination", "restatement", "extrinsic_attachment")
+SETS = ("xsumfaith", "polytope", "summeval", "frank")
+# arm -> the document-arcs rules its data holds (None: the DAE member alone) and whether dae rows are mixed in
+ARMS = {"A0": (None, True), "A1": (RULES, True),
+        **{f"A1-{rule}": (tuple(r for r in RULES if r != rule), True) for rule in RULES},
+        "A2": (RULES, False)}
+
+log = functools.partial(host.log, "document-arcs")
+entailgen = functools.partial(host.entailgen, "document-arcs")
+
+
+def detector(opts) -> Path:
+    """A0: `entailgen detector --members dae` on the BBC articles, less every benchmark article (the cross-set guard)."""
+    out = opts.work / "det"
+    if not (out / "detector.json").is_file():  # a killed build resumes itself
+        entailgen("detector", "--members", "dae", "--input", str(opts.bbc), "--output", str(out), "--device", "cpu",
+                  "--exclude-documents", str(opts.articles), *(str(opts.summac / f"{s}.json") for s in SETS))
+    return out
+
+
+def data_dir(opts, rules) -> Path:
+    """Where the document-arcs dataset of these rules is built."""
+    return opts.work / f"da-{','.join(rules)}"
+
+
+def build_data(opts, arm: str, wait: bool = True) -> Optional[subprocess.Popen]:
+    """The arm's document-arcs dataset (`run document-arcs --rules`); wait=False starts it in the background and
+    returns the process (the next arm's data is made while this arm trains and is scored)."""
+    rules = ARMS[arm][0]
+    data = None if rules is None else data_dir(opts, rules)
+    if data is None or (data / "manifest.json").is_file():
+        return None
+    args = ["run", "document-arcs", "--input", str(opts.work / "det" / "inputs" / "*"), "--rules", ",".join(rules),
+            "--output", str(data), "--seed", "0", "--overwrite", "--quiet"]
+    if wait:
+        entailgen(*args)
+        return None
+    log("entailgen " + " ".join(args) + " (in the background)")
+    return subprocess.Popen([sys.executable, "-m", "entailgen.runners.cli", *args])
+
+
+def arm_model(opts, arm: str) -> Path:
+    """The arm's model dir: A0 is the detector's member; the others are trained on dae + document-arcs rows 1:1 (A2:
+    document-arcs alone), 12,000 rows, 1 epoch, seed 0, as the detector trains its member."""
+    det = detector(opts)
+    rules, with_dae = ARMS[arm]
+    if rules is None:
+        return det / "members" / "dae-arcs"
+    build_data(opts, arm)
+    out = opts.work / f"m-{arm}"
+    if not (out / "train.json").is_file():  # a killed training resumes itself
+        datasets = [str(det / "datasets" / "dae"), str(data_dir(opts, rules))] if with_dae else \
+            [str(data_dir(opts, rules))]
+        entailgen("train", *datasets, *(("--mix", "dae=1,document-arcs=1") if with_dae else ()),
+                  "--max-examples", "12000", "--epochs", "1", "--seed", "0", "--device", "cpu", "--output", str(out),
+                  "--quiet")
+    return out
+
+
+def reports(model: Path) -> dict[str, dict]:
+    """The model's saved benchmark reports by yardstick (a pilot's val-only report is not one)."""
+    found = {}
+    for path in sorted(model.glob("eval/benchmark-*.json")):
+        report = json.loads(path.read_text())
+        if not path.stem.endswith("-val"):
+            found[report["benchmark"]] = report
+    return found
+
+
+def score(opts, arm: str, names) -> None:
+    """These yardsticks once each: a report already saved in the model's eval/ is not scored again."""
+    model = arm_model(opts, arm)
+    done = reports(model)
+    files = {"spans": [str(opts.spans), "--articles", str(opts.articles)],
+             "summac": [str(opts.summac / f"{s}.json") for s in SETS],
+             "rank19": [str(opts.rank19)] if opts.rank19 else None,
+             "true": [str(opts.true)] if opts.true else None}
+    for name in names:
+        if files[name] and name not in done:
+            entailgen("evaluate", str(model), "--benchmark", name, *files[name], "--device", "cpu")
+
+
+MODEL, MIX = "entailgen model", "overlap mix (weights fit on val)"  # evaluate --benchmark spans' rows
+WITH = "entailgen model with the overlap features (weights fit on val)"
+
+
+def figure(values) -> str:
+    """A figure with its 95% interval, from [value, low, high] in a report."""
+    return f"{values[0]:.1f} [{values[1]:.1f}, {values[2]:.1f}]"
+
+
+def cells(got: dict) -> list[str]:
+    """An arm's cells from its reports ('-' where a yardstick is not scored yet)."""
+    out = ["-"] * 8
+    if "spans" in got:
+        spans = got["spans"]
+        model, mix = spans["scorers"][MODEL], spans["scorers"][MIX]
+        with_overlap = next(g["roc_auc"] for g in spans["gaps"] if g["model"] == WITH)
+        kind = {k: spans["kinds"][k]["scorers"] for k in ("intrinsic", "extrinsic")}
+        out[:4] = [f"{figure(model['roc_auc'])} ({mix['roc_auc'][0]:.1f})", f"{model['val_roc_auc']:.1f}",
+                   " / ".join(f"{kind[k][MODEL]['roc_auc'][0]:.1f} ({kind[k][MIX]['roc_auc'][0]:.1f})" for k in kind),
+                   f"{with_overlap[0]:+.1f} [{with_overlap[1]:+.1f}, {with_overlap[2]:+.1f}]"]
+    if "summac" in got:
+        scorers = got["summac"]["scorers"]
+        s = next(v for k, v in scorers.items() if "overlap" not in k)
+        gap, val = s.get("gap_to_unigram", {}), [d["val_balanced_accuracy"] for d in s["per_dataset"].values()]
+        out[4:7] = [f"{s['overall']['balanced_accuracy']:.1f} ({scorers['unigram overlap']['overall']['balanced_accuracy']:.1f}),"
+                    f" gap {gap.get('balanced_accuracy', 0):+.1f} {gap.get('interval_95')}",
+                    f"{sum(val) / len(val):.1f}", f"{s['overall']['roc_auc']:.1f}"]
+    if "rank19" in got:
+        out[7] = json.dumps(got["rank19"].get("scorers", {}).get(MODEL, "scored"))[:80]
+    return out
+
+
+def table(opts) -> str:
+    """One row per arm scored so far: each yardstick's model figure beside its baseline, and the val figures the pick
+    reads (spans val word ROC AUC, SummaC's mean val balanced accuracy)."""
+    lines = ["| arm | spans word ROC AUC [95%] (overlap mix) | spans val | intrinsic / extrinsic words (mix) | "
+             "with overlap minus mix | SummaC bal. acc. (unigram overlap) | SummaC val | SummaC ROC AUC | rank19 |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for arm in ARMS:
+        model = opts.work / ("det/members/dae-arcs" if arm == "A0" else f"m-{arm}")
+        got = reports(model) if model.is_dir() else {}
+        if got:
+            lines.append(f"| {arm} | " + " | ".join(cells(got)) + " |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    args.add_argument("--work", type=Path, required=True)
+    args.add_argument("--bbc", type=Path)
+    args.add_argument("--summac", type=Path, help="the four sets (benchmarks fetch summac)")
+    args.add_argument("--spans", type=Path, help="hallucination_annotations_xsum_summaries.csv")
+    args.add_argument("--articles", type=Path, help="the spans trial's XSum articles (JSON Lines)")
+    args.add_argument("--rank19", type=Path, help="summary_pairs.json (benchmarks fetch rank19)")
+    args.add_argument("--true", type=Path, help="TRUE's q2.csv (benchmarks fetch true)")
+    args.add_argument("--arms", nargs="+", choices=list(ARMS), default=list(ARMS))
+    args.add_argument("--table", action="store_true", help="print the table of the reports so far and stop")
+    opts = args.parse_args()
+    if opts.table:
+        print(table(opts))
+        return 0
+    missing = [f"--{n}" for n in ("bbc", "summac", "spans", "articles") if getattr(opts, n) is None]
+    if missing:
+        args.error(f"{', '.join(missing)} needed to train and score")
+    opts.work.mkdir(parents=True, exist_ok=True)
+    print(host.describe(f"arms {', '.join(opts.arms)}"), flush=True)
+    for names in (("spans",), ("summac", "rank19", "true")):  # spans, the cheapest, for every arm first
+        for k, arm in enumerate(opts.arms):
+            after = build_data(opts, opts.arms[k + 1], wait=False) if k + 1 < len(opts.arms) else None
+            score(opts, arm, names)
+            if after is not None and after.wait() != 0:
+                raise SystemExit(f"document-arcs bench: {opts.arms[k + 1]}'s dataset build exited {after.returncode}")
+            log(f"{arm} scored on {', '.join(names)}")
+    print(table(opts))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
