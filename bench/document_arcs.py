@@ -104,6 +104,7 @@ def score(opts, arm: str, names) -> None:
 
 MODEL, MIX = "entailgen model", "overlap mix (weights fit on val)"  # evaluate --benchmark spans' rows
 WITH = "entailgen model with the overlap features (weights fit on val)"
+UNIGRAM, DEPENDENCY = "unigram overlap", "dependency arcs (rule)"  # rank19's and TRUE's baselines
 
 
 def figure(values) -> str:
@@ -113,7 +114,7 @@ def figure(values) -> str:
 
 def cells(got: dict) -> list[str]:
     """An arm's cells from its reports ('-' where a yardstick is not scored yet)."""
-    out = ["-"] * 8
+    out = ["-"] * 9
     if "spans" in got:
         spans = got["spans"]
         model, mix = spans["scorers"][MODEL], spans["scorers"][MIX]
@@ -125,12 +126,19 @@ def cells(got: dict) -> list[str]:
     if "summac" in got:
         scorers = got["summac"]["scorers"]
         s = next(v for k, v in scorers.items() if "overlap" not in k)
-        gap, val = s.get("gap_to_unigram", {}), [d["val_balanced_accuracy"] for d in s["per_dataset"].values()]
+        gap, val = s["gap_to_unigram"], [d["val_balanced_accuracy"] for d in s["per_dataset"].values()]
+        low, high = gap["interval_95"]
         out[4:7] = [f"{s['overall']['balanced_accuracy']:.1f} ({scorers['unigram overlap']['overall']['balanced_accuracy']:.1f}),"
-                    f" gap {gap.get('balanced_accuracy', 0):+.1f} {gap.get('interval_95')}",
+                    f" gap {gap['balanced_accuracy']:+.1f} [{low:+.1f}, {high:+.1f}]",
                     f"{sum(val) / len(val):.1f}", f"{s['overall']['roc_auc']:.1f}"]
     if "rank19" in got:
-        out[7] = json.dumps(got["rank19"].get("scorers", {}).get(MODEL, "scored"))[:80]
+        ranked = got["rank19"]["scorers"]
+        model = next(v for k, v in ranked.items() if k not in (UNIGRAM, DEPENDENCY))
+        out[7] = f"{figure([model['accuracy'], *model['interval']])} ({ranked[DEPENDENCY]['accuracy']:.1f})"
+    if "true" in got:
+        q2 = next(iter(got["true"]["files"].values()))["scorers"]
+        model = next(v for k, v in q2.items() if k != UNIGRAM)
+        out[8] = f"{figure([model['roc_auc'], *model['interval']])} ({q2[UNIGRAM]['roc_auc']:.1f})"
     return out
 
 
@@ -138,14 +146,34 @@ def table(opts) -> str:
     """One row per arm scored so far: each yardstick's model figure beside its baseline, and the val figures the pick
     reads (spans val word ROC AUC, SummaC's mean val balanced accuracy)."""
     lines = ["| arm | spans word ROC AUC [95%] (overlap mix) | spans val | intrinsic / extrinsic words (mix) | "
-             "with overlap minus mix | SummaC bal. acc. (unigram overlap) | SummaC val | SummaC ROC AUC | rank19 |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "with overlap minus mix | SummaC bal. acc. (unigram overlap) | SummaC val | SummaC ROC AUC | "
+             "rank19 accuracy (arc rule) | TRUE Q2 ROC AUC (unigram overlap) |", "|---|" + "---|" * 9]
     for arm in ARMS:
         model = opts.work / ("det/members/dae-arcs" if arm == "A0" else f"m-{arm}")
         got = reports(model) if model.is_dir() else {}
         if got:
             lines.append(f"| {arm} | " + " | ".join(cells(got)) + " |")
-    return "\n".join(lines)
+    return "\n".join(lines + ["", val_pick(opts)])
+
+
+def val_pick(opts) -> str:
+    """The preregistered pick: the highest mean of spans' val word ROC AUC and SummaC's mean val balanced accuracy; a
+    tie to the arm with fewer rules, A0 first. Said only once every arm has both."""
+    means, waiting = {}, []
+    for arm in ARMS:
+        model = opts.work / ("det/members/dae-arcs" if arm == "A0" else f"m-{arm}")
+        got = reports(model) if model.is_dir() else {}
+        if "spans" not in got or "summac" not in got:
+            waiting.append(arm)
+            continue
+        summac = next(v for k, v in got["summac"]["scorers"].items() if "overlap" not in k)["per_dataset"].values()
+        val = sum(d["val_balanced_accuracy"] for d in summac) / len(summac)
+        means[arm] = (got["spans"]["scorers"][MODEL]["val_roc_auc"] + val) / 2
+    if waiting:
+        return f"val pick: waits for {', '.join(waiting)} (spans and SummaC)"
+    order = list(ARMS)
+    pick = min(means, key=lambda a: (-means[a], len(ARMS[a][0] or ()), order.index(a)))
+    return f"val pick: {pick} ({', '.join(f'{a} {v:.2f}' for a, v in means.items())})"
 
 
 def main() -> int:
