@@ -1,8 +1,8 @@
 """Issue 64's preregistered trial (bench/preregistered/document-arcs.md), stage by stage, each kept in --work and never
 run twice: the DAE member (A0), the document-arcs datasets, the arms trained on them, each arm scored once on every
 yardstick given (spans for every arm first, then SummaC, rank19 and TRUE), then one table of what the reports say.
-On 2 idle cores an arm's dataset takes about 13 min, its training 6, spans 10 and SummaC's 7,413 rows about 35 (its
-scores cached a chunk at a time), so a stopped run goes on where it stopped: run the same command again.
+On 2 cores an arm's dataset takes about 6 min, its training 6 (idle) to 25 (shared), spans 5 and SummaC's 7,413 rows
+35 to 50 (its scores cached a chunk at a time), so a stopped run goes on where it stopped: run the same command again.
 
     python bench/document_arcs.py --work W --bbc bbc.jsonl --summac summac-data --spans SPANS.csv \
         --articles xsum_articles.jsonl [--rank19 summary_pairs.json] [--true q2.csv] [--arms A0 A1 ...]
