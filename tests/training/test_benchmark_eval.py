@@ -146,6 +146,9 @@ def test_a_drawn_auc_weighs_each_group_by_how_often_the_draw_holds_it_and_counts
     labels, scores = [[1, 0], [1]], [[0.9, 0.5], [0.5]]
     assert DrawnAuc(labels, scores)(np.array([2, 1])) == pytest.approx(5 / 6)
     assert roc_auc([1, 0, 1, 0, 1], [0.9, 0.5, 0.9, 0.5, 0.5]) == pytest.approx(5 / 6)
+    # 0/1 predictions (spans' balanced accuracy draws take this path): recall 2/3 and 1, so 5/6 both ways
+    assert roc_auc([1, 1, 1, 0], [1.0, 1.0, 0.0, 0.0]) == pytest.approx(balanced_accuracy([1, 1, 1, 0], [1, 1, 0, 0]))
+    assert DrawnAuc([[1, 1], [1, 0]], [[1.0, 1.0], [0.0, 0.0]])(np.array([1, 1])) == pytest.approx(5 / 6)
     rng = random.Random(1)
     labels = [[int(rng.random() < 0.7) for _ in range(rng.randint(1, 9))] for _ in range(60)]
     scores = [[round(rng.random(), 1) for _ in g] for g in labels]  # one decimal: many ties
