@@ -61,15 +61,21 @@ def build_data(opts, arm: str, wait: bool = True) -> Optional[subprocess.Popen]:
     return subprocess.Popen([sys.executable, "-m", "entailgen.runners.cli", *args])
 
 
+def model_dir(opts, arm: str) -> Path:
+    """Where the arm's model is: A0 is the detector's DAE member, the others are trained by arm_model."""
+    return opts.work / ("det/members/dae-arcs" if ARMS[arm][0] is None else f"m-{arm}")
+
+
 def arm_model(opts, arm: str) -> Path:
-    """The arm's model dir: A0 is the detector's member; the others are trained on dae + document-arcs rows 1:1 (A2:
-    document-arcs alone), 12,000 rows, 1 epoch, seed 0, as the detector trains its member."""
+    """The arm's model dir, made if missing: A0 is the detector's member; the others are trained on dae +
+    document-arcs rows 1:1 (A2: document-arcs alone), 12,000 rows, 1 epoch, seed 0, as the detector trains its
+    member."""
     det = detector(opts)
     rules, with_dae = ARMS[arm]
+    out = model_dir(opts, arm)
     if rules is None:
-        return det / "members" / "dae-arcs"
+        return out
     build_data(opts, arm)
-    out = opts.work / f"m-{arm}"
     if not (out / "train.json").is_file():  # a killed training resumes itself
         datasets = [str(det / "datasets" / "dae"), str(data_dir(opts, rules))] if with_dae else \
             [str(data_dir(opts, rules))]
@@ -83,8 +89,8 @@ def reports(model: Path) -> dict[str, dict]:
     """The model's saved benchmark reports by yardstick (a pilot's val-only report is not one)."""
     found = {}
     for path in sorted(model.glob("eval/benchmark-*.json")):
-        report = json.loads(path.read_text())
         if not path.stem.endswith("-val"):
+            report = json.loads(path.read_text())
             found[report["benchmark"]] = report
     return found
 
@@ -112,6 +118,17 @@ def figure(values) -> str:
     return f"{values[0]:.1f} [{values[1]:.1f}, {values[2]:.1f}]"
 
 
+def summac_model(report: dict) -> dict:
+    """The model's figures in a SummaC report (its other rows are the overlap baselines)."""
+    return next(v for k, v in report["scorers"].items() if "overlap" not in k)
+
+
+def summac_val(report: dict) -> float:
+    """The model's mean val balanced accuracy over the sets: what the pick reads."""
+    val = [d["val_balanced_accuracy"] for d in summac_model(report)["per_dataset"].values()]
+    return sum(val) / len(val)
+
+
 def cells(got: dict) -> list[str]:
     """An arm's cells from its reports ('-' where a yardstick is not scored yet)."""
     out = ["-"] * 9
@@ -124,13 +141,12 @@ def cells(got: dict) -> list[str]:
                    " / ".join(f"{kind[k][MODEL]['roc_auc'][0]:.1f} ({kind[k][MIX]['roc_auc'][0]:.1f})" for k in kind),
                    f"{with_overlap[0]:+.1f} [{with_overlap[1]:+.1f}, {with_overlap[2]:+.1f}]"]
     if "summac" in got:
-        scorers = got["summac"]["scorers"]
-        s = next(v for k, v in scorers.items() if "overlap" not in k)
-        gap, val = s["gap_to_unigram"], [d["val_balanced_accuracy"] for d in s["per_dataset"].values()]
+        s, unigram = summac_model(got["summac"]), got["summac"]["scorers"][UNIGRAM]
+        gap = s["gap_to_unigram"]
         low, high = gap["interval_95"]
-        out[4:7] = [f"{s['overall']['balanced_accuracy']:.1f} ({scorers['unigram overlap']['overall']['balanced_accuracy']:.1f}),"
+        out[4:7] = [f"{s['overall']['balanced_accuracy']:.1f} ({unigram['overall']['balanced_accuracy']:.1f}),"
                     f" gap {gap['balanced_accuracy']:+.1f} [{low:+.1f}, {high:+.1f}]",
-                    f"{sum(val) / len(val):.1f}", f"{s['overall']['roc_auc']:.1f}"]
+                    f"{summac_val(got['summac']):.1f}", f"{s['overall']['roc_auc']:.1f}"]
     if "rank19" in got:
         ranked = got["rank19"]["scorers"]
         model = next(v for k, v in ranked.items() if k not in (UNIGRAM, DEPENDENCY))
@@ -148,27 +164,17 @@ def table(opts) -> str:
     lines = ["| arm | spans word ROC AUC [95%] (overlap mix) | spans val | intrinsic / extrinsic words (mix) | "
              "with overlap minus mix | SummaC bal. acc. (unigram overlap) | SummaC val | SummaC ROC AUC | "
              "rank19 accuracy (arc rule) | TRUE Q2 ROC AUC (unigram overlap) |", "|---|" + "---|" * 9]
-    for arm in ARMS:
-        model = opts.work / ("det/members/dae-arcs" if arm == "A0" else f"m-{arm}")
-        got = reports(model) if model.is_dir() else {}
-        if got:
-            lines.append(f"| {arm} | " + " | ".join(cells(got)) + " |")
-    return "\n".join(lines + ["", val_pick(opts)])
+    by_arm = {arm: reports(model_dir(opts, arm)) for arm in ARMS}
+    lines += [f"| {arm} | " + " | ".join(cells(got)) + " |" for arm, got in by_arm.items() if got]
+    return "\n".join(lines + ["", val_pick(by_arm)])
 
 
-def val_pick(opts) -> str:
-    """The preregistered pick: the highest mean of spans' val word ROC AUC and SummaC's mean val balanced accuracy; a
-    tie to the arm with fewer rules, A0 first. Said only once every arm has both."""
-    means, waiting = {}, []
-    for arm in ARMS:
-        model = opts.work / ("det/members/dae-arcs" if arm == "A0" else f"m-{arm}")
-        got = reports(model) if model.is_dir() else {}
-        if "spans" not in got or "summac" not in got:
-            waiting.append(arm)
-            continue
-        summac = next(v for k, v in got["summac"]["scorers"].items() if "overlap" not in k)["per_dataset"].values()
-        val = sum(d["val_balanced_accuracy"] for d in summac) / len(summac)
-        means[arm] = (got["spans"]["scorers"][MODEL]["val_roc_auc"] + val) / 2
+def val_pick(by_arm: dict[str, dict]) -> str:
+    """The preregistered pick among the arms' reports: the highest mean of spans' val word ROC AUC and SummaC's mean
+    val balanced accuracy; a tie to the arm with fewer rules, A0 first. Said only once every arm has both."""
+    waiting = [arm for arm, got in by_arm.items() if "spans" not in got or "summac" not in got]
+    means = {arm: (got["spans"]["scorers"][MODEL]["val_roc_auc"] + summac_val(got["summac"])) / 2
+             for arm, got in by_arm.items() if arm not in waiting}
     if waiting:
         return f"val pick: waits for {', '.join(waiting)} (spans and SummaC)"
     order = list(ARMS)
