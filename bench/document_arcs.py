@@ -2,10 +2,10 @@
 run twice: the DAE member (A0), the document-arcs datasets, the arms trained on them, each arm scored once on every
 yardstick given (spans for every arm first, then SummaC, rank19 and TRUE), then one table of what the reports say.
 On 2 cores an arm's dataset takes about 6 min, its training 6 (idle) to 25 (shared), spans 5 and SummaC's 7,413 rows
-35 to 50 (its scores cached a chunk at a time), so a stopped run goes on where it stopped: run the same command again.
+25 to 50 (its scores cached a chunk at a time), so a stopped run goes on where it stopped: run the same command again.
 
     python bench/document_arcs.py --work W --bbc bbc.jsonl --summac summac-data --spans SPANS.csv \
-        --articles xsum_articles.jsonl [--rank19 summary_pairs.json] [--true q2.csv] [--arms A0 A1 ...]
+        --articles xsum_articles.jsonl [--rank19 summary_pairs.json] [--true q2.csv] [--arms A0 A1 ...] [--seeds 1 2]
     python bench/document_arcs.py --work W --table          # the reports so far, as the page's table
 """
 from __future__ import annotations
@@ -26,6 +26,8 @@ SETS = ("xsumfaith", "polytope", "summeval", "frank")
 ARMS = {"A0": (None, True), "A1": (RULES, True),
         **{f"A1-{rule}": (tuple(r for r in RULES if r != rule), True) for rule in RULES},
         "A2": (RULES, False)}
+
+SEEDED = "A1"  # the arm --seeds trains again: each ablation is A1 less one rule
 
 log = functools.partial(host.log, "document-arcs")
 entailgen = functools.partial(host.entailgen, "document-arcs")
@@ -61,18 +63,21 @@ def build_data(opts, arm: str, wait: bool = True) -> Optional[subprocess.Popen]:
     return subprocess.Popen([sys.executable, "-m", "entailgen.runners.cli", *args])
 
 
-def model_dir(opts, arm: str) -> Path:
-    """Where the arm's model is: A0 is the detector's DAE member, the others are trained by arm_model."""
-    return opts.work / ("det/members/dae-arcs" if ARMS[arm][0] is None else f"m-{arm}")
+def model_dir(opts, arm: str, seed: int = 0) -> Path:
+    """Where the arm's model is: A0 is the detector's DAE member, the others are trained by arm_model (a training
+    seed other than the rule's 0 in a dir of its own)."""
+    if ARMS[arm][0] is None:
+        return opts.work / "det/members/dae-arcs"
+    return opts.work / (f"m-{arm}-seed{seed}" if seed else f"m-{arm}")
 
 
-def arm_model(opts, arm: str) -> Path:
+def arm_model(opts, arm: str, seed: int = 0) -> Path:
     """The arm's model dir, made if missing: A0 is the detector's member; the others are trained on dae +
-    document-arcs rows 1:1 (A2: document-arcs alone), 12,000 rows, 1 epoch, seed 0, as the detector trains its
-    member."""
+    document-arcs rows 1:1 (A2: document-arcs alone), 12,000 rows, 1 epoch, seed 0 (the rule's; another for
+    --seeds), as the detector trains its member."""
     det = detector(opts)
     rules, with_dae = ARMS[arm]
-    out = model_dir(opts, arm)
+    out = model_dir(opts, arm, seed)
     if rules is None:
         return out
     build_data(opts, arm)
@@ -80,8 +85,8 @@ def arm_model(opts, arm: str) -> Path:
         datasets = [str(det / "datasets" / "dae"), str(data_dir(opts, rules))] if with_dae else \
             [str(data_dir(opts, rules))]
         entailgen("train", *datasets, *(("--mix", "dae=1,document-arcs=1") if with_dae else ()),
-                  "--max-examples", "12000", "--epochs", "1", "--seed", "0", "--device", "cpu", "--output", str(out),
-                  "--quiet")
+                  "--max-examples", "12000", "--epochs", "1", "--seed", str(seed), "--device", "cpu",
+                  "--output", str(out), "--quiet")
     return out
 
 
@@ -95,9 +100,9 @@ def reports(model: Path) -> dict[str, dict]:
     return found
 
 
-def score(opts, arm: str, names) -> None:
+def score(opts, arm: str, names, seed: int = 0) -> None:
     """These yardsticks once each: a report already saved in the model's eval/ is not scored again."""
-    model = arm_model(opts, arm)
+    model = arm_model(opts, arm, seed)
     done = reports(model)
     files = {"spans": [str(opts.spans), "--articles", str(opts.articles)],
              "summac": [str(opts.summac / f"{s}.json") for s in SETS],
@@ -166,6 +171,9 @@ def table(opts) -> str:
              "rank19 accuracy (arc rule) | TRUE Q2 ROC AUC (unigram overlap) |", "|---|" + "---|" * 9]
     by_arm = {arm: reports(model_dir(opts, arm)) for arm in ARMS}
     lines += [f"| {arm} | " + " | ".join(cells(got)) + " |" for arm, got in by_arm.items() if got]
+    seeds = sorted(int(d.name.rsplit("seed", 1)[1]) for d in opts.work.glob(f"m-{SEEDED}-seed*"))
+    lines += [f"| {SEEDED}, seed {s} (--seeds) | " + " | ".join(cells(got)) + " |" for s in seeds
+              if (got := reports(model_dir(opts, SEEDED, s)))]
     return "\n".join(lines + ["", val_pick(by_arm)])
 
 
@@ -192,11 +200,17 @@ def main() -> int:
     args.add_argument("--rank19", type=Path, help="summary_pairs.json (benchmarks fetch rank19)")
     args.add_argument("--true", type=Path, help="TRUE's q2.csv (benchmarks fetch true)")
     args.add_argument("--arms", nargs="+", choices=list(ARMS), default=list(ARMS))
+    args.add_argument("--seeds", nargs="+", type=int, default=[], metavar="SEED",
+                      help=f"{SEEDED} trained again with these training seeds and scored on spans, after the rule's "
+                           "stages: the seed-to-seed spread the per-rule moves are read against (not in the rule, "
+                           "never picked)")
     args.add_argument("--table", action="store_true", help="print the table of the reports so far and stop")
     opts = args.parse_args()
     if opts.table:
         print(table(opts))
         return 0
+    if any(seed < 1 for seed in opts.seeds):
+        args.error("--seeds: training seeds other than the rule's 0, each 1 or more")
     missing = [f"--{n}" for n in ("bbc", "summac", "spans", "articles") if getattr(opts, n) is None]
     if missing:
         args.error(f"{', '.join(missing)} needed to train and score")
@@ -209,6 +223,9 @@ def main() -> int:
             if after is not None and after.wait() != 0:
                 raise SystemExit(f"document-arcs bench: {opts.arms[k + 1]}'s dataset build exited {after.returncode}")
             log(f"{arm} scored on {', '.join(names)}")
+    for seed in opts.seeds:
+        score(opts, SEEDED, ("spans",), seed)
+        log(f"{SEEDED} with training seed {seed} scored on spans")
     print(table(opts))
     return 0
 
