@@ -94,21 +94,6 @@ class DetectorDir:
         return self.directory
 
 
-def read_detector(directory: str) -> dict:
-    """detector.json of a detector dir whose members are all there, unchanged since it was built (DetectorDir.open)."""
-    return DetectorDir.open(directory).meta
-
-
-def detector_members(directory: str) -> list[str]:
-    """The member model dirs of a checked detector dir, in detector.json's order."""
-    return [m.path for m in DetectorDir.open(directory).members]
-
-
-def member_heads(directory: str, plain: bool = True) -> dict[str, Optional[str]]:
-    """Each member model dir of a checked detector dir -> its Conv head, else None (DetectorDir.heads)."""
-    return DetectorDir.open(directory).heads(plain)
-
-
 def heads_in_words(heads: dict[str, Optional[str]]) -> str:
     """How a detector's members score a row: 'claims-source by its Conv head (claims-source.conv), dae-arcs by ZS'."""
     return ", ".join(f"{os.path.basename(m)} by " + (f"its Conv head ({os.path.basename(h)})" if h else "ZS")
@@ -118,7 +103,7 @@ def heads_in_words(heads: dict[str, Optional[str]]) -> str:
 class Detector(EnsembleScorer):
     """A detector dir as a document scorer: `Detector(dir).score_documents([(document, summary)])`; also a pair
     scorer (pair_scores), for the benchmarks that score sentence pairs (rank19, TRUE's one-sentence groundings). A
-    member with a Conv head (`detector --conv`) scores its rows by it in the plain mode (member_heads)."""
+    member with a Conv head (`detector --conv`) scores its rows by it in the plain mode (DetectorDir.heads)."""
 
     def __init__(self, directory: Union[str, DetectorDir], granularity: str = "sentence", device: str = "cpu",
                  parser: ParserConfig = ParserConfig(), **mode):
