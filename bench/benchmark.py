@@ -53,7 +53,7 @@ SETS = ("xsumfaith", "polytope", "summeval", "frank")  # the issue's four; FactC
 # the dae arc data CNN/DM's
 ENSEMBLE = ("claims, source view", "dae arc model (full)")
 ENSEMBLE_NAME = "ensemble: claims source view + dae arc model (full)"
-# the same two, a row as consistent as the stricter of them finds it: "any error" (bench/preregistered/stricter.md)
+# the same two, a row as consistent as the stricter of them finds it: "any error" (bench/trials/rules/stricter.md)
 STRICTER_NAME = "ensemble, stricter member (min): claims source view + dae arc model (full)"
 # the same, each model's scores first put on one scale, their quantiles among the val rows' (stricter-calibrated.md)
 ONE_SCALE_NAME = ("ensemble, stricter member on one scale (min of val quantiles): claims source view + dae arc model "
@@ -318,7 +318,7 @@ def main() -> None:
         bench.dataset("dae", "dae", "--input", str(paraphrase / "paranmt.tsv"), "--augment",
                       "word_swap,synonym,hallucination,overlap")
     if recast in needed:
-        from audit import extract, fetch_wheel  # bench/factuality_audit.py: the UDS files of the decomp wheel (PyPI)
+        from uds import extract, fetch_wheel  # bench/uds.py: the UDS files of the decomp wheel (PyPI)
 
         cache = opts.work / "uds"
         cache.mkdir(exist_ok=True)

@@ -65,7 +65,7 @@ class Clock:
 # --- inputs -----------------------------------------------------------------------------------------------------
 
 def uds_files(opts) -> list[str]:
-    from audit import extract, fetch_wheel  # bench/factuality_audit.py, beside this script
+    from uds import extract, fetch_wheel  # bench/uds.py, beside this script
 
     cache = opts.cache
     cache.mkdir(parents=True, exist_ok=True)

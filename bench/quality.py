@@ -119,7 +119,7 @@ class Bench:
         return out
 
     def uds_files(self) -> list[str]:
-        from audit import extract, fetch_wheel  # bench/factuality_audit.py, beside this script (it imports Beam)
+        from uds import extract, fetch_wheel  # bench/uds.py, beside this script
 
         cache = self.opts.cache
         cache.mkdir(parents=True, exist_ok=True)
@@ -266,7 +266,7 @@ def recast_report(result: dict) -> list[str]:
     acc, hyp, majority = (factuality.get(k) for k in ("accuracy", "hypothesis_only_accuracy", "majority_accuracy"))
     fmt = lambda v: "n/a" if v is None else f"{v:.2f}"
     return [f"Recast factuality (UDS, test split): trained model {fmt(acc)}, hypothesis-only {fmt(hyp)} "
-            f"(bench/factuality_audit.py: 67.04), majority {fmt(majority)} (50.0)"]
+            f"(bench/trials/factuality_audit.py: 67.04), majority {fmt(majority)} (50.0)"]
 
 
 def main() -> None:

@@ -85,7 +85,7 @@ def test_score_shows_counters_as_it_runs(small_dataset, tiny_encoder, tmp_path, 
 
 
 def test_a_label_the_model_never_predicts_on_dev_is_named_even_though_its_accuracy_looks_fine():
-    # bench/q2_table2.py's 3-way base at seed 2, dev accuracy 80.0: it called all 240 entailed pairs contradiction
+    # bench/trials/q2_table2.py's 3-way base, seed 2, dev accuracy 80.0: it called all 240 entailed pairs contradiction
     classes = {"contradiction": {"gold": 372, "predicted": 612}, "entailment": {"gold": 240, "predicted": 0},
                "neutral": {"gold": 588, "predicted": 588}, "unused": {"gold": 0, "predicted": 0}}
     assert never_predicted(classes) == ["entailment"]

@@ -4,7 +4,7 @@ per set, beside unigram overlap, with the paired bootstrap gap of the mean balan
 
 No test row is read into the scorer: the test cuts stay unspent for a preregistered run. The threshold is fit on the
 rows it is measured on, so every figure here is optimistic alike for the model and the baseline.
-Usage: python bench/summac_val_pilot.py MODEL_OR_DETECTOR SET.json... [--sets xsumfaith,frank] [--out scores.json]
+Usage: python bench/trials/summac_val_pilot.py MODEL_OR_DETECTOR SET.json... [--sets xsumfaith,frank] [--out scores.json]
 """
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ for the bench's detectors, unigram overlap and the origin alone on the same rows
 AUC within each origin (its gap to overlap's, with a 95% paired bootstrap interval) and the share of each origin's rows
 passed as consistent at the val-chosen threshold.
 
-Usage: python bench/frank_origins.py --summac DIR --work W [--models FOLDER ...]
+Usage: python bench/trials/frank_origins.py --summac DIR --work W [--models FOLDER ...]
 DIR/frank.json is `entailgen benchmarks fetch summac`'s (it keeps each row's `origin`); W a bench/benchmark.py work
 dir whose models are scored already (a row not cached yet is scored).
 """
@@ -18,7 +18,8 @@ import random
 import sys
 from pathlib import Path
 
-import host  # bench/host.py, beside this script
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the helpers trials share with it
+import host  # noqa: E402 (bench/host.py)
 from benchmark import Bench, ensemble_scores, recut, zs_scores
 
 ORIGINS = ("cnndm", "bbc")

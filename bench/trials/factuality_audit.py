@@ -3,49 +3,23 @@
 Poliak 2020 (ch. 5) finds hypothesis-only accuracy well above the majority class on recast factuality; the sample
 data is too small to show it, the full UDS data (27k annotated predicates, in the PyPI wheel decomp==0.3.2) is not.
 The wheel is fetched from PyPI (a package registry) into a cache dir unless --wheel names one; its code is not run.
-Usage: python bench/factuality_audit.py [--wheel decomp-0.3.2-py3-none-any.whl] [--cache ~/.cache/entailgen]
+Usage: python bench/trials/factuality_audit.py [--wheel decomp-0.3.2-py3-none-any.whl] [--cache ~/.cache/entailgen]
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
-import zipfile
 from pathlib import Path
 
 from entailgen.runners.cli import main as entailgen
 
-from host import describe  # bench/host.py, beside this script
-
-SPLITS = ("train", "dev", "test")
-MEMBER = "decomp/data/2.0/normalized/sentence/uds-ewt-sentences-{}-normalized.json"
-
-
-def fetch_wheel(cache: Path) -> Path:
-    """The decomp 0.3.2 wheel (Python >= 3.12 only, so downloaded for 3.12 without installing it)."""
-    found = sorted(cache.glob("decomp-0.3.2-*.whl"))
-    if not found:
-        subprocess.run([sys.executable, "-m", "pip", "download", "decomp==0.3.2", "--no-deps", "--python-version",
-                        "3.12", "--only-binary=:all:", "-d", str(cache)], check=True)
-        found = sorted(cache.glob("decomp-0.3.2-*.whl"))
-    return found[0]
-
-
-def extract(wheel: Path, into: Path) -> list[str]:
-    """The three UDS sentence-graph files, extracted once."""
-    paths = []
-    with zipfile.ZipFile(wheel) as z:
-        for split in SPLITS:
-            target = into / f"uds-ewt-{split}.json"
-            if not target.exists():
-                target.write_bytes(z.read(MEMBER.format(split)))
-            paths.append(str(target))
-    return paths
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the helpers trials share with it
+from host import describe  # noqa: E402 (bench/host.py)
+from uds import extract, fetch_wheel  # noqa: E402 (bench/uds.py)
 
 def main() -> None:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])

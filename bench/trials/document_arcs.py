@@ -1,12 +1,12 @@
-"""Issue 64's preregistered trial (bench/preregistered/document-arcs.md), stage by stage, each kept in --work and never
+"""Issue 64's preregistered trial (bench/trials/rules/document-arcs.md), stage by stage, each kept in --work and never
 run twice: the DAE member (A0), the document-arcs datasets, the arms trained on them, each arm scored once on every
 yardstick given (spans for every arm first, then SummaC, rank19 and TRUE), then one table of what the reports say.
 On 2 cores an arm's dataset takes about 6 min, its training 6 (idle) to 25 (shared), spans 5 and SummaC's 7,413 rows
 25 to 50 (its scores cached a chunk at a time), so a stopped run goes on where it stopped: run the same command again.
 
-    python bench/document_arcs.py --work W --bbc bbc.jsonl --summac summac-data --spans SPANS.csv \
+    python bench/trials/document_arcs.py --work W --bbc bbc.jsonl --summac summac-data --spans SPANS.csv \
         --articles xsum_articles.jsonl [--rank19 summary_pairs.json] [--true q2.csv] [--arms A0 A1 ...] [--seeds 1 2]
-    python bench/document_arcs.py --work W --table          # the reports so far, as the page's table
+    python bench/trials/document_arcs.py --work W --table          # the reports so far, as the page's table
 """
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ import sys
 from pathlib import Path
 from typing import Optional
 
-import host  # bench/host.py, beside this script
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the helpers trials share with it
+import host  # noqa: E402 (bench/host.py)
 
 RULES = ("evidence_removal", "recombination", "restatement", "extrinsic_attachment")
 SETS = ("xsumfaith", "polytope", "summeval", "frank")

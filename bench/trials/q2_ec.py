@@ -1,19 +1,21 @@
 """e-c against e, model by model, on TRUE's dialogue files (issue 40): each model's ROC AUC with its e score
 (P(entailed)) and its e-c score ((1 + P(e) - P(c)) / 2), the gap e-c minus e on the same bootstrap draws, unigram
-overlap on the same rows. The rule, written before the data was built: bench/preregistered/q2-ec-round-trip.md.
+overlap on the same rows. The rule, written before the data was built: bench/trials/rules/q2-ec-round-trip.md.
 
-Scores come from the scorers' API as `evaluate --benchmark true` scores (bench/q2_table2.py's arm_scores, fp32, one
+Scores come from the scorers' API as `evaluate --benchmark true` scores (bench/trials/q2_table2.py's arm_scores, fp32, one
 pass), kept per model, file and score in --work, so scoring the dev files first and Q2 later scores nothing twice.
 
-Usage: python bench/q2_ec.py --model NAME=MODEL_DIR... --documents DOCS.jsonl --work DIR (--dev CSV... | --files CSV...)
+Usage: python bench/trials/q2_ec.py --model NAME=MODEL_DIR... --documents DOCS.jsonl --work DIR (--dev CSV... | --files CSV...)
 """
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
-import host  # bench/host.py, beside this script
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the helpers trials share with it
+import host  # noqa: E402 (bench/host.py)
 from q2_table2 import arm_scores, check_held_out
 
 BENCH = "q2-ec"
@@ -36,7 +38,7 @@ def main() -> None:
 
     files = {name: read_true(name) for name in opts.dev + opts.files}
     check_held_out(opts.documents, files, BENCH)
-    report = {"machine": host.describe(), "rule": "bench/preregistered/q2-ec-round-trip.md", "files": {}}
+    report = {"machine": host.describe(), "rule": "bench/trials/rules/q2-ec-round-trip.md", "files": {}}
     lines = ["| model | file | e: ROC AUC | e-c: ROC AUC | e-c minus e (paired) |", "|---|---|---|---|---|"]
     for name, rows in files.items():
         labels, file = [r.label for r in rows], Path(name).name

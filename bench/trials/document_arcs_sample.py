@@ -1,5 +1,5 @@
 """Print a seeded sample of a document-arcs dataset's rows per rule, every arc with its label, for a person to judge
-(issue 64: at least 50 per rule). Usage: python -m entailgen.bench.document_arcs_sample DATASET_DIR [N] [SEED]"""
+(issue 64: at least 50 per rule). Usage: python -m entailgen.bench.trials.document_arcs_sample DATASET_DIR [N] [SEED]"""
 from __future__ import annotations
 
 import random

@@ -1,7 +1,7 @@
 """With a Little Push's Table 2 (Steen et al. 2023) on entailgen data alone (issue 40, item 5): one 3-way recipe
 without and with dialogue augmentation, with e-c scoring, with MC dropout; ROC AUC on TRUE's dialogue files, each
 method's paired bootstrap gap to the base, unigram overlap on the same rows. The rule, written before Q2 was scored:
-bench/preregistered/q2-table2.md.
+bench/trials/rules/q2-table2.md.
 
 The stages are what a user runs: `entailgen run nli-dialogue` over a finished claims dataset (with dialogue copies,
 and `--no-copies` for the base), `entailgen train` (a 3-way model: every pair keeps the label3 its making says), then
@@ -10,7 +10,7 @@ one-sentence grounding as one pair, a longer one as a document), kept per arm an
 nothing twice. Dev files (--dev begin_dev.csv) are scored with the one-pass arms (MC dropout's 8 passes over BEGIN's
 document groundings would take hours on 2 cores); the --files (Q2, once the rule is written) with every arm.
 
-Usage: python bench/q2_table2.py --claims CLAIMS_DATASET --documents DOCS.jsonl --work DIR [--dev FILE.csv...]
+Usage: python bench/trials/q2_table2.py --claims CLAIMS_DATASET --documents DOCS.jsonl --work DIR [--dev FILE.csv...]
        [--files FILE.csv...] [--encoder DIR] [--arms ARM...]
 """
 from __future__ import annotations
@@ -18,9 +18,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import sys
 from pathlib import Path
 
-import host  # bench/host.py, beside this script
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the helpers trials share with it
+import host  # noqa: E402 (bench/host.py)
 
 BENCH = "q2-table2"
 EXAMPLES, EPOCHS = 4000, 1  # the base's training rows (the dialogue model: twice as many) and epochs
@@ -43,7 +45,7 @@ def datasets(opts) -> dict[str, Path]:
 
 def models(opts, pairs: dict[str, Path], seed: int = 0) -> dict[str, Path]:
     """The base (opts.examples rows of its pairs) and the dialogue model (twice as many: its pairs plus copies), at a
-    training seed (0: Table 2's; others for bench/q2_seeds.py, in models/<name>-s<seed>) and encoder (the packaged
+    training seed (0: Table 2's; others for bench/trials/q2_seeds.py, in models/<name>-s<seed>) and encoder (the packaged
     one, or --encoder's, in models/<name>-<its folder's name>)."""
     encoder = getattr(opts, "encoder", None)
     made = {name: opts.work / "models" / "-".join([name, *([Path(encoder).name] if encoder else []),
@@ -128,7 +130,7 @@ def main() -> None:
     from entailgen.training.benchmarks.metrics import auc_gap, auc_interval
     from entailgen.training.benchmarks.true import read_true
 
-    report = {"machine": host.describe(), "rule": "bench/preregistered/q2-table2.md", "files": {}}
+    report = {"machine": host.describe(), "rule": "bench/trials/rules/q2-table2.md", "files": {}}
     files = {name: read_true(name) for name in opts.dev + opts.files}
     check_held_out(opts.documents, files)
     trained = models(opts, datasets(opts))
