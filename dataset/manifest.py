@@ -91,7 +91,8 @@ def metric_counters(result) -> dict[str, int]:
 
 def build_manifest(*, version: str, pipeline: str, record_type: str, config: dict, inputs: list[dict],
                    staged: dict, metrics: dict, option_files: list[dict] = ()) -> dict:
-    """Assemble the manifest from the staged pipeline summary (shards, counts, stats) and the run's metrics."""
+    """Assemble the manifest from the staged pipeline summary (shards, counts, stats, and the labels' separability by
+    overlap and the other cheap cues where the record type has labels) and the run's metrics."""
     shards = sorted(staged["shards"], key=lambda s: s["path"])
     splits: dict[str, dict] = {}
     for s in shards:
@@ -104,6 +105,7 @@ def build_manifest(*, version: str, pipeline: str, record_type: str, config: dic
     counts["total"] = {"read": sum(counts.get("read", {}).values()),
                        "written": sum(e["rows"] for e in splits.values()), "dead_letters": dead["rows"],
                        "skipped": sum(counts.get("skipped_by_source", {}).values())}
+    separability = {"separability": staged["separability"][0]} if staged.get("separability") else {}
     return {
         "entailgen_version": version,
         "pipeline": pipeline,
@@ -118,6 +120,7 @@ def build_manifest(*, version: str, pipeline: str, record_type: str, config: dic
         "metrics": metrics,
         "stats": dict(sorted(staged["stats"])),
         "exports": sorted(staged["exports"], key=lambda e: e["path"]),
+        **separability,
     }
 
 

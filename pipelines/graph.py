@@ -14,6 +14,7 @@ from entailgen.dataset.split import AssignSplit
 from entailgen.pipelines import get_family
 from entailgen.pipelines.base import RunConfig
 from entailgen.transforms.io import ReadInputs
+from entailgen.transforms.separability import SEPARABLE, MeasureSeparability
 
 
 def _statistic(branches, name: str, stat):
@@ -62,10 +63,13 @@ def build_job(p: beam.Pipeline, config: RunConfig) -> None:
     else:
         exports = [p | "NoExports" >> beam.Create([])]
     exports = exports | "AllExports" >> beam.Flatten()
+    separability = (branches | "Separability" >> MeasureSeparability() if issubclass(family.record_type, SEPARABLE)
+                    else p | "NoSeparability" >> beam.Create([]))
     {
         "shards": branches | "Shards" >> WriteShards(config.shards, family.record_type),
         "dead_letters": dead | "DeadLetters" >> WriteDeadLetters(config.shards),
         "counts": counts,
         "stats": stats,
         "exports": exports,
+        "separability": separability,
     } | "Stage" >> StageSummary(config.output)
