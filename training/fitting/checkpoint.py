@@ -59,7 +59,7 @@ def load_meta(directory: str) -> dict:
             config = json.load(f)
         return config["entailgen"] | {"encoder_config": config["encoder"]}
     except (OSError, ValueError, KeyError, TypeError):
-        if os.path.isfile(os.path.join(directory, DETECTOR_JSON)):  # issue 62: say what opens it
+        if os.path.isfile(os.path.join(directory, DETECTOR_JSON)):  # a detector dir: say what opens it
             raise EncoderError(f"{directory} is a detector dir (its members score together): open it with "
                                f"Detector({directory!r}), not as one model")
         raise EncoderError(f"{directory} is not an entailgen model (no readable {CONFIG} written by `entailgen train`)")

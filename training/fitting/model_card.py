@@ -119,7 +119,7 @@ def write_card(model_dir: str) -> str:
             lines += benchmark_section(result)
             continue
         lines += [f"## Evaluation on {result['dataset_name']} ({result['split']} split)", "", metrics_table(result), ""]
-        if result.get("precision"):  # evaluations before issue 41 name none (they were fp32)
+        if result.get("precision"):  # evaluations older than --precision name none (they were fp32)
             lines += [f"Scored in {result['precision']} (`--precision`).", ""]
         if "sentence" in result:
             s = result["sentence"]

@@ -1,4 +1,4 @@
-"""A trained model dir opened once (issue 63): its config read, its files checked against the sha256 its training
+"""A trained model dir opened once: its config read, its files checked against the sha256 its training
 recorded and its weights against the config, a single time at the top, then handed as one object to every layer that
 scores with it (the CLI, Detector, DocumentScorer, the pair / DAE scorers, the score cache, Beam's handlers), so none
 of them reads or hashes the dir again."""

@@ -1,4 +1,4 @@
-"""ONNX Runtime as a scorer's runtime on CPU (issue 41): a runtime adapter, kept apart from the model code (as Beam's
+"""ONNX Runtime as a scorer's runtime on CPU: a runtime adapter, kept apart from the model code (as Beam's
 RunInference keeps its framework handlers apart from the models). A trained model (encoder and head, as
 training.fitting.models builds it) is exported once to ONNX with torch's TorchScript exporter, its BERT subgraphs fused
 (onnxruntime.transformers.optimizer: the embeddings with their LayerNorm, attention, LayerNorm with the residual add,

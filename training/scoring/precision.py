@@ -1,4 +1,4 @@
-"""The numbers a scorer's model computes in (issue 41): fp32, or int8 dynamic quantization of the encoder's linear
+"""The numbers a scorer's model computes in (`--precision`): fp32, or int8 dynamic quantization of the encoder's linear
 layers on CPU (weights int8 per tensor, each batch's activations quantized on the fly), whose matmuls run at 2-3x
 fp32's rate; the feed-forward's down projections stay fp32 (int8_layers). It buys speed with a small drift of
 P(entailed) from fp32's, so a user asks for it: auto never picks it.

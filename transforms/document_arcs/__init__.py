@@ -1,2 +1,2 @@
-"""Document-scale arc data (issue 64): hypotheses whose words are a document's own, labelled arc by arc against the
+"""Document-scale arc data: hypotheses whose words are a document's own, labelled arc by arc against the
 SummaC block a document scorer sees, by DAE §4's rule generalised to a document."""

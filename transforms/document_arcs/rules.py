@@ -1,4 +1,4 @@
-"""The four rules of issue 64 as pure functions on a parsed document's sentences: each returns the Hypothesis it
+"""The four document-arcs rules as pure functions on a parsed document's sentences: each returns the Hypothesis it
 made (labels.py labels its arcs), or raises Unchanged with the reason it found nothing to make.
 
 1. evidence_removal: a document sentence against its context with the sentences that support it taken out (the DAE
