@@ -40,7 +40,8 @@ def options(args) -> DocumentArcsOptions:
 
 
 def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
-    """Documents -> labelled hypotheses; the split context is the document, so one document never spans two splits."""
+    """Documents -> labelled hypotheses; the split context is the hash of the document's text, so one document never
+    spans two splits, wherever and however often the input holds it."""
     opts: DocumentArcsOptions = config.family or DocumentArcsOptions()
     documents, not_used = select(sources, Document, "document-arcs")
     made = documents | "DocumentArcs" >> MakeDocumentArcs(
@@ -49,7 +50,7 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
     return FamilyOutput(
         records=examples,
         dead=made[DEAD],
-        context=lambda row: row.source_id,
+        context=lambda row: row.document_id,
         skipped=(made[SKIPPED], not_used) | "Skipped" >> beam.Flatten(),
         stats={"arc_labels": examples | "Tally" >> beam.Map(tally)
                | "ArcLabelStats" >> beam.CombineGlobally(ArcLabelStats())},

@@ -112,6 +112,7 @@ class ArcExample:
     beam_score: Optional[float] = None
     label: Optional[int] = None  # sentence-level label (the paper's sentence-level variant); None at arc level
     split: Optional[str] = None
+    document_id: Optional[str] = None  # document-arcs: the hash of the document's text, its split context
 
 
 @dataclass(frozen=True)

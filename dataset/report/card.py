@@ -113,6 +113,8 @@ FIELD_NOTES_BY_TYPE = {
         "beam_rank": "the hypothesis's rank in the beam, 1 best; null for gold and augmented rows",
         "beam_score": "the generator's score for the hypothesis; null when it has none",
         "label": "sentence-level variant only: 1 entailed, 0 not entailed; null at the arc level",
+        "document_id": "for the document-arcs kinds, content hash of the hypothesis's document (it also assigns the "
+                       "split: a document given twice is one document); else null",
     },
     "RtePair": {
         "label": "entailed or not-entailed",

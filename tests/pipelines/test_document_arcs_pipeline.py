@@ -2,12 +2,15 @@
 byte-identical shards in-process and with two worker processes, rows pyarrow / pandas read and the DAE trainer
 featurises as it does dae rows, the manifest's per-rule arc labels, and one-line refusals of bad options."""
 import json
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
 from entailgen.runners.cli import main
 from dataset_bytes import files
+
+SAMPLES = Path(__file__).resolve().parents[2] / "samples"
 
 DOCUMENTS = [
     {"id": "d1", "text": "Leeds beat Hull on Saturday. The old man gave the young boy a book in Leeds.\n\n"
@@ -16,6 +19,8 @@ DOCUMENTS = [
      "highlights": "Tom Hale closed a shop."},
     {"id": "short", "text": "Too short."},
     {"id": "c1", "text": "Anna Berg won.", "claim": "Anna Berg won.", "label": "CORRECT"},
+    {"id": "d1-again", "text": "  Leeds beat Hull on Saturday.   The old man gave the young boy a book in Leeds.\n \n"
+                               "Anna Berg opened a large office in Leeds.\nAnna Berg is the new mayor.\n"},  # d1 again
 ]
 
 
@@ -33,18 +38,20 @@ def run(tmp_path_factory):
 
 
 def test_documents_read_are_with_output_plus_skipped_plus_dead(run):
-    """Six lines: two documents with rows, the short one and the labelled claim skipped, the bad line dead."""
+    """Six lines: two documents with rows, the short one, the labelled claim and the second copy of d1 (whitespace
+    apart) skipped, the bad line dead."""
     _, _, _, manifest, rows = run
     counts = manifest["counts"]
-    assert counts["read"] == {"docs.jsonl": 5}
+    assert counts["read"] == {"docs.jsonl": 6}
     assert counts["dead_by_stage"] == {"read:MalformedJson": 1}
     assert (counts["units_with_output"], counts["skipped_by_source"], counts["units_dead"]) == (
-        {"docs.jsonl": 2}, {"docs.jsonl": 2}, {"docs.jsonl": 1})
+        {"docs.jsonl": 2}, {"docs.jsonl": 3}, {"docs.jsonl": 1})
     assert counts["skipped_by_reason"] == {
-        "document-arcs:NotUsed:LabelledClaim": 1, "document_arcs:NoExample": 1,
+        "document-arcs:NotUsed:LabelledClaim": 1, "document_arcs:NoExample": 1, "document_arcs:DuplicateDocument": 1,
         **{f"document_arcs:{rule}:NoSentenceOf6Words": 1 for rule in (
             "evidence_removal", "recombination", "restatement", "extrinsic_attachment")}}
-    assert len({r["source_id"] for r in rows}) == 2
+    assert {r["source_id"] for r in rows} == {"docs.jsonl:1", "docs.jsonl:2"}  # the first copy of d1 is kept
+    assert len({r["id"] for r in rows}) == len(rows)
 
 
 def test_every_rule_makes_rows_labelled_against_a_block_of_its_document(run):
@@ -97,6 +104,32 @@ def test_two_worker_processes_write_the_same_bytes(run):
     for other in (files(again), files(two)):
         assert one.keys() == other.keys()
         assert [k for k in one if one[k] != other[k]] == []
+
+
+def test_a_document_is_in_one_split_wherever_and_however_often_the_input_holds_it(tmp_path):
+    """Four documents, two of them given twice: the split follows the document's text, so no row repeats, no document
+    is in two splits, each later copy is a counted DuplicateDocument skip, and renaming the file moves nothing."""
+    lines = [line for line in (SAMPLES / "documents.jsonl").read_text().splitlines() if '"claim"' not in line][:4]
+    again = [json.dumps({"text": "  " + json.loads(lines[i]).get("text", json.loads(lines[i]).get("article"))
+                         .replace(". ", ".  ") + "\n"}) for i in (0, 2)]
+    splits = {}
+    for name in ("a.jsonl", "renamed.jsonl"):
+        path, out = tmp_path / name, tmp_path / f"out-{name}"
+        path.write_text("\n".join(lines[:2] + again[:1] + lines[2:] + again[1:]) + "\n")
+        assert main(["run", "document-arcs", "--input", str(path), "--output", str(out), "--quiet",
+                     "--splits", "train=0.5,test=0.5"]) == 0
+        manifest = json.loads((out / "manifest.json").read_text())
+        rows = [r for s in manifest["shards"] for r in pq.read_table(out / s["path"]).to_pylist()]
+        assert manifest["counts"]["skipped_by_reason"]["document_arcs:DuplicateDocument"] == 2
+        assert sorted({r["source_id"].split(":")[1] for r in rows}) == ["1", "2", "4", "5"]  # lines 3, 6: copies
+        assert len({r["id"] for r in rows}) == len(rows)
+        by_document = {}
+        for r in rows:
+            by_document.setdefault(r["document_id"], set()).add(r["split"])
+        assert len(by_document) == 4 and all(len(s) == 1 for s in by_document.values())
+        splits[name] = {r["id"]: r["split"] for r in rows}
+    assert splits["a.jsonl"] == splits["renamed.jsonl"]
+    assert set(splits["a.jsonl"].values()) == {"train", "test"}
 
 
 def test_bad_options_are_one_line_and_exit_2(tmp_path, capsys):

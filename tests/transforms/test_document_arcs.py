@@ -14,7 +14,8 @@ from entailgen.transforms.document_arcs import rules
 from entailgen.schemas.records import Arc
 from entailgen.transforms.document_arcs.labels import (PremiseView, arc_label, hypothesis_label, label_hypothesis,
                                                        touches_change)
-from entailgen.transforms.document_arcs.make import DocumentArcsConfig, document_hypotheses, label_document
+from entailgen.transforms.document_arcs.make import (DocumentArcsConfig, document_hypotheses, document_key,
+                                                     label_document, later_copies)
 
 OLD_MAN = "The old man gave the young boy a book."
 
@@ -277,3 +278,16 @@ def test_a_document_a_rule_fails_on_is_one_dead_letter_and_the_others_go_on(docu
         ("t:2", "document_arcs", "IndexError", "span out of range")]
     rows = [o for o in out if not isinstance(o, TaggedOutput)]
     assert rows and {r.source_id for r in rows} == {"t:1"}
+
+
+def test_a_document_is_known_by_its_text_not_by_where_it_is_or_how_it_is_spaced():
+    first = Document("a.jsonl:1", "a.jsonl", "Leeds beat Hull.  Anna won.\n\nTom lost.")
+    again = Document("b.jsonl:7", "b.jsonl", " Leeds beat Hull. Anna won.\n \nTom lost.\n")
+    assert document_key(first) == document_key(again)
+    assert document_key(first) != document_key(Document("a.jsonl:2", "a.jsonl", "Leeds beat Hull. Anna won. Tom lost."))
+
+
+def test_every_copy_but_the_first_by_file_and_line_is_a_duplicate():
+    units = [("a.jsonl", "a.jsonl:10"), ("b.jsonl", "b.jsonl:1"), ("a.jsonl", "a.jsonl:9"), ("a.jsonl", "a.jsonl:9")]
+    assert later_copies("k", units) == [(("a.jsonl", "a.jsonl:10"), "k"), (("b.jsonl", "b.jsonl:1"), "k")]
+    assert later_copies("k", [("a.jsonl", "a.jsonl:3")]) == []

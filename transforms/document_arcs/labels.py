@@ -127,7 +127,8 @@ def label_hypothesis(sentences: Sequence[Sentence], hypothesis: Hypothesis, toke
     generator = f"{GENERATOR}:{hypothesis.rule}:{hypothesis.variant}"
     return ArcExample(id=content_id(generator, document_id, premise, hypothesis.text), premise=premise,
                       hypothesis=hypothesis.text, hypothesis_tokens=[t.text for t in tokens], arcs=arcs,
-                      kind=hypothesis.rule, generator=generator, source=source, source_id=source_id)
+                      kind=hypothesis.rule, generator=generator, source=source, source_id=source_id,
+                      document_id=document_id)
 
 
 def hypothesis_label(example: ArcExample) -> Optional[int]:

@@ -12,7 +12,10 @@ from apache_beam import pvalue
 
 from entailgen.schemas.ids import content_id, seeded_rng
 from entailgen.schemas.records import ArcExample, DeadLetter, Skipped, Token, dead_letter
-from entailgen.transforms.claims.claims import ClaimsConfig, ParsedDocument, parse_document, texts_to_parse
+from entailgen.schemas.sources import Document
+from entailgen.transforms.claims.blocks import document_text, paragraphs
+from entailgen.transforms.claims.claims import (ClaimsConfig, ParsedDocument, document_id, parse_document,
+                                                texts_to_parse)
 from entailgen.transforms.claims.transformations import Unchanged
 from entailgen.transforms.document_arcs.labels import (EVIDENCE_REMOVAL, EXTRINSIC, RECOMBINATION, RESTATEMENT,
                                                        RULES, Hypothesis, hypothesis_label, label_hypothesis)
@@ -25,6 +28,7 @@ from entailgen.transforms.retry import isolate_failures
 STAGE = "document_arcs"
 DEAD, SKIPPED = "dead", "skipped"
 GRANULARITY = "2sents"  # the premise blocks: what a document scorer compares a summary sentence with
+DUPLICATE = "DuplicateDocument"  # a later copy of a document already read: its rows would repeat the first copy's
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,31 @@ class DocumentArcsConfig:
 
 def _skip(doc: ParsedDocument, stage: str, reason: str) -> Skipped:
     return Skipped(doc.record.source, doc.record.source_id, stage, reason)
+
+
+def document_key(record: Document) -> str:
+    """A document's identity and split context: the hash of its normalised text, whatever file or line holds it."""
+    return document_id(document_text(paragraphs(record.text)))
+
+
+def unit_order(unit: tuple[str, str]) -> tuple:
+    """Where a unit (source, source_id) stands in its input: by file, then line number (file:9 before file:10)."""
+    source, source_id = unit
+    where = source_id.rsplit(":", 1)[-1]
+    return source, not where.isdigit(), int(where) if where.isdigit() else 0, source_id
+
+
+def later_copies(key: str, units: Iterable[tuple[str, str]]) -> list[tuple[tuple[str, str], str]]:
+    """(unit, document key) of every copy of one document but the first: each is a duplicate, left out."""
+    return [(unit, key) for unit in sorted(set(units), key=unit_order)[1:]]
+
+
+def distinct(record: Document, duplicates: dict) -> Iterator:
+    """The document, or its DuplicateDocument skip when it is a later copy of a document already read."""
+    if (record.source, record.source_id) in duplicates:
+        yield pvalue.TaggedOutput(SKIPPED, Skipped(record.source, record.source_id, STAGE, DUPLICATE))
+    else:
+        yield record
 
 
 def make_one(rule: str, doc: ParsedDocument, index: int, donors: Sequence[Donor], config: DocumentArcsConfig
@@ -182,15 +211,22 @@ class _LabelDocuments(beam.DoFn):
 
 
 class MakeDocumentArcs(beam.PTransform):
-    """Document -> ArcExample ('examples'), Skipped ('skipped'), DeadLetter ('dead'): parse, collect the run's donor
-    phrases (a bounded, seeded pool), then make and label each document's hypotheses."""
+    """Document -> ArcExample ('examples'), Skipped ('skipped'), DeadLetter ('dead'): keep one copy of each document
+    (a later copy is a DuplicateDocument skip), parse, collect the run's donor phrases (a bounded, seeded pool), then
+    make and label each document's hypotheses."""
 
     def __init__(self, parser: ParserConfig, config: DocumentArcsConfig, batch_size: int = 16):
         super().__init__()
         self.parser, self.config, self.batch_size = parser, config, batch_size
 
     def expand(self, documents):
-        parsed = (documents
+        duplicates = (documents
+                      | "Units" >> beam.Map(lambda d: (document_key(d), (d.source, d.source_id)))
+                      | "ByDocument" >> beam.GroupByKey()  # units only: the texts stay where they are
+                      | "LaterCopies" >> beam.FlatMapTuple(later_copies))
+        documents = documents | "Distinct" >> beam.FlatMap(distinct, beam.pvalue.AsDict(duplicates)).with_outputs(
+            SKIPPED, main="documents")
+        parsed = (documents.documents
                   | "Batch" >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size)
                   | "Parse" >> beam.ParDo(_ParseDocuments(self.parser)).with_outputs(DEAD, main="documents"))
         seed = self.config.seed
@@ -202,4 +238,5 @@ class MakeDocumentArcs(beam.PTransform):
                 | "Label" >> beam.ParDo(_LabelDocuments(self.parser, self.config), donors=beam.pvalue.AsSingleton(
                     donors)).with_outputs(SKIPPED, DEAD, main="examples"))
         dead = (parsed[DEAD], made[DEAD]) | "Dead" >> beam.Flatten()
-        return {"examples": made.examples, SKIPPED: made[SKIPPED], DEAD: dead}
+        skipped = (documents[SKIPPED], made[SKIPPED]) | "Skipped" >> beam.Flatten()
+        return {"examples": made.examples, SKIPPED: skipped, DEAD: dead}
