@@ -22,20 +22,22 @@ from entailgen.dataset.report import write_report
 from entailgen.dataset.shard import join_path, remove_runs
 
 
-def start_build(output: str, kind: str, recipe: Optional[dict] = None) -> str:
+def start_build(output: str, kind: str, recipe: Optional[dict] = None, start_over: Optional[str] = None) -> str:
     """The sibling folder the run builds in, marked as entailgen's (and as a `kind`) first; a leftover of an
     interrupted run is said and replaced, or, for a resumable build (a recipe), kept when it was building the same
-    kind from the same recipe (called with the writer lock held: no other writer is building it)."""
+    kind from the same recipe, unless its caller found nothing in it to go on from (start_over: the line that says
+    so and what is discarded). Called with the writer lock held: no other writer is building it."""
     partial = sibling(output, PARTIAL)
     marker = {"entailgen_version": entailgen.__version__, "output": output, "kind": kind,
               **({"recipe": recipe} if recipe is not None else {})}
     if FileSystems.exists(partial):
         left = read_marker(partial)
-        if recipe is not None and {k: left.get(k) for k in ("kind", "recipe")} == {"kind": kind, "recipe": recipe}:
+        if recipe is not None and start_over is None and \
+                {k: left.get(k) for k in ("kind", "recipe")} == {"kind": kind, "recipe": recipe}:
             print(f"entailgen: resuming the interrupted build of {output} (what it finished is kept)",
                   file=sys.stderr)
             return partial
-        print(f"entailgen: a previous run into {output} was interrupted; starting over", file=sys.stderr)
+        print(start_over or f"entailgen: a previous run into {output} was interrupted; starting over", file=sys.stderr)
         FileSystems.delete([partial])
     FileSystems.mkdirs(partial)
     write_json(partial, MARKER, marker)
@@ -83,16 +85,17 @@ def swap_in(partial: str, output: str) -> None:
 
 @contextmanager
 def publish(output: str, kind: str, *, inputs: Sequence[str] = (), overwrite: bool = False,
-            recipe: Optional[dict] = None):
+            recipe: Optional[dict] = None, start_over: Optional[str] = None):
     """The marked sibling folder a job writing a `kind` ('dae dataset', 'scores dataset', 'model dir', 'Conv head')
     builds in, swapped in for output once the block completes; on any failure (or KeyboardInterrupt: the CLI turns
     Ctrl-C and SIGTERM into one) it is deleted and what was at output stays as it was. The writer lock is held
     throughout, and the output policy (output.check_output: --overwrite replaces only an output of the same kind) is
     checked once it is held, as another writer may have finished meanwhile. A resumable build (a recipe: what it is
-    built from) keeps its folder on failure, and a later build of the same recipe goes on in it."""
+    built from) keeps its folder on failure, and a later build of the same recipe goes on in it (start_over: unless
+    its caller found nothing there to go on from; start_build)."""
     with writer_lock(output):
         check_output(output, kind, inputs, overwrite)
-        partial = start_build(output, kind, recipe)
+        partial = start_build(output, kind, recipe, start_over)
         try:
             yield partial
         except BaseException:

@@ -157,6 +157,27 @@ def test_resume_of_another_recipe_or_of_nothing_is_refused_in_one_line(toy, tiny
     assert main(argv(toy, tmp_path / "new", tiny_encoder, "--resume")) == 2
     assert capsys.readouterr().err == f"entailgen: error: --resume: no interrupted training of {tmp_path / 'new'} " \
                                       "to resume\n"
+    # one option changed, without --resume: it starts over, naming the option and what it discards
+    assert main(argv(toy, output, tiny_encoder, "--overwrite", "--epochs", "1")) == 0
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"entailgen: the interrupted build of {output} trained another recipe (epochs differs); starting over, "
+        "discarding its checkpoint at step 8")
+
+
+def test_a_build_killed_before_its_first_checkpoint_starts_over_and_resume_refuses_it(toy, tiny_encoder, tmp_path,
+                                                                                    capsys):
+    output = tmp_path / "m"
+    one_epoch = ["--epochs", "1"]  # 6 steps; the first checkpoint would be at step 4
+    assert run_stopped(argv(toy, output, tiny_encoder, *one_epoch), 3, "kill").returncode == -signal.SIGKILL
+    assert build_folder(output).is_dir() and not list(build_folder(output).glob("checkpoints/step-*"))
+    assert main(argv(toy, output, tiny_encoder, *one_epoch, "--resume")) == 2
+    assert capsys.readouterr().err == (
+        f"entailgen: error: --resume: the interrupted build of {output} holds no complete checkpoint to go on from "
+        "(it stopped before its first); leave out --resume to start over\n")
+    assert main(argv(toy, output, tiny_encoder, *one_epoch)) == 0
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"entailgen: the interrupted build of {output} stopped before its first checkpoint; starting over")
+    assert "resumed" not in json.loads((output / "train.json").read_text())
 
 
 def test_a_damaged_checkpoint_is_refused_in_one_line_and_nothing_is_deleted(toy, tiny_encoder, tmp_path, capsys):
@@ -176,6 +197,9 @@ def test_a_damaged_checkpoint_is_refused_in_one_line_and_nothing_is_deleted(toy,
             f"move {build_folder(output)} away to train from the start\n")
         assert files_under(output.parent) == before  # the old model and the build folder, byte for byte
     assert main(argv(toy, output, tiny_encoder, "--overwrite", "--no-resume")) == 0  # starts over, as asked
+    assert capsys.readouterr().err.splitlines()[0] == (
+        f"entailgen: --no-resume: starting over; the interrupted build of {output} is discarded with its checkpoint "
+        "at step 8 (damaged)")
     assert not build_folder(output).exists()
 
 

@@ -26,8 +26,8 @@ from entailgen.training.fitting.model_card import write_card
 from entailgen.training.fitting.models import DAE, PAIR, build_model, forward, loss_of, to_device
 from entailgen.training.fitting.processes import (MIXED_PRECISIONS, accelerator_for, in_groups, shares,
                                                   updates_per_epoch)
-from entailgen.training.fitting.resume import (clear, has_checkpoint, latest, load, load_best, read_state,
-                                               recipe_difference, recipe_of, save, save_best)
+from entailgen.training.fitting.resume import (CheckpointError, clear, has_checkpoint, latest, load, load_best,
+                                               read_state, recipe_difference, recipe_of, save, save_best)
 from entailgen.transforms.views import CLAIM_VIEWS, DEFAULT_CLAIM_VIEW, pair_examples, pairs_per_row
 
 TRAIN_JSON = "train.json"
@@ -213,8 +213,8 @@ def train(dataset: str | Sequence[str], output: str, options: TrainOptions = Tra
 
     check_output(output, MODEL_DIR, overwrite=overwrite)  # before the data is read and the encoder loads
     recipe = recipe_of(*_provenance(dataset), options, accelerator.num_processes)
-    _check_resume(output, sibling(output, PARTIAL), recipe, resume)
-    with publish(output, MODEL_DIR, overwrite=overwrite, recipe=recipe) as building:
+    start_over = _check_resume(output, sibling(output, PARTIAL), recipe, resume)
+    with publish(output, MODEL_DIR, overwrite=overwrite, recipe=recipe, start_over=start_over) as building:
         try:
             if resume is False:
                 clear(building)  # --no-resume: the build's own checkpoints, not a file of the user's
@@ -243,20 +243,47 @@ def _provenance(dataset: str | Sequence[str]) -> tuple[list[str], list[str]]:
             [manifest_sha256(d) for d in datasets])
 
 
-def _check_resume(output: str, partial: str, recipe: dict, resume: Optional[bool]) -> None:
-    """Before the build starts, in one line: --resume without an interrupted training of this recipe to go on from,
-    and a damaged checkpoint of this recipe that would be gone on from (unless --no-resume)."""
+def _check_resume(output: str, partial: str, recipe: dict, resume: Optional[bool]) -> Optional[str]:
+    """Before the build starts, in one line: --resume without an interrupted training of this recipe to go on from
+    (or one stopped before its first checkpoint), and a damaged checkpoint of this recipe that would be gone on from
+    (unless --no-resume). Returns the line an interrupted build not gone on from is discarded with: why, and what it
+    held (None: gone on from, or nothing there)."""
     from entailgen.dataset.publish import read_marker
 
     left = read_marker(partial) if os.path.isdir(partial) else {}
+    model = left.get("kind") == "model dir"
+    parts = recipe_difference(left.get("recipe") or {}, recipe) if model else "its kind"
+    other = None if left.get("recipe") == recipe else f"trained another recipe ({_differ(parts)})"
+    found = latest(partial) if left else None
     if resume and not left:
         raise ValueError(f"--resume: no interrupted training of {output} to resume")
-    if resume and (left.get("kind") != "model dir" or left.get("recipe") != recipe):
-        what = recipe_difference(left.get("recipe") or {}, recipe) if left.get("kind") == "model dir" else "its kind"
-        raise ValueError(f"--resume: the interrupted build of {output} trained another recipe ({what} differ); "
-                         "leave out --resume to start over")
-    if resume is not False and left.get("recipe") == recipe and latest(partial):
-        read_state(latest(partial), recipe, partial)  # CheckpointError: damaged
+    if resume and other:
+        raise ValueError(f"--resume: the interrupted build of {output} {other}; leave out --resume to start over")
+    if resume and not found:
+        raise ValueError(f"--resume: the interrupted build of {output} holds no complete checkpoint to go on from (it "
+                         "stopped before its first); leave out --resume to start over")
+    if resume is not False and not other and found:
+        read_state(found, recipe, partial)  # CheckpointError: damaged
+        return None
+    if not model:  # nothing, or another command's build: the publish step says it replaces it
+        return None
+    held = f"its checkpoint at step {int(os.path.basename(found).split('-')[1])}" if found else ""
+    if resume is False:
+        if found and not other:
+            try:
+                read_state(found, recipe, partial)
+            except CheckpointError:
+                held += " (damaged)"
+        return f"entailgen: --no-resume: starting over; the interrupted build of {output} is discarded" + (
+            f" with {held}" if held else "")
+    reason = other or "stopped before its first checkpoint"
+    return f"entailgen: the interrupted build of {output} {reason}; starting over" + (
+        f", discarding {held}" if held else "")
+
+
+def _differ(parts: str) -> str:
+    """'lr differs', 'epochs, lr differ'."""
+    return f"{parts} {'differ' if ', ' in parts else 'differs'}"
 
 
 def fit(dataset: str | Sequence[str], output: str, options: TrainOptions, *, accelerator=None) -> Optional[dict]:
