@@ -117,3 +117,63 @@ def test_a_summary_without_a_content_arc_is_said_of_the_summary_not_a_hypothesis
     assert [s.unscorable for s in explained.sentences] == ["the summary sentence has no content arc to score", None]
     with pytest.raises(Unscorable, match=r"^the hypothesis has no content arc to score$"):  # a pair: its hypothesis
         DaeScorer(str(dae_model)).score(DOCUMENT, "Yes.")
+
+
+def generators():
+    """The rows as a caller may hand them over: a generator, an iterator, a map over lines, each walkable once."""
+    return [(row for row in ROWS), iter(ROWS), map(tuple, ROWS)]
+
+
+def test_every_row_scorer_entry_point_answers_each_row_of_a_generator_in_order(pair_model, dae_model,  # noqa: F811
+                                                                                detector):
+    """score_many, score_documents, scored, explained and explain_many of every row scorer: one answer per row of any
+    iterable, as for the list (a scorer walks its rows several times: a generator gave [] before)."""
+    said = [(t, m) for _, t, m in BAD]
+    for scorer in (DocumentScorer(str(dae_model)), DocumentScorer(str(pair_model)),
+                   EnsembleScorer([DocumentScorer(str(pair_model)), DocumentScorer(str(dae_model))]),
+                   Detector(str(detector))):
+        alone = scorer.score_many([(DOCUMENT, SUMMARY)])[0]
+        for rows in generators():
+            results = scorer.score_many(rows)
+            assert results[0] == pytest.approx(alone, abs=2e-6) and reasons(results[1:]) == said, scorer
+        for rows in generators():
+            assert scorer.score_documents(rows) == [pytest.approx(alone, abs=2e-6)] + [0.0] * len(BAD)
+        for rows in generators():
+            results = scorer.scored(rows)
+            assert results[0]["score"] == pytest.approx(alone, abs=2e-6) and reasons(results[1:]) == said
+        for rows in generators():
+            explained = scorer.explain_many(rows)
+            assert explained[0].score == pytest.approx(alone, abs=2e-6) and reasons(explained[1:]) == said
+        for rows in generators():
+            explained = scorer.explained(rows)
+            assert explained[0][0]["score"] == pytest.approx(alone, abs=2e-6) and reasons(explained[1:]) == said
+
+
+def test_every_pair_scorer_entry_point_answers_each_pair_of_a_generator_in_order(pair_model, dae_model,  # noqa: F811
+                                                                                 detector):
+    premise = "the man likes a park"
+    pairs = [(premise, "a man likes"), ("", ""), (premise, "a dog likes a park")]
+    for scorer in (PairScorer(str(pair_model)), DaeScorer(str(dae_model)), Detector(str(detector))):
+        method = scorer.pair_scores if isinstance(scorer, Detector) else scorer.score_many
+        results = method(iter(pairs))
+        assert len(results) == 3 and reasons(results[1:2]) == [("MissingField", "no text in premise, hypothesis")]
+        assert all(0.0 < float(r if isinstance(r, float) else r["score"]) < 1.0 for r in (results[0], results[2]))
+    scored = PairScorer(str(pair_model)).scored_many(p for p in pairs)
+    assert [type(r).__name__ for r in scored] == ["dict", "Unscorable", "dict"]
+
+
+def test_a_detectors_pair_scores_give_bad_benchmark_text_its_unscorable(detector):
+    """Detector.pair_scores (rank19's sentences, TRUE's one-sentence groundings) by the API's one bad-text rule: a
+    text with no word, a NUL or a lone surrogate is that pair's Unscorable (0.0 and counted in the report), not a
+    member's guess (the pair member scored "?!" alone, the DAE member finding no arc)."""
+    from entailgen.training.benchmarks.true import TrueRow, model_scores
+
+    premise = "The man likes a park."
+    results = Detector(str(detector)).pair_scores([(premise, "A man likes a park."), (premise, "?!"),
+                                                   (premise, "A man\x00 likes."), ("The \ud800 man.", "A man likes.")])
+    assert 0.0 < results[0] < 1.0
+    assert reasons(results[1:]) == [("NoWords", "no word in hypothesis"),
+                                    ("BadEncoding", "hypothesis has a NUL character"),
+                                    ("BadEncoding", "premise has a lone surrogate, not writable as UTF-8")]
+    scores, long = model_scores([TrueRow(premise, "...", 0, "q2.csv line 2")], Detector(str(detector)))
+    assert long == [False] and reasons(scores) == [("NoWords", "no word in hypothesis")]

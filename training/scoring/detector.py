@@ -12,14 +12,14 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Optional, Sequence, Union
+from typing import Iterable, Optional, Sequence, Union
 
 from entailgen.training.fitting.model_dir import ModelDir
 from entailgen.training.scoring.document_scorer import DocumentScorer, EnsembleScorer
 from entailgen.training.fitting.encoder import EncoderError
 from entailgen.training.scoring.score_modes import E, ScoreMode
 from entailgen.training.scoring.summac import CONV, ZS, ensemble_score, load_conv
-from entailgen.training.scoring.unscorable import Unscorable
+from entailgen.training.scoring.unscorable import PAIR_FIELDS, Unscorable, checked_rows, given_rows
 from entailgen.transforms.parser import ParserConfig
 
 DETECTOR_JSON = "detector.json"  # dataset.output.DETECTOR_JSON: written last, so a dir without it is no detector
@@ -115,15 +115,20 @@ class Detector(EnsembleScorer):
         self.directory = opened.directory
         self.parser = self.members[0].parser
 
+    @given_rows
     def scored(self, rows: Sequence[tuple[str, str]]) -> list:
         """The members' results joined (EnsembleScorer.scored), each saying how its score was made ('conv+zs' where a
         member scored by its Conv head)."""
         how = "conv+zs" if any(self.heads.values()) else ZS
         return [r if isinstance(r, Unscorable) else {**r, "aggregation": how} for r in super().scored(rows)]
 
-    def pair_scores(self, pairs: Sequence[tuple[str, str]]) -> list:
+    def pair_scores(self, pairs: Iterable[tuple[str, str]]) -> list:
         """Each (premise, hypothesis)'s members' scores joined as a row's are (mean log-odds), or the first member's
-        Unscorable where none could score it."""
+        Unscorable where none could score it; a pair whose texts no model can read (unscorable.unscorable_text, the
+        rule of every other entry point) gets its Unscorable, never a member's guess."""
+        return checked_rows(pairs, PAIR_FIELDS, self._joined_pair_scores)
+
+    def _joined_pair_scores(self, pairs: list[tuple[str, str]]) -> list:
         by_member = [m.pair_scores(pairs) for m in self.members]
         return [ensemble_score(good) if (good := [s for s in scores if not isinstance(s, Unscorable)]) else scores[0]
                 for scores in zip(*by_member)]

@@ -21,7 +21,8 @@ from entailgen.training.scoring.score_modes import E, ScoreMode
 from entailgen.training.scoring.scorers import PairScores, model_pair_scores
 from entailgen.training.scoring.summac import (AGGREGATIONS, CONV, ZS, conv_scores, ensemble_score, load_conv,
                                                model_checksums, zs_score)
-from entailgen.training.scoring.unscorable import DOCUMENT_FIELDS, Unscorable, checked_rows, every_scored, only_result
+from entailgen.training.scoring.unscorable import (DOCUMENT_FIELDS, Unscorable, checked_rows, every_scored, given_rows,
+                                                   only_result)
 from entailgen.transforms.claims.blocks import GRANULARITIES, blocks_of, document_text, paragraphs, sentences_of
 from entailgen.transforms.parser import Parser, ParserConfig
 
@@ -65,10 +66,12 @@ class RowScorer:
     def scored(self, rows: Sequence[tuple[str, str]]) -> list:
         raise NotImplementedError
 
+    @given_rows
     def score_many(self, rows: Sequence[tuple[str, str]]) -> list:
         """Score or Unscorable per (document, summary), in order."""
         return [score_of(r) for r in self.scored(rows)]
 
+    @given_rows
     def explained(self, rows: Sequence[tuple[str, str]], rule: WordRule = WordRule()) -> list:
         """Per (document, summary): (its scored() result, its Explanation), or its Unscorable, in order."""
         return self.explained_by_rules(rows, [rule])[0]
@@ -77,6 +80,7 @@ class RowScorer:
         """Per word rule, per row: what explained() gives, the rows scored once for every rule."""
         raise NotImplementedError
 
+    @given_rows
     def explain_many(self, rows: Sequence[tuple[str, str]], rule: WordRule = WordRule()) -> list:
         """Per (document, summary): its Explanation (training.scoring.explain: every summary word's unsupported,
         every sentence's score and supporting block), or its Unscorable, in order."""
@@ -86,6 +90,7 @@ class RowScorer:
         """Where one summary goes wrong: its Explanation (Unscorable raised)."""
         return only_result(self.explain_many([(document, summary)], rule))
 
+    @given_rows
     def score_documents(self, rows: Sequence[tuple[str, str]]) -> list[float]:
         """One score per (document, summary), an unscorable row 0.0 (every_scored: the benchmark's rule, so a score
         here is the score `evaluate --benchmark` uses); score_many keeps the reason."""
@@ -151,6 +156,7 @@ class DocumentScorer(RowScorer):
         """split_rows of the rows (documents[i], summaries[i])."""
         return self.split_rows(list(zip(documents, summaries)))
 
+    @given_rows
     def split_rows(self, rows: Sequence[tuple[str, str]]) -> list:
         """(blocks, summary sentences) per (document, summary), or the Unscorable of a row whose texts the score job
         would dead-letter (unscorable.unscorable_text: not text, blank, no word, a lone surrogate or a NUL), each such
@@ -179,6 +185,7 @@ class DocumentScorer(RowScorer):
         """What split() depends on: scorers with the same key split rows alike (an ensemble splits once)."""
         return self.granularity, self.parser_config
 
+    @given_rows
     def scored(self, rows: Sequence[tuple[str, str]], split: Optional[list] = None) -> list:
         """Per (document, summary): {blocks, summary_sentences, matrix, sentence_scores (each sentence's best block),
         score}, or the Unscorable saying why not; all cells of all rows are scored in one batched call. `split`: the
@@ -217,6 +224,7 @@ class DocumentScorer(RowScorer):
             r["score"] = score
         return out
 
+    @given_rows
     def evidence(self, rows: Sequence[tuple[str, str]], split: Optional[list] = None) -> list:
         """Per row: (its scored() result, a SentenceEvidence per summary sentence: its score, its best block and, for
         a DAE model, its arcs against that block), or the row's Unscorable; the arcs are the ones scored() just
@@ -240,6 +248,7 @@ class DocumentScorer(RowScorer):
                             else SentenceEvidence(s, r["dropped"][s]) for s in summary]))
         return out
 
+    @given_rows
     def explained_by_rules(self, rows: Sequence[tuple[str, str]], rules: Sequence[WordRule]) -> list[list]:
         """explained() once per word rule, the rows scored once."""
         evidence = self.evidence(rows)
@@ -276,12 +285,14 @@ class EnsembleScorer(RowScorer):
     def __init__(self, members: Sequence[DocumentScorer]):
         self.members = list(members)
 
+    @given_rows
     def by_model(self, rows: Sequence[tuple[str, str]]) -> list[list]:
         """Each model's DocumentScorer.scored results of the rows, one list per model; the rows are parsed once for
         all the models that split them alike."""
         splits = self.splits(rows)
         return [m.scored(rows, splits[m.split_key()]) for m in self.members]
 
+    @given_rows
     def splits(self, rows: Sequence[tuple[str, str]]) -> dict:
         """split_key -> the rows' split, made once for all the models that split them alike."""
         splits: dict = {}
@@ -290,11 +301,13 @@ class EnsembleScorer(RowScorer):
                 splits[m.split_key()] = m.split_rows(rows)
         return splits
 
+    @given_rows
     def scored(self, rows: Sequence[tuple[str, str]]) -> list:
         """Per (document, summary): the models' results joined (blocks, summary_sentences, sentence_scores, score),
         or the Unscorable of a row no model could score."""
         return [joined(results) for results in zip(*self.by_model(rows))]
 
+    @given_rows
     def explained_by_rules(self, rows: Sequence[tuple[str, str]], rules: Sequence[WordRule]) -> list[list]:
         """Per rule, per row: (the models' results joined, the Explanation joining each word over the models that
         scored it), or the Unscorable of a row no model could score."""

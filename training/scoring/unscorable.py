@@ -4,8 +4,9 @@ scored 0.0 and counted, never dropped. No torch here, so the benchmark evaluator
 loading a model."""
 from __future__ import annotations
 
+import functools
 import re
-from typing import Callable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence
 
 from entailgen.transforms.io.base import Reject, writable
 
@@ -46,10 +47,26 @@ def unscorable_text(values: Sequence, fields: Sequence[str]) -> Optional[Unscora
     return None
 
 
-def checked_rows(rows: Sequence, fields: Sequence[str], score: Callable[[list], list]) -> list:
+def listed(rows: Iterable) -> list:
+    """The rows as a list, walked once: a scorer walks its rows more than once (checked, split, each member's turn,
+    zipped with the results), and a generator or iterator walked twice gives nothing the second time."""
+    return rows if isinstance(rows, list) else list(rows)
+
+
+def given_rows(method):
+    """A scorer method whose rows (its first argument) may be any iterable (a list, a generator, a file's lines
+    mapped): listed once where they enter, so every row gets its answer, in order, never silently none."""
+    @functools.wraps(method)
+    def taking(self, rows, *args, **kwargs):
+        return method(self, listed(rows), *args, **kwargs)
+    return taking
+
+
+def checked_rows(rows: Iterable, fields: Sequence[str], score: Callable[[list], list]) -> list:
     """score(the rows whose texts can be scored) with each other row's Unscorable (unscorable_text) in its place, in
     order: one bad row is that row's answer, never an exception that loses the batch. A row that is not a tuple of
     len(fields) values is the caller's mistake: TypeError at once, before anything is scored."""
+    rows = listed(rows)
     for row in rows:
         if not isinstance(row, (tuple, list)) or len(row) != len(fields):
             raise TypeError(f"each row is a ({', '.join(fields)}) tuple, got {str(row)[:60]!r}")
