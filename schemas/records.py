@@ -16,7 +16,7 @@ THREE_WAY = ("entailment", "neutral", "contradiction")
 # (§5.3's four, then entailgen's span deletion and dialogue phrases), each written once here.
 GENERATED_KINDS = ("gold", "identity", "top1", "bottom")
 AUGMENTED_KINDS = ("word_swap", "synonym", "hallucination", "overlap", "span_deletion", "dialogue")
-# The document-arcs family's four rules (issue 64): hypotheses against a block of their own document.
+# The document-arcs family's four rules: hypotheses against a block of their own document.
 DOCUMENT_KINDS = ("evidence_removal", "recombination", "restatement", "extrinsic_attachment")
 ARC_KINDS = GENERATED_KINDS + AUGMENTED_KINDS + DOCUMENT_KINDS
 

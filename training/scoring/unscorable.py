@@ -87,5 +87,5 @@ def only_result(results: list):
 def every_scored(results: Sequence) -> list[float]:
     """A score for every row, an Unscorable one 0.0 (the lowest: inconsistent at any threshold that finds a row
     inconsistent): a benchmark figure covers every row, as the paper's, so a row is never dropped, and raising after a
-    long scoring run lost it all (issue 42); evaluate_benchmark counts them."""
+    long scoring run would lose it all; evaluate_benchmark counts them."""
     return [0.0 if isinstance(r, Unscorable) else r for r in results]

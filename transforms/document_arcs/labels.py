@@ -17,7 +17,7 @@ from entailgen.transforms.claims.blocks import Sentence
 from entailgen.transforms.label import ENTAILED_ARC, NOT_ENTAILED_ARC
 
 GENERATOR = "document_arcs"
-# The four rules (issue 64), each its own ArcExample kind.
+# The four document-arcs rules, each its own ArcExample kind.
 RULES = DOCUMENT_KINDS
 EVIDENCE_REMOVAL, RECOMBINATION, RESTATEMENT, EXTRINSIC = RULES
 
