@@ -2,6 +2,7 @@
 the README's / claims page's ("Leeds beat Hull", "Anna Berg, the new mayor, opened a large office in Leeds."): for
 each rule the arcs that must be 1, 0 and unlabelled (None), parsed by the session's spaCy parser."""
 import dataclasses
+import json
 import random
 
 import pytest
@@ -291,3 +292,17 @@ def test_every_copy_but_the_first_by_file_and_line_is_a_duplicate():
     units = [("a.jsonl", "a.jsonl:10"), ("b.jsonl", "b.jsonl:1"), ("a.jsonl", "a.jsonl:9"), ("a.jsonl", "a.jsonl:9")]
     assert later_copies("k", units) == [(("a.jsonl", "a.jsonl:10"), "k"), (("b.jsonl", "b.jsonl:1"), "k")]
     assert later_copies("k", [("a.jsonl", "a.jsonl:3")]) == []
+
+
+def test_control_characters_in_a_document_neither_join_its_sentences_nor_reach_a_row(document):
+    """A document read with BEL, ESC and a form feed between its sentences splits into its four sentences, none of
+    which holds a control character (the reader reads them as spaces, as it does for every family)."""
+    from entailgen.transforms.io.documents import document_record
+    from entailgen.transforms.io.base import ReaderConfig
+
+    line = json.dumps({"text": "Anna Berg opened a large office in Leeds.\u0007The old mayor said it was a good day."
+                               "\u001bTom Hale closed a small shop in Cardiff.\u000cThe shop sold old books."})
+    doc = document(document_record(line, "t", "t:1", ReaderConfig()).text)
+    assert [s.text for s in doc.sentences] == ["Anna Berg opened a large office in Leeds.",
+                                               "The old mayor said it was a good day.",
+                                               "Tom Hale closed a small shop in Cardiff.", "The shop sold old books."]

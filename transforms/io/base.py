@@ -11,6 +11,9 @@ from entailgen.schemas.records import DeadLetter, dead_letter
 STAGE = "read"
 UNDECODABLE_MARK = b"\xed\xb3\xbf"  # U+DCFF written with surrogatepass: what encoding.py puts for undecodable bytes
 DEAD = "dead"
+# Control characters (C0 and C1, DEL) but tab, line feed and carriage return: BEL, ESC, form feed... are read as
+# spaces. NUL is not among them: a NUL means the file is not text of its encoding (BadEncoding, see writable).
+CONTROLS_AS_SPACES = {c: " " for c in (*range(1, 0x20), 0x7F, *range(0x80, 0xA0)) if chr(c) not in "\t\n\r"}
 
 
 @dataclass(frozen=True)
@@ -95,16 +98,22 @@ def read_line_units(lines: Iterable[bytes], source: str, config: ReaderConfig, p
 
 
 def checked_text(value: object, name: str, config: ReaderConfig) -> str:
-    """A text field, stripped: a string that is neither blank nor longer than config.max_chars."""
+    """A text field, stripped, control characters as spaces: a string neither blank nor longer than config.max_chars."""
     if not isinstance(value, str):
         raise Reject("BadField", f"{name} is {type(value).__name__}, not a string")
-    text = value.strip()
+    text = controls_as_spaces(value).strip()
     if not text:
         raise Reject("EmptyText", f"{name} is empty")
     writable(text, name)
     if len(text) > config.max_chars:
         raise Reject("TooLong", f"{name} has {len(text)} characters > max {config.max_chars}")
     return text
+
+
+def controls_as_spaces(text: str) -> str:
+    """The text with its control characters read as spaces: a terminal's BEL or ESC, a page's form feed are no words,
+    and kept they would stop sentence splitting (a "sentence" spanning three) and reach premises verbatim."""
+    return text.translate(CONTROLS_AS_SPACES)
 
 
 def json_object(text: str) -> dict:

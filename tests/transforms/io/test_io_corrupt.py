@@ -1,4 +1,5 @@
 """Each deliberately corrupted file: exactly the expected records and dead letters (reason, line), none lost."""
+import json
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,15 @@ def test_latin1_files_read_with_the_configured_encoding():
     out = list(read_file(str(CORRUPT / "corrupt_gmb.csv"), "gmb", ReaderConfig(encoding="latin-1")))
     zurich = next(r for r in out if r.source_id == "corrupt_gmb.csv:11")
     assert zurich.tokens == ["Z\u00fcrich", "today"] and zurich.tags == ["B-geo", "B-tim"]
+
+
+def test_control_characters_are_read_as_spaces_and_a_nul_stays_bad_encoding(tmp_path):
+    """BEL, ESC, form feed (and DEL, a C1 control) inside a text are no words: read as spaces, tab and line breaks
+    kept; a text of control characters alone is empty; NUL is still BadEncoding."""
+    path = tmp_path / "docs.jsonl"
+    path.write_text("\n".join(json.dumps(d) for d in (
+        {"text": "Anna won.\u0007Tom lost.\u001bIt rained.\u000cThe end.\u007f\u0085Yes.\tNo.\n\nNext."},
+        {"text": "\u0007\u001b\u000c"}, {"text": "Anna\u0000won."})) + "\n")
+    first, blank, nul = read_file(str(path), "documents-jsonl")
+    assert first.text == "Anna won. Tom lost. It rained. The end.  Yes.\tNo.\n\nNext."
+    assert (blank.error_type, nul.error_type) == ("EmptyText", "BadEncoding")
