@@ -9,7 +9,8 @@ from entailgen.runners.cli import UsageError
 
 
 def _fetch(args) -> int:
-    from entailgen.training.benchmarks.fetch import MIRROR, MIRROR_ENV, FetchError, FetchOptions, fetch, summary_line
+    from entailgen.training.benchmarks.fetch import (MIRROR, FetchError, FetchOptions, chosen_mirror, fetch,
+                                                      summary_line)
     from entailgen.training.benchmarks.sources import BENCHMARKS
 
     if args.from_dir is not None and args.mirror is not None:
@@ -19,9 +20,10 @@ def _fetch(args) -> int:
     if not args.deadline > 0:
         raise UsageError(f"--deadline {args.deadline:g}: give seconds above 0")
     say = (lambda line: None) if args.quiet else (lambda line: print(line, file=sys.stderr, flush=True))
-    options = FetchOptions(mirror=args.mirror or os.environ.get(MIRROR_ENV) or MIRROR, from_dir=args.from_dir,
-                           overwrite=args.overwrite, deadline=args.deadline, progress=say)
     try:
+        mirror = chosen_mirror(args.mirror) if args.from_dir is None else MIRROR  # --from: no mirror read
+        options = FetchOptions(mirror=mirror, from_dir=args.from_dir, overwrite=args.overwrite, deadline=args.deadline,
+                               progress=say)
         record = fetch(BENCHMARKS[args.name], args.to, options)
     except FetchError as e:
         raise UsageError(str(e))

@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import functools
 import gzip
+import hashlib
 import http.server
 import json
 import re
@@ -396,6 +397,17 @@ def test_a_mirror_that_is_not_a_url_is_one_line(tmp_path, capsys, mirror, said):
     assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
+def test_a_mirror_variable_that_is_not_a_url_is_named_as_the_variable(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("ENTAILGEN_BENCHMARK_MIRROR", "notaurl")
+    code, _, err = fetched(capsys, "rank19", "--to", str(tmp_path / "r"))
+    assert code == 2 and err == ("entailgen: error: ENTAILGEN_BENCHMARK_MIRROR=notaurl: not a URL (http://HOST/..., "
+                                 "https://HOST/... or file:///FOLDER serving {owner/repo}/{commit}/{path})")
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+    hand = write_by_hand(tmp_path / "downloads", "rank19")  # --from reads no mirror: the variable is not in the way
+    assert fetched(capsys, "rank19", "--to", str(tmp_path / "r"), "--from", str(hand), "--quiet")[:2] == (
+        0, str(tmp_path / "r"))
+
+
 def test_random_bytes_are_said_to_be_the_wrong_content(tmp_path, capsys, monkeypatch):
     unpinned(monkeypatch, "rank19")
     with answering(body=bytes(range(128, 256)) * 4, announce=512) as url:
@@ -411,8 +423,9 @@ def test_random_bytes_are_said_to_be_the_wrong_content(tmp_path, capsys, monkeyp
     lambda b: codecs.BOM_UTF16_LE + b.decode().encode("utf-16-le"), lambda b: codecs.BOM_UTF8 + b,
     lambda b: gzip.compress(codecs.BOM_UTF16_BE + b.decode().encode("utf-16-be"), mtime=0)],
     ids=["gzip", "utf-16-bom", "utf-8-bom", "gzipped-utf-16"])
-def test_gzip_and_a_bom_are_read_as_the_text_they_hold(tmp_path, capsys, monkeypatch, encode):
-    unpinned(monkeypatch, "spans")
+def test_gzip_and_a_bom_are_read_as_the_text_they_hold(tmp_path, capsys, encode):
+    """A copy of a pinned file gzipped, in UTF-16 or with a BOM (by hand or from a mirror): its text is decoded first
+    and the pin checked on it (the pin is of the text the repository holds), its own bytes recorded beside."""
     hand = write_by_hand(tmp_path / "downloads", "spans")
     csv_file = hand / "hallucination_annotations_xsum_summaries.csv"
     plain = csv_file.read_bytes()
@@ -422,6 +435,33 @@ def test_gzip_and_a_bom_are_read_as_the_text_they_hold(tmp_path, capsys, monkeyp
     assert (code, err) == (0, "")
     assert (to / "hallucination_annotations_xsum_summaries.csv").read_bytes() == plain
     assert csv_file.read_bytes() == encode(plain)  # the user's copy as it was
+    source = json.loads((to / "fetch.json").read_text())["sources"][0]
+    assert (source["sha256"], source["text_sha256"]) == (hashlib.sha256(encode(plain)).hexdigest(),
+                                                         hashlib.sha256(plain).hexdigest())
+    root = write_mirror(tmp_path / "mirror", ["spans"])
+    served = BENCHMARKS["spans"].files[0]
+    (root / served.repo / served.commit / served.path).write_bytes(encode(plain))
+    with serving(root) as url:
+        code, out, err = fetched(capsys, "spans", "--to", str(tmp_path / "mirrored"), "--mirror", url, "--quiet")
+    assert (code, err) == (0, "")
+    assert (tmp_path / "mirrored" / "hallucination_annotations_xsum_summaries.csv").read_bytes() == plain
+
+
+@pytest.mark.parametrize("encode, read_as", [
+    (lambda b: gzip.compress(b, mtime=0), "gzip"),
+    (lambda b: gzip.compress(codecs.BOM_UTF16_LE + b.decode().encode("utf-16-le"), mtime=0), "gzip and UTF-16")],
+    ids=["gzip", "gzipped-utf-16"])
+def test_a_gzip_or_utf16_copy_of_other_text_is_refused_saying_how_it_was_read(tmp_path, capsys, encode, read_as):
+    hand = write_by_hand(tmp_path / "downloads", "rank19")
+    changed = (hand / "summary_pairs.json").read_bytes().replace(b"Paris", b"Rome")
+    (hand / "summary_pairs.json").write_bytes(encode(changed))
+    code, _, err = fetched(capsys, "rank19", "--to", str(tmp_path / "r"), "--from", str(hand))
+    pinned = BENCHMARKS["rank19"].files[0].sha256
+    assert code == 2 and err == (
+        f"entailgen: error: {hand / 'summary_pairs.json'}: sha256 {hashlib.sha256(encode(changed)).hexdigest()} "
+        f"({read_as}, its text's sha256 {hashlib.sha256(changed).hexdigest()}), not the pinned {pinned} of "
+        "tagoyal/dae-factuality@a7d8805 resources/summary_pairs.json (a changed or damaged file)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["downloads"]
 
 
 def test_a_damaged_gzip_file_is_one_line(tmp_path, capsys, monkeypatch):

@@ -24,7 +24,7 @@ import urllib.parse
 import urllib.request
 import zlib
 from dataclasses import dataclass, field
-from typing import Callable, Optional, Sequence
+from typing import Callable, Mapping, Optional, Sequence
 
 import entailgen
 from entailgen.training.benchmarks.files import BenchmarkError, csv_rows
@@ -35,6 +35,7 @@ RECORD = "fetch.json"  # what a fetch writes last into DIR: its sources (URL, sh
 MARKER = ".entailgen-fetch"  # written first into the .incomplete folder: a leftover one is fetch's to replace
 INCOMPLETE = ".incomplete"
 BINARY = (".xlsm", ".xlsx")  # source files read as bytes (workbooks); every other one is text
+AS_GIVEN = "as given"  # a source's bytes before gzip or a BOM is read (decoded)
 
 
 class FetchError(ValueError):
@@ -103,12 +104,25 @@ def sha256_of(path: str) -> str:
     return h.hexdigest()
 
 
-def check_mirror(mirror: str) -> None:
-    """FetchError in one line for a --mirror that is not a URL a download can use."""
+def check_mirror(mirror: str, said: str = "") -> None:
+    """FetchError in one line for a mirror that is not a URL a download can use, named as the user gave it (`said`:
+    '--mirror URL' unless another)."""
     parts = urllib.parse.urlsplit(mirror)
     if parts.scheme not in ("http", "https", "file") or (parts.scheme != "file" and not parts.netloc):
-        raise FetchError(f"--mirror {mirror}: not a URL (http://HOST/..., https://HOST/... or file:///FOLDER serving "
-                         "{owner/repo}/{commit}/{path})")
+        raise FetchError(f"{said or f'--mirror {mirror}'}: not a URL (http://HOST/..., https://HOST/... or "
+                         "file:///FOLDER serving {owner/repo}/{commit}/{path})")
+
+
+def chosen_mirror(given: Optional[str], environ: Mapping[str, str] = os.environ) -> str:
+    """The mirror a fetch downloads from: --mirror, else $ENTAILGEN_BENCHMARK_MIRROR, else raw.githubusercontent.com;
+    FetchError in one line naming the flag or the variable that gave one that is not a URL."""
+    if given is not None:
+        check_mirror(given)
+        return given
+    if environ.get(MIRROR_ENV):
+        check_mirror(environ[MIRROR_ENV], f"{MIRROR_ENV}={environ[MIRROR_ENV]}")
+        return environ[MIRROR_ENV]
+    return MIRROR
 
 
 def download(url: str, path: str, timeout: float, ends_at: float = float("inf"),
@@ -153,33 +167,44 @@ def download(url: str, path: str, timeout: float, ends_at: float = float("inf"),
                          f"connection was cut); fetch again{hint.replace('; give', ', or give')}")
 
 
-def as_text(path: str, said: str, into: str) -> str:
-    """The path of path's text as UTF-8: itself when it is, else a decoded copy in `into` (gzip undone; UTF-16 and
-    UTF-8 read by their BOM); FetchError naming `said` when the bytes are not text at all (the wrong file)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    raw = data
+def decoded(data: bytes, said: str) -> tuple[str, list[tuple[str, bytes]]]:
+    """(the text a text source's bytes hold; each form the bytes took on the way, (how, bytes): as given, then
+    gunzipped, then the text as UTF-8 where a BOM or UTF-16 was read): gzip undone, UTF-16 and UTF-8 read by their
+    BOM, so the pin can be checked on the text; FetchError naming `said` when the bytes are not text at all (the wrong
+    file)."""
+    forms = [(AS_GIVEN, data)]
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error) as e:
             raise FetchError(f"{said}: a damaged gzip file ({e})")
+        forms.append(("gzip", data))
     try:
         if data[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-            text = data.decode("utf-16")
+            text, how = data.decode("utf-16"), "UTF-16"
         else:
-            text = data.decode("utf-8-sig")
+            text, how = data.decode("utf-8-sig"), "UTF-8 with a BOM" if data.startswith(codecs.BOM_UTF8) else ""
     except UnicodeDecodeError:
         raise FetchError(f"{said}: its content is not text (neither UTF-8, UTF-16 with a BOM nor either gzipped): "
                          "a wrong or damaged file") from None
-    if data is raw and not data.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return path  # UTF-8 already
+    if how:
+        forms.append((how, text.encode("utf-8")))
+    return text, forms
+
+
+def as_text(path: str, said: str, into: str) -> tuple[str, list[tuple[str, bytes]]]:
+    """(the path of path's text as UTF-8: itself when it is, else a decoded copy in `into`; the forms its bytes took,
+    as decoded() gives them)."""
+    with open(path, "rb") as f:
+        text, forms = decoded(f.read(), said)
+    if len(forms) == 1:
+        return path, forms  # UTF-8 already
     folder = os.path.join(into, str(len(os.listdir(into))))  # the file's own name kept: some converters read it
     os.makedirs(folder)
     copy = os.path.join(folder, os.path.basename(path))
     with open(copy, "w", encoding="utf-8", newline="") as f:
         f.write(text)
-    return copy
+    return copy, forms
 
 
 def find_by_hand(folder: str, file: RemoteFile) -> Optional[str]:
@@ -196,14 +221,22 @@ def find_by_hand(folder: str, file: RemoteFile) -> Optional[str]:
                      "one to use")
 
 
-def checked(file: RemoteFile, path: str, said: str) -> dict:
-    """The record of one source file (where from, sha256, size); FetchError when its sha256 is pinned and differs."""
+def checked(file: RemoteFile, path: str, said: str, forms: Sequence[tuple[str, bytes]] = ()) -> dict:
+    """The record of one source file (where from, sha256, size; for a copy read through gzip or a BOM, how and its
+    text's sha256); FetchError when its sha256 is pinned and neither its bytes nor a form they took on the way
+    (forms: decoded()'s; a gzip or UTF-16 copy of the pinned file holds its text) has it."""
     digest = sha256_of(path)
-    if file.sha256 is not None and digest != file.sha256:
-        raise FetchError(f"{said}: sha256 {digest}, not the pinned {file.sha256} of {file.repo}@{file.commit[:7]} "
-                         f"{file.path} (a changed or damaged file)")
-    return {"path": file.path, "from": said, "sha256": digest, "bytes": os.path.getsize(path),
-            "sha256_pinned": file.sha256 is not None}
+    record = {"path": file.path, "from": said, "sha256": digest, "bytes": os.path.getsize(path),
+              "sha256_pinned": file.sha256 is not None}
+    read = [how for how, _ in forms[1:]]
+    digests = [hashlib.sha256(data).hexdigest() for _, data in forms[1:]]
+    if read:
+        record.update(read_as=", ".join(read), text_sha256=digests[-1])
+    if file.sha256 is not None and file.sha256 not in (digest, *digests):
+        text = f" ({' and '.join(read)}, its text's sha256 {digests[-1]})" if read else ""
+        raise FetchError(f"{said}: sha256 {digest}{text}, not the pinned {file.sha256} of {file.repo}@"
+                         f"{file.commit[:7]} {file.path} (a changed or damaged file)")
+    return record
 
 
 def by_hand(folder: str, files: Sequence[RemoteFile]) -> dict[str, str]:
@@ -224,8 +257,8 @@ def gather(benchmark: Benchmark, options: FetchOptions, downloads: str) -> tuple
     local, records = {}, []
     given = by_hand(options.from_dir, benchmark.files) if options.from_dir is not None else {}
     ends_at = time.monotonic() + options.deadline
-    decoded = os.path.join(downloads, "text")
-    os.makedirs(decoded)
+    texts = os.path.join(downloads, "text")
+    os.makedirs(texts)
     for file in benchmark.files:
         if options.from_dir is not None:
             path = said = given[file.path]
@@ -235,8 +268,9 @@ def gather(benchmark: Benchmark, options: FetchOptions, downloads: str) -> tuple
             path = os.path.join(downloads, str(len(local)), file.name)  # its own name: some converters read it
             options.progress(f"fetching {said}")
             download(said, path, options.timeout, ends_at, options.progress, options.progress_every)
-        records.append(checked(file, path, said))
-        local[file.path] = path if file.path.endswith(BINARY) else as_text(path, said, decoded)
+        text, forms = (path, ()) if file.path.endswith(BINARY) else as_text(path, said, texts)
+        records.append(checked(file, path, said, forms))
+        local[file.path] = text
     return local, records
 
 
