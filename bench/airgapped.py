@@ -89,6 +89,30 @@ def write_stand_ins(folder: Path) -> None:
     shutil.copy(stop_words.__file__, folder / "spacy/lang/en/stop_words.py")
 
 
+def splits(splitter, rows: dict) -> tuple[dict, str]:
+    """(each row's split by its key, in key order: [blocks, summary sentences], or, for a row whose texts no model can
+    read (an empty text: the API's one bad-text rule), its reason as the score cache keeps one; those rows counted by
+    reason in words): a bad row is skipped and counted, never the end of the pack."""
+    from collections import Counter
+
+    from entailgen.training.scoring.cache import cached
+    from entailgen.training.scoring.unscorable import Unscorable
+
+    keys = sorted(rows)
+    split = dict(zip(keys, splitter.split_rows([rows[k] for k in keys])))
+    bad = Counter(part.error_type for part in split.values() if isinstance(part, Unscorable))
+    said = ", ".join(f"{kind} {n}" for kind, n in sorted(bad.items()))
+    return ({k: cached(part) if isinstance(part, Unscorable) else [list(part[0]), list(part[1])]
+             for k, part in split.items()}, f"{sum(bad.values())} unscorable, skipped: {said}" if bad else "")
+
+
+def read_split(path: Path) -> dict:
+    """splits()' split as DocumentScorer.scored takes it: a row pack skipped is its Unscorable (its reason kept)."""
+    from entailgen.training.scoring.cache import restored
+
+    return {k: part if isinstance(part, list) else restored(part) for k, part in read_xz(path).items()}
+
+
 def pack(opts) -> None:
     """Everything the GPU machine cannot make itself, into one folder."""
     from dataclasses import asdict
@@ -108,15 +132,14 @@ def pack(opts) -> None:
     files = [str(opts.summac / f"{s}.json") for s in SETS if (opts.summac / f"{s}.json").is_file()]
     rows, _, _ = recut(read_benchmark(files))
     unique = {row_key((r.document, r.claim)): (r.document, r.claim) for r in rows}
-    keys = sorted(unique)
     splitter = DocumentScorer(None, "sentence", pair_scores=lambda cells: [])  # the parser only
-    split = splitter.split([unique[k][0] for k in keys], [unique[k][1] for k in keys])
-    write_xz(bundle / "split.json.xz", {k: s for k, s in zip(keys, split)})
-    sentences = sorted({s for _, summary in split for s in summary})  # DaeScorer parses each hypothesis
+    split, skipped = splits(splitter, unique)
+    write_xz(bundle / "split.json.xz", split)
+    sentences = sorted({s for part in split.values() if isinstance(part, list) for s in part[1]})  # DaeScorer's
     parsed = Parser(ParserConfig()).tokens(sentences)
     write_xz(bundle / "parsed.json.xz", {s: [asdict(t) for t in tokens] for s, tokens in zip(sentences, parsed)})
     (bundle / "parser.txt").write_text(spacy_model_id())  # the score caches' names hold it (cache_name)
-    log(f"{len(keys)} rows split, {len(sentences)} summary sentences parsed")
+    log(f"{len(unique)} rows split{f' ({skipped})' if skipped else ''}, {len(sentences)} summary sentences parsed")
     with tarfile.open(bundle / "datasets.tar.xz", "w:xz") as tar:
         for name in sorted({MODELS[m][0] for m in opts.models}):
             tar.add(str((opts.work / name).resolve()), arcname=name)
@@ -157,7 +180,7 @@ def run(opts) -> None:
     shutil.copytree(opts.bundle / "encoder", encoder, dirs_exist_ok=True)
     save_file(restored(load_file(str(encoder / "model.safetensors"))), str(encoder / "model.safetensors"),
               metadata={"format": "pt"})
-    split = read_xz(opts.bundle / "split.json.xz")
+    split = read_split(opts.bundle / "split.json.xz")
     parsed = {s: [Token(**t) for t in tokens] for s, tokens in read_xz(opts.bundle / "parsed.json.xz").items()}
 
     class Parsed:
