@@ -53,7 +53,7 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
         context=lambda row: row.document_id,
         skipped=(made[SKIPPED], not_used) | "Skipped" >> beam.Flatten(),
         stats={"arc_labels": examples | "Tally" >> beam.Map(tally)
-               | "ArcLabelStats" >> beam.CombineGlobally(ArcLabelStats())},
+               | "ArcLabelStats" >> beam.CombineGlobally(ArcLabelStats(table_2=False))},
     )
 
 

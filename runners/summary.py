@@ -11,6 +11,8 @@ def _pairs(counts: dict) -> str:
 
 def _stat_text(name: str, value) -> str:
     """A statistic in one line: the DAE and audit baselines spelled out, anything else as short JSON."""
+    if name == "arc_labels" and value.get("labelled_arcs") and "paper_table_2" not in value:  # no §4 kinds
+        return f"{value['labelled_arcs']} labelled arcs, {value['entailed_arc_pct']}% entailed"
     if name == "arc_labels" and value.get("labelled_arcs"):
         paper = value["paper_table_2"]
         section_4 = value.get("table_2_labelled_arcs", value["labelled_arcs"])

@@ -74,6 +74,20 @@ def test_every_rule_makes_rows_labelled_against_a_block_of_its_document(run):
     assert {r["source_id"].rsplit(":", 1)[-1] for r in extrinsic} == {"1", "2"}
 
 
+def test_summary_and_card_name_no_baseline_of_dae_table_2(run):
+    """DAE Table 2's majority and lexical-match baselines are over the §4 kinds, which this family has none of: the
+    stats, the console summary and the card say nothing of them, rather than 'None' or a blank cell."""
+    from entailgen.runners.summary import summary_text
+
+    _, _, out, manifest, _ = run
+    stats = manifest["stats"]["arc_labels"]
+    assert set(stats) == {"examples", "arcs", "sentence_labels", "labelled_arcs", "entailed_arc_pct"}
+    line = next(x for x in summary_text(str(out), manifest).splitlines() if x.startswith("  arc_labels"))
+    assert line == f"  arc_labels  {stats['labelled_arcs']} labelled arcs, {stats['entailed_arc_pct']}% entailed"
+    statistics = (out / "README.md").read_text().split("## Statistics")[1].split("## Known limits")[0]
+    assert "Table 2" not in statistics and "majority" not in statistics.lower() and "| lexical" not in statistics
+
+
 def test_rows_read_with_pandas_and_featurise_for_the_dae_arc_model(run, tmp_path):
     """The trainer's own featuriser takes every row at its default 128 tokens (a block, not a document, is the
     premise), so `entailgen train` trains on them with no option of their own."""

@@ -9,3 +9,9 @@ def test_arc_label_line_names_both_arc_counts():
     assert _stat_text("arc_labels", stats) == (
         "20 labelled arcs (every kind), 65.0% entailed; on the 15 arcs of the §4 kinds majority 80.0, lexical match "
         "60.0 (DAE Table 2: 72.7, 74.2)")
+
+
+def test_arc_label_line_without_table_2_names_no_baseline():
+    """document-arcs has none of the §4 kinds, so its stats hold no Table 2 keys and the line names none."""
+    assert _stat_text("arc_labels", {"labelled_arcs": 275, "entailed_arc_pct": 67.64}) == (
+        "275 labelled arcs, 67.64% entailed")

@@ -210,6 +210,16 @@ def test_stats_count_augmented_kinds_but_compare_table_2_on_section_4_kinds(figu
     assert (out["table_2_labelled_arcs"], out["majority_accuracy"], out["lexical_match_accuracy"]) == (15, 80.0, 60.0)
 
 
+def test_stats_without_table_2_count_labels_and_name_no_baseline(figure3):
+    """Data with no §4 kinds (document-arcs) names no Table 2 baseline: the same counts, no blank accuracy."""
+    combine = ArcLabelStats(table_2=False)
+    acc = combine.create_accumulator()
+    for t in [arc_tally(e) for e in label_arcs(*figure3)]:
+        combine.add_input(acc, t)
+    assert combine.extract_output(acc) == {key: FIG3_STATS[key] for key in (
+        "examples", "arcs", "sentence_labels", "labelled_arcs", "entailed_arc_pct")}
+
+
 def test_stats_of_nothing_have_no_accuracy():
     out = ArcLabelStats().extract_output(ArcLabelStats().create_accumulator())
     assert (out["labelled_arcs"], out["majority_accuracy"], out["lexical_match_accuracy"]) == (0, None, None)
