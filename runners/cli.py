@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 import entailgen
-from entailgen.runners.signals import interruptible
+from entailgen.runners.signals import end_children, interruptible
 from entailgen.schemas.records import RECORD_TYPES  # dataclasses only: `entailgen --help` stays fast
 
 if TYPE_CHECKING:
@@ -372,12 +372,17 @@ def main(argv: Optional[list[str]] = None, *, stage: bool = False) -> int:
         with interruptible():  # Ctrl-C and SIGTERM: a KeyboardInterrupt each command's publish cleans up after
             return args.handler(args)
     except UsageError as e:
-        print(f"entailgen: error: {e}", file=sys.stderr)
+        from entailgen.runners.launch import say  # a launch's processes meet the same refusal: said once
+
+        say(f"entailgen: error: {e}")
         return 2
     except KeyboardInterrupt:
         if stage:
             raise
-        print("entailgen: interrupted", file=sys.stderr)
+        from entailgen.runners.launch import speaks
+
+        if speaks():  # a launch's first process says it
+            print("entailgen: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `entailgen schema X | head`: the reader left; say nothing more
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -409,30 +414,19 @@ def system_error_text(e: BaseException) -> Optional[str]:
     return said.group(1) if said else cause.strerror or str(cause)
 
 
-def _end_children() -> None:
-    """SIGKILL this process's children (Beam's SDK workers): they hold no output of their own. Linux's /proc only."""
-    me = str(os.getpid())
-    for stat in glob.glob("/proc/[0-9]*/stat"):
-        try:
-            with open(stat) as f:
-                parent = f.read().rsplit(")", 1)[1].split()[1]  # after the command name: state, then the parent pid
-            if parent == me:
-                os.kill(int(stat.split("/")[2]), signal.SIGKILL)
-        except (OSError, IndexError, ValueError):
-            pass  # gone meanwhile, or not ours to signal
-
-
 def console() -> None:
     """The `entailgen` console script: main(), then out. After Ctrl-C a multi_processing job's threads (its gRPC
     servers, its workers' handlers) are not daemons and would keep the process alive after the one line: leave now."""
     code = main()
     if code == 130:
-        _end_children()  # multi_processing workers ignore SIGINT; left alone they log the driver's going
+        end_children(patience=0.0)  # what is left (the interrupt ended the SDK workers): nothing outlives us
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)  # the build folder is gone and the lock released already: the `with` blocks have exited
     sys.exit(code)
 
 
-if __name__ == "__main__":
-    console()
+if __name__ == "__main__":  # `python -m` (torchrun, `accelerate launch`, `--processes N`): the package's own module,
+    from entailgen.runners.cli import console as package_console  # whose UsageError the commands raise
+
+    package_console()

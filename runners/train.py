@@ -13,7 +13,7 @@ from entailgen.transforms.flags import finite_float
 
 
 def _train(args) -> int:
-    from entailgen.runners.launch import relaunch
+    from entailgen.runners.launch import left_alone, peer_gone, relaunch
     from entailgen.training.fitting.processes import launched
     from entailgen.training.fitting.data import DatasetError, open_dataset, parse_mix
     from entailgen.training.fitting.encoder import EncoderError
@@ -33,11 +33,15 @@ def _train(args) -> int:
             raise ValueError(f"--processes must be at least 1, got {args.processes}")
         if args.processes > 1 and not launched():  # runners.launch: N of this command, each one of N
             options.check()
-            return relaunch(args.argv, args.processes)
+            return relaunch(args.argv, args.processes, args.output)
         summary = train(args.dataset[0] if len(args.dataset) == 1 else args.dataset, args.output, options,
                         overwrite=args.overwrite, resume=args.resume)
     except (DatasetError, EncoderError, ValueError) as e:
         raise UsageError(str(e))
+    except RuntimeError as e:  # a collective's: another process of the launch died (the OOM killer)
+        if not (launched() and peer_gone(e)):
+            raise
+        return left_alone(e, args.output)
     if summary is None:  # another process of a launch: the first one says what was trained
         return 0
     if not args.quiet:

@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -235,6 +236,89 @@ def test_two_cpu_processes_train_what_one_process_trains_with_their_batches_toge
     for name in a:
         assert torch.allclose(a[name], b[name], rtol=1e-4, atol=1e-5), name
     assert not build_folder(tmp_path / "two").exists()
+
+
+# every process of a launch runs this first (sitecustomize): at a step, the process of a rank is killed, or touches a
+# file and waits there to be killed
+STOP_HOOK = """import os
+if os.environ.get("STOP_AT"):
+    import signal, time
+    import entailgen.training.fitting.trainer as t
+    step, rank, what = os.environ["STOP_AT"].split(":", 2)
+    check = t.stop_if_not_finite
+    def stopping(loss, at, epoch):
+        if at == int(step) and os.environ.get("RANK") == rank:
+            if what == "kill":
+                os.kill(os.getpid(), signal.SIGKILL)
+            open(what, "w").close()
+            time.sleep(300)
+        check(loss, at, epoch)
+    t.stop_if_not_finite = stopping
+"""
+
+
+def children_of(pid: int) -> list[int]:
+    """The processes a process started (Linux's /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if stat.read_text().rsplit(")", 1)[1].split()[1] == str(pid):
+                found.append(int(stat.parent.name))
+        except (OSError, IndexError):
+            pass
+    return found
+
+
+def running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_processes_of_a_launch_refuse_once_die_with_their_launcher_and_a_killed_one_is_said(toy, tiny_encoder,
+                                                                                           tmp_path):
+    (tmp_path / "hook").mkdir()
+    (tmp_path / "hook" / "sitecustomize.py").write_text(STOP_HOOK)
+    env = {**os.environ, "PYTHONPATH": f"{tmp_path / 'hook'}{os.pathsep}{ROOT}", "OMP_NUM_THREADS": "1"}
+    output, cli = tmp_path / "m", [sys.executable, "-m", "entailgen.runners.cli"]
+    # torchrun: a refusal both processes meet is entailgen's one line, once (torchrun adds its own report)
+    done = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", *cli[1:],
+                           *argv(toy, output, tiny_encoder, "--mixed-precision", "bf16", "--device", "cpu")],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.stderr.count("entailgen: error:") == 1 and "UsageError" not in done.stderr, done.stderr
+    assert "entailgen: error: --mixed-precision bf16 is for GPUs; on the CPU training runs in fp32\n" in done.stderr
+    # the launcher of --processes 2 killed at step 5 of 9 (a checkpoint at step 4): its processes die with it
+    reached, log = tmp_path / "reached", tmp_path / "launcher.log"
+    with open(log, "w") as err:
+        launcher = subprocess.Popen([*cli, *argv(toy, output, tiny_encoder, "--processes", "2")], stderr=err,
+                                    env={**env, "STOP_AT": f"5:0:{reached}"})
+    workers: list[int] = []
+    try:
+        while not reached.exists():
+            assert launcher.poll() is None, log.read_text()
+            time.sleep(0.2)
+        workers = children_of(launcher.pid)
+        assert len(workers) == 2
+        launcher.kill()
+        launcher.wait()
+        deadline = time.monotonic() + 20
+        while any(running(p) for p in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [p for p in workers if running(p)]
+    finally:
+        for pid in [launcher.pid, *workers]:
+            if running(pid):
+                os.kill(pid, signal.SIGKILL)
+    assert not output.exists()
+    # the same command goes on from that checkpoint; process 1 killed at step 8 is said in one line
+    done = subprocess.run([*cli, *argv(toy, output, tiny_encoder, "--processes", "2")], env={**env, "STOP_AT": "8:1:kill"},
+                          capture_output=True, text=True, timeout=300)
+    assert (done.returncode, done.stderr.splitlines()) == (1, [
+        f"entailgen: resuming the interrupted build of {output} (what it finished is kept)",
+        "entailgen: error: process 1 of 2 was killed by SIGKILL (the out-of-memory killer sends it when memory runs "
+        "out); the same command goes on from its last checkpoint"])
+    assert not output.exists() and list(build_folder(output).glob("checkpoints/step-*"))
 
 
 def test_mixed_precision_is_for_gpus_and_the_new_numbers_are_checked(toy, tiny_encoder, tmp_path, capsys):
