@@ -186,7 +186,7 @@ def augment(parsed: beam.PCollection, opts: DaeOptions, config: RunConfig) -> tu
 
 
 def tally_every_kind(tallies: beam.PCollection, augmented: list) -> beam.PCollection:
-    """stats.arc_labels over the §4 examples' tallies and every augmented example (issue 12 item 7)."""
+    """stats.arc_labels over the §4 examples' tallies and every augmented example, so the label balance counts every row."""
     augmented_tallies = [examples | f"Tally{i}" >> beam.Map(arc_tally) for i, examples in enumerate(augmented)]
     return ([tallies, *augmented_tallies] | "Tallies" >> beam.Flatten()
             | "ArcLabelStats" >> beam.CombineGlobally(ArcLabelStats()))

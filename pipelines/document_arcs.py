@@ -1,4 +1,4 @@
-"""The document-arcs family (issue 64): documents -> hypotheses whose words are the document's own, labelled arc by
+"""The document-arcs family: documents -> hypotheses whose words are the document's own, labelled arc by
 arc against the SummaC block a document scorer sees (DAE §4's rule generalised to a document), as ArcExample rows
 that `entailgen train` trains the DAE arc model on as it does dae data."""
 from __future__ import annotations
