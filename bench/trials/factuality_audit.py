@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: the help
 from host import describe  # noqa: E402 (bench/host.py)
 from uds import extract, fetch_wheel  # noqa: E402 (bench/uds.py)
 
+
 def main() -> None:
     args = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     args.add_argument("--wheel", type=Path)
