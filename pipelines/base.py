@@ -52,6 +52,7 @@ class FamilyOutput:
     skipped: inputs left out on purpose (each with source, stage, reason), counted so nothing is lost silently.
     stats: name -> CombineFn over the split records, or a one-value PCollection; goes into the manifest's stats.
     exports: name -> PTransform over the split records yielding file infos (path, rows, sha256) for the manifest.
+    counts: ((counter, key), n) the family adds to the manifest's counts (e.g. arcs left out, by reason).
     """
 
     records: beam.PCollection | list[beam.PCollection]
@@ -60,6 +61,7 @@ class FamilyOutput:
     skipped: Optional[beam.PCollection] = None
     stats: dict[str, Any] = field(default_factory=dict)
     exports: dict[str, beam.PTransform] = field(default_factory=dict)
+    counts: Optional[beam.PCollection] = None
 
     @property
     def branches(self) -> tuple[beam.PCollection, ...]:

@@ -17,6 +17,7 @@ from entailgen.transforms.claims.claims import (KNOWN_TRANSFORMATIONS, OPTIONAL,
 from entailgen.transforms.claims.factcc import WriteFactcc
 from entailgen.transforms.generate.model_dir import check_model_dir
 from entailgen.transforms.io.paths import path_option
+from entailgen.transforms.overlap_blind import COUNTS, HELP, SKIPPED, OverlapBlind, OverlapBlindConfig
 
 BACKTRANSLATORS = ("apertium", "hf")
 MAX_CLAIM_TOKENS = 96  # hf back-translator: longest round trip (document sentences are longer than paraphrase inputs)
@@ -37,6 +38,7 @@ class ClaimsOptions:
     pairs: str = "documents"  # "blocks": also one (block, claim) row per block
     export_factcc: bool = False
     round_trip_negatives: bool = False  # the negatives' claims back-translated too (With a Little Push's e-c)
+    overlap_blind: bool = False  # balance labels within each transformation and overlap bin (transforms.overlap_blind)
 
 
 def add_arguments(group) -> None:
@@ -57,6 +59,7 @@ def add_arguments(group) -> None:
     group.add_argument("--round-trip-negatives", action="store_true",
                        help="also back-translate each swapped or negated claim: contradictions worded unlike their "
                             "source sentence, not near-copies of it (a 3-way model's contradiction class for e-c)")
+    group.add_argument("--overlap-blind", action="store_true", help=HELP)
 
 
 def options(args) -> ClaimsOptions:
@@ -81,7 +84,8 @@ def options(args) -> ClaimsOptions:
                          "model")
     return ClaimsOptions(args.granularity, tuple(t for t in KNOWN_TRANSFORMATIONS if t in chosen),
                          args.claims_per_document, not args.no_noise, args.summaries_as_claims, args.backtranslator,
-                         args.model, args.pairs, args.export == "factcc", args.round_trip_negatives)
+                         args.model, args.pairs, args.export == "factcc", args.round_trip_negatives,
+                         args.overlap_blind)
 
 
 def round_trips(claims: beam.PCollection, opts: ClaimsOptions):
@@ -133,6 +137,11 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
         rows.append(trips)
         skipped.append(trip_skipped)
         dead.append(trip_dead)
+    counts = None
+    if opts.overlap_blind:  # before block rows: a claim left out takes its block rows with it
+        blind = tuple(rows) | "OverlapBlind" >> OverlapBlind(OverlapBlindConfig(config.seed))
+        rows, counts = [blind["rows"]], blind[COUNTS]
+        skipped.append(blind[SKIPPED])
     records = list(rows)
     if opts.pairs == "blocks":
         records.append(rows | "DocumentRows" >> beam.Flatten() | "BlockRows" >> beam.FlatMap(block_rows))
@@ -143,6 +152,7 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
         skipped=skipped | "Skipped" >> beam.Flatten(),
         stats={"balance": ClaimBalanceFn(), "audit": ClaimsAuditFn()},
         exports={"factcc": WriteFactcc(config.output)} if opts.export_factcc else {},
+        counts=counts,
     )
 
 

@@ -18,6 +18,7 @@ from entailgen.transforms.generate.model_dir import check_model_dir
 from entailgen.transforms.io.option_files import check_option_file
 from entailgen.transforms.io.paths import path_option
 from entailgen.transforms.label import ArcLabelStats, LabelArcs, LabelConfig, arc_tally
+from entailgen.transforms.overlap_blind import COUNTS, HELP, SKIPPED, OverlapBlind, OverlapBlindConfig
 from entailgen.transforms.parsing import Parse
 
 GENERATORS = ("apertium", "hf", "ct2", "candidates")
@@ -45,6 +46,7 @@ class DaeOptions:
     augment: tuple[str, ...] = ()
     compute_type: str = "auto"  # ct2: auto is int8 on CPU, bfloat16 (or float16) on GPU
     span_cuts: int = 1  # span_deletion: distinct cuts per sentence
+    overlap_blind: bool = False  # balance labels within each kind and overlap bin (transforms.overlap_blind)
 
 
 def add_arguments(group) -> None:
@@ -69,6 +71,7 @@ def add_arguments(group) -> None:
     group.add_argument("--augment", default="", help=f"comma list of {','.join(AUGMENTATIONS)}")
     group.add_argument("--span-cuts", type=int, metavar="N",
                        help="span_deletion: distinct cuts per sentence, each its own example (default 1)")
+    group.add_argument("--overlap-blind", action="store_true", help=HELP)
 
 
 def options(args) -> DaeOptions:
@@ -110,7 +113,8 @@ def options(args) -> DaeOptions:
     return DaeOptions(generator, args.model, args.candidates, args.k, args.bottom, args.level,
                       max_new_tokens, args.batch_tokens, args.bucket_size,
                       None if args.lexical_ranking else "default",
-                      tuple(a for a in AUGMENTATIONS if a in augment), args.compute_type, span_cuts)
+                      tuple(a for a in AUGMENTATIONS if a in augment), args.compute_type, span_cuts,
+                      args.overlap_blind)
 
 
 def generate(xs: beam.PCollection, opts: DaeOptions):
@@ -211,12 +215,19 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
                 | "BySource" >> beam.CoGroupByKey()
                 | "Label" >> LabelArcs(LabelConfig(k=opts.k, bottom=opts.bottom, level=opts.level)))
     augmented, augment_dead = augment(parsed.parsed, opts, config)
+    records, tallies, skipped = [labelled.examples, *augmented], labelled.tallies, [not_pairs, labelled.skipped]
+    counts = None
+    if opts.overlap_blind:  # after labelling and augmenting: the bins span every kind's rows
+        blind = tuple(records) | "OverlapBlind" >> OverlapBlind(OverlapBlindConfig(config.seed))
+        records, tallies, counts = [blind["rows"]], blind["rows"] | "BlindTallies" >> beam.Map(arc_tally), blind[COUNTS]
+        skipped.append(blind[SKIPPED])
     return FamilyOutput(
-        records=[labelled.examples, *augmented],
+        records=records,
         dead=[generated.dead, parsed.dead, labelled.dead, *augment_dead] | "Dead" >> beam.Flatten(),
         context=source_context,
-        skipped=(not_pairs, labelled.skipped) | "Skipped" >> beam.Flatten(),
-        stats={"arc_labels": tally_every_kind(labelled.tallies, augmented)},
+        skipped=skipped | "Skipped" >> beam.Flatten(),
+        stats={"arc_labels": tally_every_kind(tallies, [] if opts.overlap_blind else augmented)},
+        counts=counts,
     )
 
 

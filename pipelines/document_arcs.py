@@ -13,6 +13,8 @@ from entailgen.schemas.sources import Document
 from entailgen.transforms.document_arcs.labels import RULES
 from entailgen.transforms.document_arcs.make import DEAD, SKIPPED, DocumentArcsConfig, MakeDocumentArcs, tally
 from entailgen.transforms.label import ArcLabelStats
+from entailgen.transforms.overlap_blind import COUNTS, HELP, OverlapBlind, OverlapBlindConfig
+from entailgen.transforms.overlap_blind import SKIPPED as BLIND_SKIPPED
 
 
 @dataclass(frozen=True)
@@ -21,11 +23,13 @@ class DocumentArcsOptions:
 
     rules: tuple[str, ...] = RULES
     per_document: int = 2
+    overlap_blind: bool = False  # balance arc labels within each rule and overlap bin (transforms.overlap_blind)
 
 
 def add_arguments(group) -> None:
     group.add_argument("--rules", default=",".join(RULES), help=f"comma list of {','.join(RULES)} (default: all)")
     group.add_argument("--per-document", type=int, default=2, help="hypotheses each rule makes per document")
+    group.add_argument("--overlap-blind", action="store_true", help=HELP)
 
 
 def options(args) -> DocumentArcsOptions:
@@ -36,7 +40,7 @@ def options(args) -> DocumentArcsOptions:
         raise ValueError(f"--rules takes {','.join(RULES)}; got {args.rules!r}")
     if args.per_document < 1:
         raise ValueError(f"--per-document must be at least 1, got {args.per_document}")
-    return DocumentArcsOptions(tuple(r for r in RULES if r in chosen), args.per_document)
+    return DocumentArcsOptions(tuple(r for r in RULES if r in chosen), args.per_document, args.overlap_blind)
 
 
 def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
@@ -46,12 +50,17 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
     documents, not_used = select(sources, Document, "document-arcs")
     made = documents | "DocumentArcs" >> MakeDocumentArcs(
         config.parser, DocumentArcsConfig(seed=config.seed, rules=opts.rules, per_document=opts.per_document))
-    examples = made["examples"]
+    examples, skipped, counts = made["examples"], [made[SKIPPED], not_used], None
+    if opts.overlap_blind:
+        blind = examples | "OverlapBlind" >> OverlapBlind(OverlapBlindConfig(config.seed))
+        examples, counts = blind["rows"], blind[COUNTS]
+        skipped.append(blind[BLIND_SKIPPED])
     return FamilyOutput(
         records=examples,
         dead=made[DEAD],
         context=lambda row: row.document_id,
-        skipped=(made[SKIPPED], not_used) | "Skipped" >> beam.Flatten(),
+        skipped=skipped | "Skipped" >> beam.Flatten(),
+        counts=counts,
         stats={"arc_labels": examples | "Tally" >> beam.Map(tally)
                | "ArcLabelStats" >> beam.CombineGlobally(ArcLabelStats(table_2=False))},
     )

@@ -53,6 +53,7 @@ def build_job(p: beam.Pipeline, config: RunConfig) -> None:
         count_by(dead, "dead_by_stage", lambda d: f"{d.stage}:{d.error_type}"),
         (*branches, dead, skipped) | "CountUnits" >> CountUnits(  # units: with output, skipped or dead
             FileSystems.split(path)[1] for path in config.inputs),
+        *((out.counts,) if out.counts is not None else ()),
     ) | "AllCounts" >> beam.Flatten() | "SumCounts" >> beam.CombinePerKey(sum)
     stats = [_statistic(branches, name, stat) | f"Name {name}" >> beam.Map(lambda v, n=name: (n, v))
              for name, stat in sorted(out.stats.items())]
