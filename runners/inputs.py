@@ -1,6 +1,7 @@
 """Inputs a family cannot use are an error (exit 2), never an empty dataset: checked before the job, and after it."""
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Optional
 
 from apache_beam.io.filesystems import FileSystems
@@ -52,19 +53,50 @@ def usable_samples(family: Family, options: Any, samples: list[str]) -> list[str
     return [path for path in samples if detect_format(path) in family.formats(options)]
 
 
+def dead_reasons(directory: str, manifest: dict, sources: set[str]) -> dict[str, Counter]:
+    """Input name -> how many of its dead units died of each error, from the dataset's dead letters (a unit with
+    letters of two errors counts as both, joined by '+')."""
+    if not manifest.get("dead_letters", {}).get("rows") or not sources:
+        return {}
+    from entailgen.schemas.reader import DEAD_LETTERS, read_dataset  # brings torch's Dataset class: only when needed
+    units: dict[tuple[str, str], set[str]] = {}
+    for row in read_dataset(directory, DEAD_LETTERS):
+        if row["source"] in sources:
+            units.setdefault((row["source"], row["source_id"]), set()).add(row["error_type"])
+    reasons: dict[str, Counter] = {}
+    for (source, _), errors in units.items():
+        reasons.setdefault(source, Counter())["+".join(sorted(errors))] += 1
+    return reasons
+
+
+def counted(reasons: dict[str, int]) -> str:
+    """'TooLong 5, BadEncoding 3': the most frequent first."""
+    return ", ".join(f"{reason} {n}" for reason, n in sorted(reasons.items(), key=lambda item: (-item[1], item[0])))
+
+
+def unit_outcomes(name: str, counts: dict, dead: Counter) -> str:
+    """'8 of 8 units: TooLong 5, BadEncoding 3' for an input that gave no record: why each unit gave none. Skip reasons
+    are counted per run, not per input, so they are named only when no other input has a skipped unit."""
+    read = counts.get("read", {}).get(name, 0)
+    if not read:
+        return "no unit read"
+    dead_units, skipped = counts.get("units_dead", {}).get(name, 0), counts.get("skipped_by_source", {}).get(name, 0)
+    parts = [counted(dead)] if dead else [f"dead {dead_units}"] if dead_units else []
+    if skipped:
+        alone = set(counts.get("skipped_by_source", {})) == {name} and counts.get("skipped_by_reason")
+        parts.append(f"skipped {skipped}" + (f" ({counted(counts['skipped_by_reason'])})" if alone else ""))
+    return f"{dead_units + skipped} of {read} units: {', '.join(parts)}"
+
+
 def unused_inputs(family: Family, config: RunConfig, manifest: dict) -> Optional[str]:
-    """One line naming every input that gave no record (all dead letters or skips), or None when each gave one."""
+    """One line naming every input that gave no record and why, its units' reasons counted; None when each gave one."""
     counts = manifest["counts"]
-    unused = []
-    for path in config.inputs:
-        name = FileSystems.split(path)[1]
-        if counts.get("records_by_source", {}).get(name, 0):
-            continue
-        fmt = config.input_format or detect_format(path)
-        unused.append(f"{name} ({fmt}: {counts.get('read', {}).get(name, 0)} units read, "
-                      f"{counts.get('dead_by_source', {}).get(name, 0)} dead letters, "
-                      f"{counts.get('skipped_by_source', {}).get(name, 0)} skipped)")
+    names = {path: FileSystems.split(path)[1] for path in config.inputs}
+    unused = [path for path, name in names.items() if not counts.get("records_by_source", {}).get(name, 0)]
     if not unused:
         return None
-    return (f"no record {family.name} can use came from {'; '.join(unused)}; {takes(family, config.family)}. "
-            f"The dataset was still written to {config.output}: see its dead letters and skip counts")
+    dead = dead_reasons(config.output, manifest, {names[path] for path in unused})
+    described = [f"{names[path]} ({config.input_format or detect_format(path)}, "
+                 f"{unit_outcomes(names[path], counts, dead.get(names[path], Counter()))})" for path in unused]
+    return (f"no record {family.name} can use came from {'; '.join(described)}. The dataset was still written to "
+            f"{config.output}: see its dead letters and skip counts")

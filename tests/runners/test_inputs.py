@@ -70,11 +70,10 @@ def test_unused_inputs_names_every_file_that_gave_no_record(tmp_path):
     bad.write_text('{"sentence1": "a", "sentence2": "b", "gold_label": "-"}\n')
     config = RunConfig("nli-dialogue", (str(good), str(bad)), "/out")
     counts = {"read": {"a.jsonl": 1, "b.jsonl": 1}, "records_by_source": {"a.jsonl": 2},
-              "dead_by_source": {"b.jsonl": 1}, "skipped_by_source": {}}
-    assert unused_inputs(get_family("nli-dialogue"), config, {"counts": counts}) == (
-        "no record nli-dialogue can use came from b.jsonl (nli-jsonl: 1 units read, 1 dead letters, 0 skipped); "
-        "nli-dialogue takes nli-jsonl, entailgen-dataset. The dataset was still written to /out: see its dead letters "
-        "and skip counts")
+              "dead_by_source": {"b.jsonl": 1}, "units_dead": {"b.jsonl": 1}, "skipped_by_source": {}}
+    assert unused_inputs(get_family("nli-dialogue"), config, {"counts": counts}) == (  # no dead-letter file to read
+        "no record nli-dialogue can use came from b.jsonl (nli-jsonl, 1 of 1 units: dead 1). The dataset was still "
+        "written to /out: see its dead letters and skip counts")
     counts["records_by_source"]["b.jsonl"] = 1
     assert unused_inputs(get_family("nli-dialogue"), config, {"counts": counts}) is None
 
@@ -93,11 +92,25 @@ def test_cli_exits_2_when_every_unit_of_a_file_is_a_dead_letter(tmp_path, capsys
                     '{"sentence1": "A cat naps.", "sentence2": "A cat sleeps.", "gold_label": "?"}\n')
     assert main(["run", "nli-dialogue", "--input", str(path), "--output", str(out), "--quiet"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"entailgen: error: no record nli-dialogue can use came from snli.jsonl (nli-jsonl: 2 units read, "
-                   f"2 dead letters, 0 skipped); nli-dialogue takes nli-jsonl, entailgen-dataset. The dataset was still "
-                   f"written to {out}: "
-                   "see its dead letters and skip counts"]
+    assert err == [f"entailgen: error: no record nli-dialogue can use came from snli.jsonl (nli-jsonl, 2 of 2 units: "
+                   f"BadLabel 2). The dataset was still written to {out}: see its dead letters and skip counts"]
     assert json.loads((out / "manifest.json").read_text())["dead_letters"]["rows"] == 2
+
+
+def test_an_input_of_dead_letters_only_is_refused_with_its_reasons_counted(tmp_path, capsys):
+    """Eight documents, five too long and three with a NUL: the line counts why, per input, not the formats taken;
+    the other input's units are its own (one dead, two skipped, their reasons named: no other input has skips)."""
+    bad, mixed, out = tmp_path / "bad.jsonl", tmp_path / "mixed.jsonl", tmp_path / "out"
+    bad.write_text("".join(json.dumps({"text": text}) + "\n" for text in ["Anna won. " * 5001] * 5 + ["A\u0000B."] * 3))
+    mixed.write_text("{not json\n" + json.dumps({"text": "Anna won.", "claim": "Anna won.", "label": "CORRECT"}) +
+                     "\n" + json.dumps({"text": "Anna Berg won. Tom Hale lost."}) + "\n")
+    assert main(["run", "document-arcs", "--input", str(bad), "--input", str(mixed), "--output", str(out),
+                 "--quiet", "--rules", "restatement"]) == 2
+    assert capsys.readouterr().err == (
+        "entailgen: error: no record document-arcs can use came from bad.jsonl (documents, 8 of 8 units: TooLong 5, "
+        "BadEncoding 3); mixed.jsonl (documents, 3 of 3 units: MalformedJson 1, skipped 2 (document-arcs:NotUsed:"
+        "LabelledClaim 1, document_arcs:NoExample 1, document_arcs:restatement:NoSentenceOf6Words 1)). The dataset "
+        f"was still written to {out}: see its dead letters and skip counts\n")
 
 
 def test_refresh_never_points_latest_at_a_version_an_input_gave_nothing_to(tmp_path, capsys):
@@ -107,7 +120,7 @@ def test_refresh_never_points_latest_at_a_version_an_input_gave_nothing_to(tmp_p
     config.write_text(json.dumps({"name": "n", "pipeline": "recast", "inputs": [str(reviews)],
                                   "root": str(tmp_path / "root"), "options": {"splits": "train=1"}}))
     assert main(["refresh", str(config)]) == 2
-    assert "no record recast can use came from hotels.csv (sentiment-csv: 1 units read, 1 dead letters" in \
+    assert "no record recast can use came from hotels.csv (sentiment-csv, 1 of 1 units: RecastError 1)" in \
         capsys.readouterr().err
     assert not (tmp_path / "root" / "n" / "LATEST").exists()
     assert main(["refresh", str(config)]) == 2  # the built version is not taken for a good one the next time
