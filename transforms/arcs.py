@@ -6,6 +6,8 @@ preposition in between (head -prep-> of -pobj-> object); UD parses mark it with 
 """
 from __future__ import annotations
 
+from typing import Optional, Sequence
+
 from entailgen.schemas.records import Arc, Token
 
 # Relations the paper leaves out (punct, det, case, aux, auxpass, dep, cop, mark) and their spaCy/UD spellings.
@@ -51,6 +53,32 @@ def extract_arcs(tokens: list[Token]) -> list[Arc]:
     arcs = [Arc(h, c, rel, tokens[h].lemma.lower(), tokens[c].lemma.lower())
             for c, (h, rel) in pairs if rel not in EXCLUDED_RELATIONS and h >= 0]
     return sorted(arcs, key=lambda a: (a.child, a.head, a.rel))
+
+
+def children_of(tokens: Sequence[Token]) -> dict[int, list[int]]:
+    """Token position -> its dependents' positions (the root hangs from -1)."""
+    children: dict[int, list[int]] = {}
+    for i, token in enumerate(tokens):
+        children.setdefault(token.head, []).append(i)
+    return children
+
+
+def subtree(children: dict[int, list[int]], root: int) -> set[int]:
+    """The positions of a token and everything that hangs from it (children: position -> its dependents)."""
+    out, stack = set(), [root]
+    while stack:
+        i = stack.pop()
+        if i not in out:
+            out.add(i)
+            stack.extend(children.get(i, ()))
+    return out
+
+
+def span_of(tokens: Sequence[Token], i: int, children: Optional[dict] = None) -> Optional[tuple[int, int]]:
+    """[start, end) of the token's subtree when it is contiguous, else None: a phrase a rule can drop or move whole."""
+    tree = subtree(children if children is not None else children_of(tokens), i)
+    start, end = min(tree), max(tree) + 1
+    return (start, end) if end - start == len(tree) else None
 
 
 def arc_keys(arcs) -> frozenset[tuple[str, str, str]]:

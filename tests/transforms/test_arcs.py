@@ -1,6 +1,6 @@
 """Arc extraction on hand-worked parses: preposition collapse (spaCy and UD styles), conjuncts, excluded relations."""
 from entailgen.schemas.records import Token
-from entailgen.transforms.arcs import arc_keys, extract_arcs
+from entailgen.transforms.arcs import arc_keys, children_of, extract_arcs, span_of
 
 
 def toks(*rows):
@@ -98,3 +98,11 @@ def test_upper_case_prepositions_are_lower_cased_in_the_relation():
     assert keys(spacy_style) == {("talk", "cat", "prep:about")}
     ud_style = toks(("Cats", "cat", -1, "root"), ("In", "in", 2, "case"), ("Paris", "Paris", 0, "nmod"))
     assert keys(ud_style) == {("cat", "paris", "nmod:in")}
+
+
+def test_the_tree_helpers_find_dependents_and_contiguous_subtrees():
+    """Figure 3's parse: "the liquidation of Bluestar" hangs whole from liquidation; a subtree with a gap has no span."""
+    assert children_of(FIGURE3_SPACY) == {-1: [3], 3: [0, 2, 5, 8], 2: [1], 5: [4, 6], 6: [7]}
+    assert (span_of(FIGURE3_SPACY, 5), span_of(FIGURE3_SPACY, 2), span_of(FIGURE3_SPACY, 3)) == ((4, 8), (1, 3), (0, 9))
+    gapped = toks(("old", "old", 2, "amod"), ("saw", "see", -1, "ROOT"), ("man", "man", 1, "nsubj"))
+    assert span_of(gapped, 2) is None and span_of(gapped, 0) == (0, 1)

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from entailgen.schemas.records import Token
+from entailgen.transforms.arcs import children_of, span_of
 from entailgen.transforms.claims.blocks import Entity, Sentence, join, pieces_of
 
 # Entity groups: a mention is only ever replaced by one of its own group (a date never by a number).
@@ -229,24 +230,11 @@ def negation(tokens: Sequence[Token]) -> Edit:
     return Edit(tuple(new), (i, i + 2), (i, i + 1))
 
 
-def _subtree(children: dict[int, list[int]], root: int) -> set[int]:
-    """The positions of a token and everything that hangs from it (children: position -> its dependents)."""
-    out, stack = set(), [root]
-    while stack:
-        i = stack.pop()
-        if i not in out:
-            out.add(i)
-            stack.extend(children.get(i, ()))
-    return out
-
-
 def modifier_spans(tokens: Sequence[Token]) -> list[tuple[int, int]]:
     """[start, end) of each contiguous modifier subtree compression may drop. What stays: "of" phrases, restrictive
     relative clauses, comparatives, modifiers of a number and parts of a name ("the number of deaths", "people who
     smoke", "more united", "about 50", "New York" say more than "the number", "people", "united", "50", "York")."""
-    children: dict[int, list[int]] = {}
-    for i, token in enumerate(tokens):
-        children.setdefault(token.head, []).append(i)
+    children = children_of(tokens)
     spans = []
     for i, token in enumerate(tokens):
         if token.dep not in COMPRESSIBLE or token.head < 0 or token.tag in COMPARED or token.tag.startswith("W") or \
@@ -255,10 +243,10 @@ def modifier_spans(tokens: Sequence[Token]) -> list[tuple[int, int]]:
         head = tokens[token.head]
         if head.tag == "CD" or (token.ner != "O" and token.ner == head.ner):  # "about 50", part of a name
             continue
-        subtree = _subtree(children, i)
-        start, end = min(subtree), max(subtree) + 1
-        if end - start != len(subtree) or token.head in subtree:
+        span = span_of(tokens, i, children)
+        if span is None or span[0] <= token.head < span[1]:
             continue
+        start, end = span
         if token.dep == "relcl" and (start == 0 or tokens[start - 1].text != ","):
             continue
         spans.append((start, end))

@@ -18,8 +18,8 @@ from typing import Optional, Sequence
 
 from entailgen.schemas.records import Token
 from entailgen.transforms.claims.blocks import Sentence, join, pieces_of
-from entailgen.transforms.claims.transformations import DOWNWARD, Unchanged, _subtree, compression
-from entailgen.transforms.arcs import arc_keys, extract_arcs
+from entailgen.transforms.claims.transformations import DOWNWARD, Unchanged, compression
+from entailgen.transforms.arcs import arc_keys, children_of, extract_arcs, span_of
 from entailgen.transforms.document_arcs.labels import (EVIDENCE_REMOVAL, EXTRINSIC, RECOMBINATION, RESTATEMENT,
                                                        Hypothesis)
 
@@ -36,21 +36,6 @@ MAX_DONOR_TOKENS = 6
 # Adjectives that add nothing a reader would call new ("the actual implementation", "the current price"): never lent.
 VACUOUS = frozenset("""actual current real present existing certain particular specific given respective same whole
 entire full total overall general usual normal typical own""".split())
-
-
-def children_of(tokens: Sequence[Token]) -> dict[int, list[int]]:
-    """Token position -> its dependents' positions."""
-    children: dict[int, list[int]] = {}
-    for i, token in enumerate(tokens):
-        children.setdefault(token.head, []).append(i)
-    return children
-
-
-def span_of(tokens: Sequence[Token], i: int, children: Optional[dict] = None) -> Optional[tuple[int, int]]:
-    """[start, end) of the token's subtree when it is contiguous, else None."""
-    subtree = _subtree(children if children is not None else children_of(tokens), i)
-    start, end = min(subtree), max(subtree) + 1
-    return (start, end) if end - start == len(subtree) else None
 
 
 def root_of(tokens: Sequence[Token]) -> Optional[int]:
