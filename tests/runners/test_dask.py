@@ -222,21 +222,22 @@ def direct(tmp_path_factory):
     """family -> (its job's argv without --output, the DirectRunner's dataset of it), each built once."""
     root, built = tmp_path_factory.mktemp("direct"), {}
 
-    def dataset(family):
-        if family not in built:
-            source = ["--sample"]
+    def dataset(job):
+        family, *flags = job.split()  # e.g. "claims --overlap-blind": the flags join the job's argv
+        if job not in built:
+            source = ["--sample", *flags]
             if family == "dae":  # the first 12 pairs of its sample: every stage of dae in a fraction of the time
                 path = root / "pairs.tsv"  # (`dae --augment ...` on the whole sample was checked by hand: same bytes)
                 path.write_text("".join((SAMPLES / "paraphrase.tsv").read_text().splitlines(keepends=True)[:12]))
-                source = ["--input", str(path)]
+                source = ["--input", str(path), *flags]
             argv = ["run", family, *source, "--quiet"]
-            assert main(argv + ["--output", str(root / family)]) == 0
-            built[family] = argv, root / family
-        return built[family]
+            assert main(argv + ["--output", str(root / job.replace(" ", ""))]) == 0
+            built[job] = argv, root / job.replace(" ", "")
+        return built[job]
     return dataset
 
 
-@pytest.mark.parametrize("family", ["parse", "recast", "claims", "dae"])
+@pytest.mark.parametrize("family", ["parse", "recast", "claims", "dae", "claims --overlap-blind"])
 def test_a_job_on_two_workers_writes_the_direct_runners_bytes(family, cluster, client, direct, tmp_path):
     common, direct_dataset = direct(family)
     before = client.run(executed)
