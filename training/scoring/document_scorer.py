@@ -156,7 +156,6 @@ class DocumentScorer(RowScorer):
         """split_rows of the rows (documents[i], summaries[i])."""
         return self.split_rows(list(zip(documents, summaries)))
 
-    @given_rows
     def split_rows(self, rows: Sequence[tuple[str, str]]) -> list:
         """(blocks, summary sentences) per (document, summary), or the Unscorable of a row whose texts the score job
         would dead-letter (unscorable.unscorable_text: not text, blank, no word, a lone surrogate or a NUL), each such

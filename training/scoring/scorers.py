@@ -15,7 +15,7 @@ from entailgen.training.fitting.data import DatasetError
 from entailgen.training.fitting.features import arc_features, pair_features
 from entailgen.training.scoring.precision import AUTO, load_scoring_model
 from entailgen.training.scoring.score_modes import CONTRADICTION, ScoreMode, mode_probabilities, score_of
-from entailgen.training.scoring.unscorable import PAIR_FIELDS, Unscorable, checked_rows, given_rows, only_result
+from entailgen.training.scoring.unscorable import PAIR_FIELDS, Unscorable, checked_rows, only_result
 from entailgen.transforms.arcs import extract_arcs
 from entailgen.transforms.parser import Parser, ParserConfig
 
@@ -55,7 +55,6 @@ class DaeScorer:
         """{'arcs': [{head, child, rel, head_word, child_word, entailed_probability}], 'score': mean probability}."""
         return only_result(self.score_many([(premise, hypothesis)]))
 
-    @given_rows
     def score_many(self, pairs: Sequence[tuple[str, str]]) -> list:
         """Each pair's score dict, or the Unscorable saying why not, in order: a pair whose texts the score job would
         dead-letter (unscorable.unscorable_text: not text, blank, no word, a lone surrogate or a NUL) gets its
@@ -124,13 +123,11 @@ class PairScorer:
     def score(self, premise: str, hypothesis: str) -> float:
         return only_result(self.score_many([(premise, hypothesis)]))
 
-    @given_rows
     def score_many(self, pairs: Sequence[tuple[str, str]]) -> list:
         """The score per pair in order, premises cut to fit as in training; Unscorable when the hypothesis alone is
         too long or its texts are ones the score job dead-letters (scored_many); each distinct pair scored once."""
         return scores_of(self.scored_many(pairs))
 
-    @given_rows
     def scored_many(self, pairs: Sequence[tuple[str, str]]) -> list:
         """Per pair in order: {'score', 'probabilities': {label: P(label)}} (the model's labels, in its order: the
         three of a 3-way model), or the Unscorable saying why not: a pair whose texts the score job would dead-letter
