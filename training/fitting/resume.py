@@ -40,6 +40,46 @@ def recipe_difference(old: dict, new: dict) -> str:
     return ", ".join(parts) or "the recipe"
 
 
+def check_resume(output: str, partial: str, left: dict, recipe: dict, resume: Optional[bool]) -> Optional[str]:
+    """Before the build starts, in one line: --resume without an interrupted training of this recipe to go on from
+    (or one stopped before its first checkpoint), and a damaged checkpoint of this recipe that would be gone on from
+    (unless --no-resume). Returns the line an interrupted build (its marker: left) not gone on from is discarded
+    with: why, and what it held (None: gone on from, or nothing there)."""
+    model = left.get("kind") == "model dir"
+    parts = recipe_difference(left.get("recipe") or {}, recipe) if model else "its kind"
+    other = None if left.get("recipe") == recipe else f"trained another recipe ({_differ(parts)})"
+    found = latest(partial) if left else None
+    if resume and not left:
+        raise ValueError(f"--resume: no interrupted training of {output} to resume")
+    if resume and other:
+        raise ValueError(f"--resume: the interrupted build of {output} {other}; leave out --resume to start over")
+    if resume and not found:
+        raise ValueError(f"--resume: the interrupted build of {output} holds no complete checkpoint to go on from (it "
+                         "stopped before its first); leave out --resume to start over")
+    if resume is not False and not other and found:
+        read_state(found, recipe, partial)  # CheckpointError: damaged
+        return None
+    if not model:  # nothing, or another command's build: the publish step says it replaces it
+        return None
+    held = f"its checkpoint at step {int(os.path.basename(found).split('-')[1])}" if found else ""
+    if resume is False:
+        if found and not other:
+            try:
+                read_state(found, recipe, partial)
+            except CheckpointError:
+                held += " (damaged)"
+        return f"entailgen: --no-resume: starting over; the interrupted build of {output} is discarded" + (
+            f" with {held}" if held else "")
+    reason = other or "stopped before its first checkpoint"
+    return f"entailgen: the interrupted build of {output} {reason}; starting over" + (
+        f", discarding {held}" if held else "")
+
+
+def _differ(parts: str) -> str:
+    """'lr differs', 'epochs, lr differ'."""
+    return f"{parts} {'differ' if ', ' in parts else 'differs'}"
+
+
 def _root(folder: str) -> str:
     return os.path.join(folder, CHECKPOINTS)
 
