@@ -173,11 +173,11 @@ def test_a_build_killed_before_its_first_checkpoint_starts_over_and_resume_refus
     assert build_folder(output).is_dir() and not list(build_folder(output).glob("checkpoints/step-*"))
     assert main(argv(toy, output, tiny_encoder, *one_epoch, "--resume")) == 2
     assert capsys.readouterr().err == (
-        f"entailgen: error: --resume: the interrupted build of {output} holds no complete checkpoint to go on from "
-        "(it stopped before its first); leave out --resume to start over\n")
+        f"entailgen: error: --resume: the interrupted build of {output} holds no complete checkpoint to go on from; "
+        "leave out --resume to start over\n")
     assert main(argv(toy, output, tiny_encoder, *one_epoch)) == 0
     assert capsys.readouterr().err.splitlines()[0] == (
-        f"entailgen: the interrupted build of {output} stopped before its first checkpoint; starting over")
+        f"entailgen: the interrupted build of {output} holds no complete checkpoint; starting over")
     assert "resumed" not in json.loads((output / "train.json").read_text())
 
 

@@ -42,7 +42,7 @@ def recipe_difference(old: dict, new: dict) -> str:
 
 def check_resume(output: str, partial: str, left: dict, recipe: dict, resume: Optional[bool]) -> Optional[str]:
     """Before the build starts, in one line: --resume without an interrupted training of this recipe to go on from
-    (or one stopped before its first checkpoint), and a damaged checkpoint of this recipe that would be gone on from
+    (or one that holds no complete checkpoint: killed before its first), and a damaged checkpoint of this recipe that would be gone on from
     (unless --no-resume). Returns the line an interrupted build (its marker: left) not gone on from is discarded
     with: why, and what it held (None: gone on from, or nothing there)."""
     model = left.get("kind") == "model dir"
@@ -54,8 +54,8 @@ def check_resume(output: str, partial: str, left: dict, recipe: dict, resume: Op
     if resume and other:
         raise ValueError(f"--resume: the interrupted build of {output} {other}; leave out --resume to start over")
     if resume and not found:
-        raise ValueError(f"--resume: the interrupted build of {output} holds no complete checkpoint to go on from (it "
-                         "stopped before its first); leave out --resume to start over")
+        raise ValueError(f"--resume: the interrupted build of {output} holds no complete checkpoint to go on from; "
+                         "leave out --resume to start over")
     if resume is not False and not other and found:
         read_state(found, recipe, partial)  # CheckpointError: damaged
         return None
@@ -70,7 +70,7 @@ def check_resume(output: str, partial: str, left: dict, recipe: dict, resume: Op
                 held += " (damaged)"
         return f"entailgen: --no-resume: starting over; the interrupted build of {output} is discarded" + (
             f" with {held}" if held else "")
-    reason = other or "stopped before its first checkpoint"
+    reason = other or "holds no complete checkpoint"
     return f"entailgen: the interrupted build of {output} {reason}; starting over" + (
         f", discarding {held}" if held else "")
 
