@@ -4,7 +4,8 @@ from __future__ import annotations
 from html import escape
 
 from entailgen.dataset.report.arc_view import arc_svg, drawable
-from entailgen.dataset.report.card import plural, split_names
+from entailgen.dataset.report.card.facts import split_names
+from entailgen.dataset.report.card.markdown import plural
 from entailgen.dataset.report.plots import LABEL_COLOURS, clip, histogram, length_bins, stacked_bars
 from entailgen.dataset.report.stats import UNLABELLED
 from entailgen.dataset.report.tables import stat_blocks, stat_notes

@@ -8,8 +8,10 @@ import entailgen
 
 from entailgen.dataset.manifest import build_manifest
 from entailgen.dataset.report.audit_notes import AUDIT_EXPLANATION
-from entailgen.dataset.report.card import (SAMPLE_LICENCES, hf_features, render_card, render_stat, size_category,
-                                           source_licence, stat_notes)
+from entailgen.dataset.report.card import render_card
+from entailgen.dataset.report.card.header import SAMPLE_LICENCES, hf_features, size_category, source_licence
+from entailgen.dataset.report.card.statistics import render_stat
+from entailgen.dataset.report.tables import stat_notes
 
 CONFIG = {"pipeline": "dae", "input_format": None, "format": "parquet", "num_shards": 2, "seed": 3,
           "splits": {"ratios": [["train", 0.8], ["dev", 0.1], ["test", 0.1]], "seed": 3},
@@ -247,7 +249,7 @@ def test_parser_notes_only_for_rows_with_dependency_arcs():
 
 
 def test_every_field_of_every_record_type_is_described():
-    from entailgen.dataset.report.card import field_note, field_paths
+    from entailgen.dataset.report.card.fields import field_note, field_paths
 
     from entailgen.schemas.records import RECORD_TYPES
 
@@ -286,3 +288,15 @@ def test_the_card_shows_example_dead_letters_with_file_line_stage_and_message():
     assert ("Example dead letters (a few per reason):\n\n| where (file:line or id) | stage:error | message | input |\n"
             "|---|---|---|---|\n| pairs.tsv:5 | read:WrongColumnCount | 1 column, want x<TAB>h* | no tab on this line |"
             ) in card
+
+
+def test_sections_come_in_the_order_sections_lists_and_an_empty_one_is_left_out(monkeypatch):
+    """A new card section is its module and one line in SECTIONS; a section with nothing to say has no title."""
+    from entailgen.dataset.report import card
+
+    titles = [line[3:] for line in render_card(manifest(), NO_STATS).splitlines() if line.startswith("## ")]
+    assert titles == [title for title, _ in card.SECTIONS]
+    monkeypatch.setattr(card, "SECTIONS", card.SECTIONS[:1] + (("Extra", lambda facts: [facts.manifest["pipeline"], ""]),
+                                                             ("Nothing", lambda facts: [])) + card.SECTIONS[1:])
+    text = render_card(manifest(), NO_STATS)
+    assert "\n## Extra\n\ndae\n\n## Counts\n" in text and "## Nothing" not in text

@@ -5,7 +5,7 @@ import pytest
 
 from entailgen.dataset.manifest import build_manifest, dumps
 from entailgen.dataset.report import CARD, REPORT, ReportConfig, write_report
-from entailgen.dataset.report.card import hf_features
+from entailgen.dataset.report.card.header import hf_features
 from entailgen.dataset.report.write import collect, embedded_sample_digests
 from entailgen.dataset.shard import DEAD_LETTERS, shard_path, write_shard
 from entailgen.schemas.records import ArcExample, DeadLetter, LabelledArc, dead_letter
