@@ -101,7 +101,7 @@ def test_upper_case_prepositions_are_lower_cased_in_the_relation():
 
 
 def test_the_tree_helpers_find_dependents_and_contiguous_subtrees():
-    """Figure 3's parse: "the liquidation of Bluestar" hangs whole from liquidation; a subtree with a gap has no span."""
+    """Figure 3's parse: "the liquidation of Bluestar" hangs whole from liquidation; a gapped subtree has no span."""
     assert children_of(FIGURE3_SPACY) == {-1: [3], 3: [0, 2, 5, 8], 2: [1], 5: [4, 6], 6: [7]}
     assert (span_of(FIGURE3_SPACY, 5), span_of(FIGURE3_SPACY, 2), span_of(FIGURE3_SPACY, 3)) == ((4, 8), (1, 3), (0, 9))
     gapped = toks(("old", "old", 2, "amod"), ("saw", "see", -1, "ROOT"), ("man", "man", 1, "nsubj"))
