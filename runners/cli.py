@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 import entailgen
-from entailgen.runners.signals import end_children, interruptible
+from entailgen.runners.signals import QuietAfterInterrupt, end_children, interruptible
 from entailgen.schemas.records import RECORD_TYPES  # dataclasses only: `entailgen --help` stays fast
 
 if TYPE_CHECKING:
@@ -417,6 +417,7 @@ def system_error_text(e: BaseException) -> Optional[str]:
 def console() -> None:
     """The `entailgen` console script: main(), then out. After Ctrl-C a multi_processing job's threads (its gRPC
     servers, its workers' handlers) are not daemons and would keep the process alive after the one line: leave now."""
+    sys.stderr = QuietAfterInterrupt(sys.stderr)
     code = main()
     if code == 130:
         end_children(patience=0.0)  # what is left (the interrupt ended the SDK workers): nothing outlives us
