@@ -55,7 +55,7 @@ def usable_samples(family: Family, options: Any, samples: list[str]) -> list[str
 
 def dead_reasons(directory: str, manifest: dict, sources: set[str]) -> dict[str, Counter]:
     """Input name -> how many of its dead units died of each error, from the dataset's dead letters (a unit with
-    letters of two errors counts as both, joined by '+')."""
+    letters of two errors counts once, as 'A+B')."""
     if not manifest.get("dead_letters", {}).get("rows") or not sources:
         return {}
     from entailgen.schemas.reader import DEAD_LETTERS, read_dataset  # brings torch's Dataset class: only when needed
