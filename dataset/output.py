@@ -15,6 +15,7 @@ from entailgen.dataset.manifest import MANIFEST, RUN_INFO
 from entailgen.dataset.report import CARD, REPORT
 from entailgen.dataset.report.explain_page import EXPLAIN_PAGE
 from entailgen.dataset.shard import join_path
+from entailgen.schemas.files import DETECTOR_JSON
 
 MARKER = ".entailgen-run"  # written first into every folder a run builds: entailgen's, even before its manifest exists
 PARTIAL = ".entailgen-partial"  # suffix of the sibling folder a run builds in, swapped in once complete
@@ -22,7 +23,6 @@ OLD = ".entailgen-old"  # suffix of the replaced dataset between the swap's two 
 LOCK = ".entailgen-lock"  # suffix of the file beside output that its one writer holds locked (pid and host in it)
 TRAIN_JSON = "train.json"  # what `entailgen train` writes into a model dir (fitting.trainer.TRAIN_JSON, without torch)
 CONV_JSON = "conv.json"  # what `entailgen train-conv` writes into a Conv head's dir (scoring.summac.CONV_CONFIG)
-DETECTOR_JSON = "detector.json"  # what `entailgen detector` writes last into a detector dir (training.scoring.detector)
 CHECKSUMS_JSON = "checksums.json"  # a model dir's list of its model files (training.fitting.checkpoint.CHECKSUMS)
 OLD_MODEL_FILES = ("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json")  # before checksums
 CONV_FILES = (CONV_JSON, "conv.safetensors")  # a Conv head's files (training.scoring.summac.CONV_CONFIG, CONV_WEIGHTS)

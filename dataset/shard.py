@@ -19,10 +19,10 @@ from apache_beam.io.filesystems import FileSystems
 from apache_beam.transforms.window import GlobalWindows
 
 from entailgen.schemas.arrow import arrow_schema, json_text, to_row
+from entailgen.schemas.files import SHARD_FORMATS
 from entailgen.schemas.ids import unit_hash
 from entailgen.schemas.records import DeadLetter
 
-FORMATS = ("parquet", "jsonl")
 DEAD_LETTERS = "dead_letters"
 RUNS = ".runs"  # sorted runs of rows, merged into shards and deleted
 RUN_ROWS = 20_000  # rows a worker holds before it spills them as sorted runs
@@ -38,8 +38,8 @@ class ShardConfig:
     num_shards: int = 1
 
     def __post_init__(self):
-        if self.format not in FORMATS:
-            raise ValueError(f"unknown output format {self.format!r}; choose one of {', '.join(FORMATS)}")
+        if self.format not in SHARD_FORMATS:
+            raise ValueError(f"unknown output format {self.format!r}; choose one of {', '.join(SHARD_FORMATS)}")
         if self.num_shards < 1:
             raise ValueError(f"--num-shards must be at least 1, got {self.num_shards}")
 

@@ -7,6 +7,7 @@ import json
 import os
 
 from entailgen.training.fitting.encoder import EncoderError, encoder_from_config
+from entailgen.schemas.files import DETECTOR_JSON
 from entailgen.transforms.generate.model_dir import copy_to_local, is_remote
 
 WEIGHTS = "model.safetensors"
@@ -14,7 +15,6 @@ CONFIG = "config.json"
 CHECKSUMS = "checksums.json"
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json")  # a fast tokenizer; without them it silently degrades
 REQUIRED = (CONFIG, WEIGHTS) + TOKENIZER_FILES  # what a dir written before checksums.json must still hold
-DETECTOR_JSON = "detector.json"  # dataset.output.DETECTOR_JSON (Beam-free here): a detector dir, not a model dir
 
 
 def _umask() -> int:

@@ -20,9 +20,9 @@ from entailgen.training.fitting.encoder import EncoderError
 from entailgen.training.scoring.score_modes import E, ScoreMode
 from entailgen.training.scoring.summac import CONV, ZS, ensemble_score, load_conv
 from entailgen.training.scoring.unscorable import PAIR_FIELDS, Unscorable, checked_rows, given_rows
+from entailgen.schemas.files import DETECTOR_JSON
 from entailgen.transforms.parser import ParserConfig
 
-DETECTOR_JSON = "detector.json"  # dataset.output.DETECTOR_JSON: written last, so a dir without it is no detector
 JOIN = "mean of the members' log-odds, each member's SummaC-ZS score (training.scoring.summac.ensemble_score)"
 
 
