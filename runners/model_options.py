@@ -18,6 +18,59 @@ def as_members(args):
     """A detector dir given as MODEL_DIR stands for its members, joined as --ensemble joins models: the first as the
     model, the others as the ensemble (their paths); returns the detector dir opened once (DetectorDir: its members
     verified, for the scorers to take), None for a model dir."""
+    detector = _detector(args)
+    if detector is None:
+        return None
+    members = [m.path for m in detector.members]
+    args.model, args.ensemble = members[0], members[1:] or None
+    return detector
+
+
+SPANS_OPTIONS = ("articles", "val_only")  # the options of --benchmark spans alone
+SUMMAC_OPTIONS = ("granularity", "aggregation", "conv", "ensemble")  # those of summac, some taken by others too
+
+
+def _flag(option: str) -> str:
+    return "--" + option.replace("_", "-")
+
+
+def judged_model(args, benchmark: str):
+    """`evaluate --benchmark`'s options resolved once (training.benchmarks.judged.JudgedModel: a detector dir opened,
+    --device and --precision resolved for this machine), or their one-line refusal: an unknown benchmark, an option
+    the benchmark does not take, a detector with --ensemble or --conv, a device or precision that cannot run."""
+    from entailgen.training.benchmarks.judged import JudgedModel
+    from entailgen.training.benchmarks.registry import RUNS
+    from entailgen.training.fitting.models import pick_device
+    from entailgen.training.scoring.precision import resolved_precision
+
+    if benchmark not in RUNS:
+        raise UsageError(f"--benchmark {benchmark}: unknown benchmark (known: {', '.join(RUNS)})")
+    takes = RUNS[benchmark].takes
+    given = [o for o in SPANS_OPTIONS + SUMMAC_OPTIONS if getattr(args, o) not in (None, False, [])]
+    refused = next((o for o in SPANS_OPTIONS if o in given and o not in takes), None)
+    if refused:
+        raise UsageError(f"{_flag(refused)} is for --benchmark spans")
+    not_taken = [o for o in SUMMAC_OPTIONS if o not in takes]
+    if any(o in given for o in not_taken):
+        flags = [_flag(o) for o in not_taken]
+        raise UsageError(f"{', '.join(flags[:-1])} and {flags[-1]} are for --benchmark summac")
+    if args.conv is not None and args.aggregation == "zs":
+        raise UsageError("--conv is a SummaC-Conv head: give --aggregation conv, or leave --aggregation out")
+    mode = _score_mode(args)
+    detector = _detector(args)
+    try:
+        device = pick_device(args.device)
+        precision = resolved_precision(args.precision, device, mode.mc_dropout)
+    except ValueError as e:
+        raise UsageError(str(e))
+    return JudgedModel(args.model, mode, args.device, device.type, precision, args.precision, detector,
+                       args.granularity, args.aggregation, args.conv, tuple(args.ensemble or ()), args.articles,
+                       args.val_only)
+
+
+def _detector(args):
+    """The detector dir MODEL_DIR names, opened once (DetectorDir: its members verified), None for a model dir;
+    --ensemble, --conv and --aggregation conv refused for one (its members are joined by its own rule)."""
     from entailgen.training.scoring.detector import DetectorDir, is_detector
     from entailgen.training.fitting.encoder import EncoderError
 
@@ -27,12 +80,9 @@ def as_members(args):
         raise UsageError(f"{args.model} is a detector: its members' ZS scores are joined by its own rule; "
                          "--ensemble, --conv and --aggregation conv are for model dirs")
     try:
-        detector = DetectorDir.open(args.model)
+        return DetectorDir.open(args.model)
     except EncoderError as e:
         raise UsageError(str(e))
-    members = [m.path for m in detector.members]
-    args.model, args.ensemble = members[0], members[1:] or None
-    return detector
 
 
 def _score_mode(args):
@@ -65,3 +115,19 @@ def _add_score_mode(parser, what: str) -> None:
     parser.add_argument("--mc-dropout", type=int, default=0, metavar="N",
                         help=f"{what}: the mean of N forward passes with dropout on (seed 0), N at most "
                              f"{MAX_MC_DROPOUT}; 0: one plain pass")
+
+
+EVIDENCE = ("block", "arcs", "packed", "chunks")  # training.scoring.passages.EVIDENCE, unimported: help stays fast
+EVIDENCE_HELP = ("--documents: where a summary sentence's evidence comes from: block (its best block; every arc read "
+                 "there), arcs (each arc its best block), packed (the document sentences sharing most of its words, "
+                 "packed to the model's length), chunks (windows of the document as long as the model takes, each "
+                 "arc its best window) (default: block)")
+
+
+def add_evidence_flags(command) -> None:
+    """--evidence, --top-k and --max-length: how a document's passages are gathered for each summary sentence."""
+    command.add_argument("--evidence", default="block", choices=EVIDENCE, help=EVIDENCE_HELP)
+    command.add_argument("--top-k", type=int, metavar="K", help="--evidence packed: at most K document sentences")
+    command.add_argument("--max-length", type=int, metavar="N",
+                         help="tokens a passage and a sentence may take together when scoring (default: the "
+                              "model's training length; up to the encoder's positions, e.g. 512)")

@@ -8,7 +8,7 @@ import sys
 
 from entailgen.runners.cli import COMMAND_HELP, UsageError, add_format, add_quiet
 from entailgen.runners.model_options import (AGGREGATIONS, PRECISION_HELP, PRECISIONS, _add_score_mode, _precision,
-                                             _score_mode, as_members)
+                                             _score_mode, add_evidence_flags, as_members)
 
 
 def _score(args) -> int:
@@ -27,7 +27,8 @@ def _score(args) -> int:
     mode = _score_mode(args)
     documents = (DocumentOptions(args.granularity, args.aggregation or "zs", args.conv, tuple(args.ensemble or ()),
                                  score=mode.score, mc_dropout=mode.mc_dropout, pairs=not args.documents,
-                                 detector=detector and detector.directory, explain=args.explain)
+                                 detector=detector and detector.directory, explain=args.explain,
+                                 evidence=args.evidence, top_k=args.top_k, max_length=args.max_length)
                  if args.documents or detector else None)
     if args.explain and documents is None:
         raise UsageError("--explain is for --documents (or a detector dir): a pair's arcs are in its scored row")
@@ -41,8 +42,10 @@ def _score(args) -> int:
         if documents is not None:
             models = documents.check(model, detector.members[1:] if detector else None)  # the --ensemble dirs, e-c
             models = detector or models
-        elif (args.granularity, args.aggregation, args.conv, args.ensemble) != ("sentence", None, None, None):
-            raise UsageError("--granularity, --aggregation, --conv and --ensemble are for --documents")
+        elif (args.granularity, args.aggregation, args.conv, args.ensemble, args.evidence, args.top_k,
+              args.max_length) != ("sentence", None, None, None, "block", None, None):
+            raise UsageError("--granularity, --aggregation, --conv, --ensemble, --evidence, --top-k and --max-length "
+                             "are for --documents")
         else:  # a dae model's arcs (e only), a pair model's P(entailed) (e-c on a 3-way one)
             mode.check_model(model.task, model.meta.get("labels"), args.model)
         _precision(args)  # int8 on cuda: one line
@@ -104,6 +107,7 @@ def register(commands) -> None:
     score.add_argument("--documents", action="store_true",
                        help="score whole documents (SummaC): blocks x summary sentences, then ZS or Conv")
     score.add_argument("--granularity", default="sentence", choices=GRANULARITIES, help="--documents: the blocks")
+    add_evidence_flags(score)
     score.add_argument("--aggregation", choices=AGGREGATIONS,
                        help="--documents: zs (best block per sentence, mean over sentences) or conv (needs --conv)")
     score.add_argument("--conv", metavar="CONV_DIR", help="--documents: a Conv head `entailgen train-conv` wrote")

@@ -16,8 +16,8 @@ THREE_WAY = ("entailment", "neutral", "contradiction")
 # (§5.3's four, then entailgen's span deletion and dialogue phrases), each written once here.
 GENERATED_KINDS = ("gold", "identity", "top1", "bottom")
 AUGMENTED_KINDS = ("word_swap", "synonym", "hallucination", "overlap", "span_deletion", "dialogue")
-# The document-arcs family's four rules: hypotheses against a block of their own document.
-DOCUMENT_KINDS = ("evidence_removal", "recombination", "restatement", "extrinsic_attachment")
+# The document-arcs family's rules: hypotheses against a block of their own document.
+DOCUMENT_KINDS = ("evidence_removal", "recombination", "restatement", "extrinsic_attachment", "rewording")
 ARC_KINDS = GENERATED_KINDS + AUGMENTED_KINDS + DOCUMENT_KINDS
 
 
@@ -227,12 +227,23 @@ class ScoredPair:
 
 @dataclass(frozen=True)
 class WordArc:
-    """A content arc behind a summary word: its relation, words and the DAE model's entailment probability."""
+    """A content arc behind a summary word: its relation, words and the DAE model's entailment probability, and the
+    document passage that probability was read from (evidence_start/evidence_end: character offsets in the document)."""
 
     rel: str
     head_word: str
     child_word: str
     entailed_probability: float
+    evidence_start: Optional[int] = None
+    evidence_end: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class EvidenceSpan:
+    """A passage of the document a summary sentence's arcs drew on (character offsets in the document)."""
+
+    start: int
+    end: int
 
 
 @dataclass(frozen=True)
@@ -261,6 +272,7 @@ class ExplainedSentence:
     block_start: Optional[int] = None
     block_end: Optional[int] = None
     unscorable: Optional[str] = None
+    passages: Optional[list[EvidenceSpan]] = None  # every passage its arcs (or its score) were read from
 
 
 @dataclass(frozen=True)
@@ -338,7 +350,7 @@ __all__ = [
     "ENTAILED", "NOT_ENTAILED", "THREE_WAY", "GENERATED_KINDS", "AUGMENTED_KINDS", "DOCUMENT_KINDS", "ARC_KINDS",
     "Token", "Arc",
     "LabelledArc", "ParsedSentence", "ArcExample", "RtePair", "CORRECT", "INCORRECT", "CLAIM_TRANSFORMATIONS",
-    "ClaimExample", "ScoredParaphrase", "ArcScore", "LabelProbability", "ScoredPair", "WordArc", "ExplainedWord",
+    "ClaimExample", "ScoredParaphrase", "ArcScore", "LabelProbability", "ScoredPair", "WordArc", "EvidenceSpan", "ExplainedWord",
     "ExplainedSentence", "ScoredDocument",
     "DeadLetter", "Skipped", "dead_letter", "RECORD_TYPES", "with_split",
 ]

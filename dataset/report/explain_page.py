@@ -72,6 +72,8 @@ def shade(unsupported: float) -> str:
 def arc_title(arcs: list[dict]) -> str:
     """The arcs behind a word as the hover shows them, one a line."""
     return "\n".join(f"{a['head_word']} -{a['rel']}-> {a['child_word']}: P(entailed) {a['entailed_probability']:.2f}"
+                     + (f" (document {a['evidence_start']}-{a['evidence_end']})"
+                        if a.get("evidence_start") is not None else "")
                      for a in arcs) or "no arc of its own: its sentence's score"
 
 
@@ -98,9 +100,16 @@ def words_html(summary: str, words: list[dict]) -> str:
     return "".join(out)
 
 
+def evidence_spans(sentence: dict) -> list[tuple[int, int]]:
+    """The document spans a sentence's arcs were read from: its passages, else its supporting block."""
+    if sentence.get("passages"):
+        return [(p["start"], p["end"]) for p in sentence["passages"]]
+    return [(sentence["block_start"], sentence["block_end"])] if sentence.get("block_start") is not None else []
+
+
 def marked_document(document: str, sentences: list[dict]) -> str:
-    """The document with the supporting blocks marked."""
-    spans = sorted({(s["block_start"], s["block_end"]) for s in sentences if s.get("block_start") is not None})
+    """The document with every passage the sentences drew on marked (a sentence fused from two passages: both)."""
+    spans = sorted({span for s in sentences for span in evidence_spans(s)})
     out, at = [], 0
     for start, end in spans:
         if start < at:

@@ -6,7 +6,7 @@ import re
 import pytest
 
 from entailgen.schemas.arrow import to_row
-from entailgen.schemas.records import ExplainedWord, WordArc
+from entailgen.schemas.records import EvidenceSpan, ExplainedWord, WordArc
 from entailgen.training.scoring.explain import (MEAN, TOUCHING, ZERO, SentenceEvidence, WordRule, explanation,
                                                 words_of)
 from entailgen.training.scoring.unscorable import Unscorable
@@ -48,15 +48,16 @@ def test_a_word_gets_the_arcs_it_is_the_child_of_and_a_word_with_none_its_senten
     summary = "Bob  sees the dog."
     e = explanation("A man sees the dog.", summary, 0.45,
                     [[SentenceEvidence("Bob sees the dog.", 0.45, "A man sees the dog.", PARSE)]])
-    assert e.words == [
-        ExplainedWord(0, 3, "Bob", 0.9, 0, [WordArc("nsubj", "sees", "Bob", 0.1)]),
+    assert e.words == [  # every arc read from the best block, the whole document here: its offsets 0-19
+        ExplainedWord(0, 3, "Bob", 0.9, 0, [WordArc("nsubj", "sees", "Bob", 0.1, 0, 19)]),
         ExplainedWord(5, 9, "sees", 0.55, 0, []),
         ExplainedWord(10, 13, "the", 0.55, 0, []),
-        ExplainedWord(14, 18, "dog.", 0.2, 0, [WordArc("dobj", "sees", "dog", 0.8)]),
+        ExplainedWord(14, 18, "dog.", 0.2, 0, [WordArc("dobj", "sees", "dog", 0.8, 0, 19)]),
     ]
     (sentence,) = e.sentences
     assert (sentence.start, sentence.end, sentence.score) == (0, 18, 0.45)
     assert (sentence.block, sentence.block_start, sentence.block_end) == ("A man sees the dog.", 0, 19)
+    assert sentence.passages == [EvidenceSpan(0, 19)]
 
 
 def test_a_wide_gap_in_the_summary_does_not_move_an_arc_onto_its_neighbour():
@@ -200,7 +201,8 @@ def test_score_explain_writes_words_and_sentences_readable_by_pyarrow_and_pandas
     assert max(rows[0]["words"], key=lambda w: w["unsupported"])["text"] == "Anna."
     frame = pandas.read_parquet(next(out.rglob("scored-*.parquet")))
     (anna,) = [w for ws in frame["words"] for w in ws if w["text"] == "Anna."]  # pandas: nested lists of dicts
-    assert list(anna["arcs"][0]) == ["rel", "head_word", "child_word", "entailed_probability"]
+    assert list(anna["arcs"][0]) == ["rel", "head_word", "child_word", "entailed_probability", "evidence_start",
+                                     "evidence_end"]
     _, plain = scored_rows(tmp_path, name_model, EXPLAIN_ROWS, fmt="jsonl")  # without --explain: no words
     assert [r["words"] for r in plain] == [None, None]
     assert main(["report", str(tmp_path / "scored-jsonl")]) == 2  # scores without words: no page to write
@@ -327,3 +329,29 @@ def test_evaluate_spans_scores_the_models_words_beside_the_baselines(name_model,
     assert main(["evaluate", str(name_model), "--benchmark", "summac", str(tmp_path / "spans.csv"), "--articles",
                  str(tmp_path / "articles.jsonl")]) == 2
     assert capsys.readouterr().err.strip() == "entailgen: error: --articles is for --benchmark spans"
+
+
+def test_score_evidence_arcs_writes_each_arcs_passage_and_refuses_what_cannot_be(name_model, tmp_path, capsys):
+    """--evidence arcs through the Beam job: every arc names a passage whose offsets rebuild a document sentence, and
+    each sentence lists the passages its arcs drew on; the refusals in one line."""
+    from entailgen.runners.cli import main
+
+    out, rows = scored_rows(tmp_path, name_model, EXPLAIN_ROWS, "--explain", "--evidence", "arcs", "--max-length",
+                            "64")
+    sentences_of_documents = {"The man sees the dog.", "The cat likes the woman.", "The dog sees the cat."}
+    for row, given in zip(rows, EXPLAIN_ROWS):
+        arcs = [a for w in row["words"] for a in (w["arcs"] or [])]
+        assert arcs and all(given["document"][a["evidence_start"]:a["evidence_end"]] in sentences_of_documents
+                            for a in arcs)
+        for s in row["sentences"]:
+            assert {given["document"][p["start"]:p["end"]] for p in s["passages"]} <= sentences_of_documents
+    inputs = str(tmp_path / "docs.jsonl")
+    for flags, said in ((["--evidence", "packed", "--granularity", "2sents"], "--evidence packed packs the "),
+                        (["--evidence", "arcs", "--top-k", "2"], "--top-k N (N >= 1) bounds --evidence packed"),
+                        (["--max-length", "4096"], "--max-length 4096: choose 16 to")):
+        assert main(["score", str(name_model), "--input", inputs, "--output", str(tmp_path / "x"), "--documents",
+                     *flags]) == 2
+        assert said in capsys.readouterr().err
+    assert main(["score", str(name_model), "--input", inputs, "--output", str(tmp_path / "x"),
+                 "--evidence", "arcs"]) == 2
+    assert "are for --documents" in capsys.readouterr().err

@@ -44,19 +44,26 @@ def test_arc_features_point_at_child_and_head_last_subwords(tokenizer):
     assert f.token_type_ids[12:14] == [0, 1]
 
 
-def test_too_long_and_arcless_examples_are_named(tokenizer):
-    assert arc_features(tokenizer, figure3([arc(2, 1, "nsubj", 1)]), RELATIONS, max_length=24) == TOO_LONG
-    assert arc_features(tokenizer, figure3([arc(2, 1, "nsubj", 1)]), RELATIONS, max_length=25).labels == [1]
+def test_a_long_premise_is_cut_to_fit_and_only_a_hypothesis_too_long_alone_is_refused(tokenizer):
+    whole = arc_features(tokenizer, figure3([arc(2, 1, "nsubj", 1)]), RELATIONS, max_length=25)  # 25 tokens: fits
+    assert (whole.truncated, whole.child, whole.head, whole.labels) == (False, [14], [15], [1])
+    cut = arc_features(tokenizer, figure3([arc(2, 1, "nsubj", 1)]), RELATIONS, max_length=24)
+    # the premise's last token ("?") cut: 0 [CLS] 1-10 premise 11 [SEP], the hypothesis one place earlier
+    assert (cut.truncated, len(cut.input_ids), cut.child, cut.head, cut.labels) == (True, 24, [13], [14], [1])
+    assert tokenizer.convert_ids_to_tokens(cut.input_ids)[10:13] == ["##r", "[SEP]", "can"]
+    # the hypothesis alone is 11 tokens + 3 special: 14 leaves no premise token, 15 leaves one
+    assert arc_features(tokenizer, figure3([arc(2, 1, "nsubj", 1)]), RELATIONS, max_length=14) == TOO_LONG
+    assert len(arc_features(tokenizer, figure3([arc(2, 1, "nsubj", 1)]), RELATIONS, max_length=15).input_ids) == 15
     assert arc_features(tokenizer, figure3([]), RELATIONS) == NO_ARCS
 
 
-def test_a_pair_over_the_tokenizers_limit_is_refused_without_the_tokenizers_indexing_warning(tokenizer):
+def test_a_pair_over_the_tokenizers_limit_is_cut_without_the_tokenizers_indexing_warning(tokenizer):
     tokenizer.model_max_length = 20  # Figure 3's pair is 25 tokens: the tokenizer would warn of indexing errors
     warned, handler = [], logging.Handler()
     handler.emit = warned.append
     logging.getLogger("transformers").addHandler(handler)
     try:
-        assert arc_features(tokenizer, figure3([arc(2, 1, "nsubj", 1)]), RELATIONS, max_length=20) == TOO_LONG
+        assert arc_features(tokenizer, figure3([arc(2, 1, "nsubj", 1)]), RELATIONS, max_length=20).truncated
     finally:
         logging.getLogger("transformers").removeHandler(handler)
     assert [r.getMessage() for r in warned] == []

@@ -24,13 +24,23 @@ class Features:
     labels: list[int] = field(default_factory=list)
     arcs: list[int] = field(default_factory=list)  # index in the example's arcs of each arc kept
     label: int = IGNORE
-    truncated: bool = False  # the premise was cut to max_length (pairs only; arcs would be cut, so they are refused)
+    truncated: bool = False  # the premise was cut to max_length (counted: a long premise is cut, never refused)
 
 
-def encode_pair(tokenizer, premise: str, hypothesis_words: Sequence[str]):
-    """The tokenizer's encoding of (premise words, hypothesis words), so word_ids() maps sub-words back to words."""
-    return tokenizer(premise.split(), list(hypothesis_words), is_split_into_words=True, truncation=False,
-                     verbose=False)  # a pair over the model's limit is refused by the caller, not cut: no warning
+def encode_pair(tokenizer, premise: str, hypothesis_words: Sequence[str], max_length: Optional[int] = None):
+    """The tokenizer's encoding of (premise words, hypothesis words), so word_ids() maps sub-words back to words; with
+    max_length, the premise's last words cut to fit (the hypothesis is never cut: the caller checks it fits)."""
+    if max_length is None:
+        return tokenizer(premise.split(), list(hypothesis_words), is_split_into_words=True, truncation=False,
+                         verbose=False)
+    return tokenizer(premise.split(), list(hypothesis_words), is_split_into_words=True, truncation="only_first",
+                     max_length=max_length, verbose=False)
+
+
+def hypothesis_fits(tokenizer, hypothesis_words: Sequence[str], max_length: int) -> bool:
+    """Whether the hypothesis leaves room for at least one premise token in max_length."""
+    alone = tokenizer(list(hypothesis_words), is_split_into_words=True, add_special_tokens=False, verbose=False)
+    return len(alone["input_ids"]) + tokenizer.num_special_tokens_to_add(pair=True) < max_length
 
 
 def last_subword_positions(encoding, n_words: int) -> list[Optional[int]]:
@@ -49,10 +59,15 @@ def relation_id(relations: dict[str, int], relation: str) -> int:
 
 def arc_features(tokenizer, example, relations: dict[str, int], max_length: int = 128,
                  max_arcs: Optional[int] = 20) -> Features | str:
-    """Features of an ArcExample for the DAE arc model, or why it cannot be used (TOO_LONG, NO_ARCS)."""
+    """Features of an ArcExample for the DAE arc model, or why it cannot be used (NO_ARCS; TOO_LONG only when the
+    hypothesis alone leaves no room for a premise token): a longer premise has its last words cut to fit (truncated
+    set, counted), as a pair's premise is."""
     encoding = encode_pair(tokenizer, example.premise, example.hypothesis_tokens)
-    if len(encoding["input_ids"]) > max_length:
-        return TOO_LONG
+    truncated = len(encoding["input_ids"]) > max_length
+    if truncated:
+        if not hypothesis_fits(tokenizer, example.hypothesis_tokens, max_length):
+            return TOO_LONG
+        encoding = encode_pair(tokenizer, example.premise, example.hypothesis_tokens, max_length)
     last = last_subword_positions(encoding, len(example.hypothesis_tokens))
     kept = [i for i, a in enumerate(example.arcs) if 0 <= a.child < len(last) and 0 <= a.head < len(last)
             and last[a.child] is not None and last[a.head] is not None][:max_arcs]
@@ -63,7 +78,8 @@ def arc_features(tokenizer, example, relations: dict[str, int], max_length: int 
     return Features(ids, list(encoding.get("token_type_ids") or [0] * len(ids)),
                     child=[last[a.child] for a in arcs], head=[last[a.head] for a in arcs],
                     relation=[relation_id(relations, a.rel) for a in arcs],
-                    labels=[IGNORE if a.entailed is None else int(a.entailed) for a in arcs], arcs=kept)
+                    labels=[IGNORE if a.entailed is None else int(a.entailed) for a in arcs], arcs=kept,
+                    truncated=truncated)
 
 
 def pair_features(tokenizer, premise: str, hypothesis: str, label: int, max_length: int = 128) -> Features | str:

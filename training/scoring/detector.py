@@ -16,6 +16,7 @@ from typing import Iterable, Optional, Sequence, Union
 
 from entailgen.training.fitting.model_dir import ModelDir
 from entailgen.training.scoring.document_scorer import DocumentScorer, EnsembleScorer
+from entailgen.training.scoring.passages import BLOCK
 from entailgen.training.fitting.encoder import EncoderError
 from entailgen.training.scoring.score_modes import E, ScoreMode
 from entailgen.training.scoring.summac import CONV, ZS, ensemble_score, load_conv
@@ -110,6 +111,8 @@ class Detector(EnsembleScorer):
         opened = DetectorDir.open(directory)  # a path: opened here, once, its members with it
         plain = ScoreMode(mode.get("score", E), mode.get("mc_dropout", 0)).plain
         self.heads = opened.heads(plain)
+        if mode.get("evidence", BLOCK) != BLOCK:  # a Conv head reads the block x sentence matrix alone
+            self.heads = dict.fromkeys(self.heads)
         super().__init__([DocumentScorer(m, granularity, CONV if head else ZS, head, device=device, parser=parser,
                                          **mode) for m, head in zip(opened.members, self.heads.values())])
         self.directory = opened.directory

@@ -16,6 +16,8 @@ from typing import Optional, Sequence
 
 from entailgen.training.fitting.model_dir import ModelDir
 from entailgen.training.scoring.explain import Explanation, SentenceEvidence, WordRule, explanation
+from entailgen.training.scoring.passages import (BLOCK, CHUNKS, PACKED, PER_ARC, Passage, WordCount, arc_maxima,
+                                                 check_evidence, chunks, packed)
 from entailgen.training.scoring.precision import AUTO
 from entailgen.training.scoring.score_modes import E, ScoreMode
 from entailgen.training.scoring.scorers import PairScores, model_pair_scores
@@ -133,12 +135,17 @@ class DocumentScorer(RowScorer):
     def __init__(self, model_dir: Optional[ModelDir | str], granularity: str = "sentence", aggregation: str = ZS,
                  conv_dir: Optional[str] = None, *, device: str = "cpu", parser: ParserConfig = ParserConfig(),
                  pair_scores: Optional[PairScores] = None, score: str = E, mc_dropout: int = 0, seed: int = 0,
-                 precision: str = AUTO):
-        options = DocumentOptions(granularity, aggregation, conv_dir, score=score, mc_dropout=mc_dropout, seed=seed)
+                 precision: str = AUTO, evidence: str = BLOCK, top_k: Optional[int] = None,
+                 max_length: Optional[int] = None):
+        options = DocumentOptions(granularity, aggregation, conv_dir, score=score, mc_dropout=mc_dropout, seed=seed,
+                                  evidence=evidence, top_k=top_k, max_length=max_length)
         opened = options.check(model_dir)  # [the ModelDir] (none with pair_scores alone)
         model_dir = opened[0] if opened else None
         self.granularity, self.aggregation = granularity, aggregation
-        self.pair_scores = pair_scores or model_pair_scores(model_dir, device, mode=options.mode, precision=precision)
+        self.evidence_mode, self.top_k = evidence, top_k
+        self.pair_scores = pair_scores or model_pair_scores(model_dir, device, mode=options.mode, precision=precision,
+                                                            max_length=max_length)
+        self.lengths = self.pair_scores if hasattr(self.pair_scores, "room") else WordCount()  # packs passages
         self.head = None
         if conv_dir is not None:
             self.head, conv_meta = load_conv(conv_dir, model_dir)
@@ -184,15 +191,32 @@ class DocumentScorer(RowScorer):
         """What split() depends on: scorers with the same key split rows alike (an ensemble splits once)."""
         return self.granularity, self.parser_config
 
+    def passages(self, blocks: Sequence[str], summary: Sequence[str]) -> dict[str, list[Passage]]:
+        """Each summary sentence's passages by the evidence mode (passages.py): every block (block, arcs), its packed
+        passage (packed), or the document's chunks, each fitting beside the longest sentence (chunks)."""
+        if self.evidence_mode not in (PACKED, CHUNKS):
+            every = [Passage(b, (b,)) for b in blocks]
+            return {s: every for s in summary}
+        lengths = self.lengths.lengths(blocks)
+        if self.evidence_mode == PACKED:
+            return {s: [packed(blocks, lengths, s, room, self.top_k)]
+                    for s, room in zip(summary, self.lengths.room(summary))}
+        shared = chunks(blocks, lengths, min(self.lengths.room(summary)))
+        return {s: shared for s in summary}
+
     @given_rows
     def scored(self, rows: Sequence[tuple[str, str]], split: Optional[list] = None) -> list:
-        """Per (document, summary): {blocks, summary_sentences, matrix, sentence_scores (each sentence's best block),
-        score}, or the Unscorable saying why not; all cells of all rows are scored in one batched call. `split`: the
-        rows' split() when a scorer with the same split_key already made it."""
+        """Per (document, summary): {blocks, summary_sentences, matrix, sentence_scores (each sentence's best block,
+        or by its evidence mode), score}, or the Unscorable saying why not; all cells of all rows are scored in one
+        batched call. `split`: the rows' split() when a scorer with the same split_key already made it."""
         split = split if split is not None else self.split_rows(rows)
-        parts = [part for part in split if not isinstance(part, Unscorable)]
-        cells = list(dict.fromkeys((b, s) for blocks, summary in parts for b in blocks for s in summary))
+        parts = [part for part in split if not isinstance(part, Unscorable) and part[0] and part[1]]
+        passages = [self.passages(*part) for part in parts] if self.evidence_mode != BLOCK else []
+        cells = list(dict.fromkeys((p.text, s) for by_sentence in passages for s, ps in by_sentence.items()
+                                   for p in ps) if passages else
+                     dict.fromkeys((b, s) for blocks, summary in parts for b in blocks for s in summary))
         scored = {cell: of_the_summary(r) for cell, r in zip(cells, self.pair_scores(cells))} if cells else {}
+        passages_of = iter(passages)
         out: list = []
         for part in split:
             if isinstance(part, Unscorable):
@@ -203,6 +227,8 @@ class DocumentScorer(RowScorer):
                 out.append(Unscorable("EmptyDocument", "the document has no text to score against"))
             elif not summary:
                 out.append(Unscorable("EmptySummary", "the summary has no sentence to score"))
+            elif self.evidence_mode != BLOCK:
+                out.append(self.read(blocks, summary, next(passages_of), scored))
             else:
                 kept = scorable_cells(blocks, summary, scored)
                 if isinstance(kept, Unscorable):
@@ -215,13 +241,42 @@ class DocumentScorer(RowScorer):
                             "dropped": {s: next(c for b in blocks if isinstance(c := scored[b, s], Unscorable))
                                         for s in summary if s not in summary_}})
         good = [r for r in out if not isinstance(r, Unscorable)]
-        if self.aggregation == ZS:
+        if self.aggregation == ZS or self.evidence_mode != BLOCK:
             scores = [round(zs_score(r["matrix"]), 6) for r in good]
         else:
             scores = conv_scores(self.head, [r["matrix"] for r in good], self.bins)
         for r, score in zip(good, scores):
             r["score"] = score
         return out
+
+    def read(self, blocks: Sequence[str], summary: Sequence[str], passages: dict[str, list[Passage]], scored: dict):
+        """One row's result from its sentences' passages: a sentence's score is its best passage's (block, packed; a
+        pair model always), or the mean of its arcs each at its best passage (arcs, chunks: passages.arc_maxima); a
+        sentence no passage could score is dropped, saying why. `support`: per sentence, its passages and its parse
+        (arcs naming the passage each was read from) for explain; `matrix`: the sentence scores as one row."""
+        arcs_of = getattr(self.pair_scores, "arcs", None)
+        scores, support, dropped = {}, {}, {}
+        for s in summary:
+            cells = [scored[p.text, s] for p in passages[s]]
+            good = [i for i, c in enumerate(cells) if not isinstance(c, Unscorable)]
+            if not good:
+                dropped[s] = cells[0]
+                continue
+            best = max(good, key=lambda i: (cells[i], -i))
+            parse = None
+            if arcs_of is not None and self.evidence_mode in PER_ARC:
+                parse = arc_maxima(arcs_of([(p.text, s) for p in passages[s]]))
+            elif arcs_of is not None:
+                parse = {**arcs_of([(passages[s][best].text, s)])[0]}
+                parse["arcs"] = [{**a, "evidence": best} for a in parse["arcs"]]
+            scores[s] = parse["score"] if parse is not None and self.evidence_mode in PER_ARC else cells[best]
+            support[s] = (passages[s], parse if parse is not None else {"best": best})
+        kept = [s for s in summary if s in scores]
+        if not kept:
+            return next(iter(dropped.values()))
+        sentence_scores = [scores[s] for s in kept]
+        return {"blocks": len(blocks), "summary_sentences": kept, "matrix": [sentence_scores],
+                "sentence_scores": sentence_scores, "dropped": dropped, "support": support}
 
     @given_rows
     def evidence(self, rows: Sequence[tuple[str, str]], split: Optional[list] = None) -> list:
@@ -230,6 +285,9 @@ class DocumentScorer(RowScorer):
         computed (ArcPairScores), so explaining costs no second pass."""
         split = split if split is not None else self.split_rows(rows)
         results = self.scored(rows, split)
+        if self.evidence_mode != BLOCK:
+            return [r if isinstance(r, Unscorable) else (r, [supported(s, r) for s in part[1]])
+                    for part, r in zip(split, results)]
         best = [{s: r["block_texts"][max(range(len(column)), key=column.__getitem__)]
                  for s, column in zip(r["summary_sentences"], zip(*r["matrix"]))}
                 if not isinstance(r, Unscorable) else {} for r in results]
@@ -257,6 +315,21 @@ class DocumentScorer(RowScorer):
     def matrix(self, document: str, summary: str) -> list[list[float]]:
         """The block x summary-sentence matrix of one row (Unscorable raised)."""
         return only_result(self.scored([(document, summary)]))["matrix"]
+
+
+def supported(sentence: str, result: dict) -> SentenceEvidence:
+    """A summary sentence's SentenceEvidence from a result read by its passages (DocumentScorer.read): its score,
+    its best passage, its parse (each arc naming its passage) and the passages, or why it was dropped."""
+    if sentence not in result["support"]:
+        return SentenceEvidence(sentence, result["dropped"][sentence])
+    passages, parse = result["support"][sentence]
+    score = dict(zip(result["summary_sentences"], result["sentence_scores"]))[sentence]
+    if "best" in parse:  # a pair model: the best passage, no arcs
+        return SentenceEvidence(sentence, score, passages[parse["best"]].text, None, (passages[parse["best"]],))
+    used = sorted({a["evidence"] for a in parse["arcs"]})  # the passages named anew: indices into those used
+    parse = {**parse, "arcs": [{**a, "evidence": used.index(a["evidence"])} for a in parse["arcs"]]}
+    return SentenceEvidence(sentence, score, passages[used[0]].text if used else None, parse,
+                            tuple(passages[i] for i in used))
 
 
 def score_of(result):
@@ -338,6 +411,14 @@ class DocumentOptions:
     seed: int = 0  # MC dropout's seed
     detector: Optional[str] = None  # a detector dir whose members (and Conv head) score the rows (scoring.detector)
     explain: bool = False  # each row's words (how unsupported) and sentences (score, supporting block): explain.py
+    evidence: str = BLOCK  # where a sentence's evidence comes from: block, arcs, packed, chunks (passages.py)
+    top_k: Optional[int] = None  # packed: at most this many document sentences per summary sentence
+    max_length: Optional[int] = None  # tokens a cell may take when scoring (default: the model's training length)
+
+    @property
+    def evidence_options(self) -> dict:
+        """How a DocumentScorer gathers each sentence's passages (its evidence, top_k, max_length arguments)."""
+        return {"evidence": self.evidence, "top_k": self.top_k, "max_length": self.max_length}
 
     @property
     def mode(self) -> ScoreMode:
@@ -361,6 +442,15 @@ class DocumentOptions:
             mode.check_model(m.meta.get("task"), m.meta.get("labels"), m)
         if self.granularity not in GRANULARITIES:
             raise ValueError(f"unknown granularity {self.granularity!r}; choose one of {', '.join(GRANULARITIES)}")
+        check_evidence(self.evidence)
+        if self.evidence in (PACKED, CHUNKS) and self.granularity != "sentence":
+            raise ValueError(f"--evidence {self.evidence} packs the document's sentences: it takes --granularity "
+                             f"sentence, not {self.granularity}")
+        if self.evidence != BLOCK and self.aggregation == CONV:
+            raise ValueError(f"--aggregation conv reads the block x sentence matrix of --evidence block, not "
+                             f"{self.evidence}")
+        if self.top_k is not None and (self.top_k < 1 or self.evidence != PACKED):
+            raise ValueError("--top-k N (N >= 1) bounds --evidence packed's sentences")
         if self.aggregation not in AGGREGATIONS:
             raise ValueError(f"unknown aggregation {self.aggregation!r}; choose one of {', '.join(AGGREGATIONS)}")
         if (self.aggregation == CONV) != (self.conv_dir is not None):

@@ -17,7 +17,8 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
-from entailgen.schemas.records import ExplainedSentence, ExplainedWord, WordArc
+from entailgen.schemas.records import EvidenceSpan, ExplainedSentence, ExplainedWord, WordArc
+from entailgen.training.scoring.passages import Passage
 from entailgen.training.scoring.summac import ensemble_score
 from entailgen.training.scoring.unscorable import Unscorable
 
@@ -43,13 +44,45 @@ class WordRule:
 
 @dataclass(frozen=True)
 class SentenceEvidence:
-    """What one model said of one summary sentence: its score (the best block's) or why it could not, the best block,
-    and the DAE model's parse of the sentence against that block (hypothesis_tokens, arcs; None for a pair model)."""
+    """What one model said of one summary sentence: its score or why it could not, its best block (or passage), the
+    DAE model's parse of the sentence (hypothesis_tokens, arcs; None for a pair model) and the passages its arcs were
+    read from (each arc's `evidence`: an index into them; none given: every arc from the best block)."""
 
     text: str
     score: float | Unscorable
     block: Optional[str] = None
     parse: Optional[dict] = None
+    passages: tuple[Passage, ...] = ()
+
+    @property
+    def sources(self) -> tuple[Passage, ...]:
+        """The passages the sentence's arcs were read from: the best block alone where no others are named."""
+        return self.passages or ((Passage(self.block, (self.block,)),) if self.block else ())
+
+
+def passage_spans(document: str, passage: Passage) -> list[tuple[int, int]]:
+    """Where each run of a passage is in the document, in order (whitespace and case read as locate reads them)."""
+    spans, cursor = [], 0
+    for run in passage.runs:
+        match = locate(run, document, cursor) or locate(run, document)
+        if match is not None:
+            spans.append((match.start(), match.end()))
+            cursor = match.end()
+    return spans
+
+
+def arc_evidence(document: str, passage: Passage, arc: dict) -> Optional[tuple[int, int]]:
+    """The document span an arc's probability was read from: the run of its passage that holds both the arc's words
+    (else its child's, else the passage's first run)."""
+    spans = passage_spans(document, passage)
+    if not spans:
+        return None
+    words = [re.compile(rf"\b{re.escape(arc[end + '_word'])}\b", re.IGNORECASE) for end in ("child", "head")]
+    for wanted in (words, words[:1]):
+        found = [span for span in spans if all(w.search(document, *span) for w in wanted)]
+        if found:
+            return found[0]
+    return spans[0]
 
 
 @dataclass(frozen=True)
@@ -118,16 +151,20 @@ def sentence_spans(summary: str, sentences: Sequence[str]) -> list[Optional[re.M
 
 
 def member_words(words: Sequence[tuple[int, int, str]], evidence: Sequence[SentenceEvidence],
-                 spans: Sequence[Optional[re.Match]], row_score: float, rule: WordRule
+                 spans: Sequence[Optional[re.Match]], row_score: float, rule: WordRule, document: str = ""
                  ) -> list[tuple[Optional[float], list[WordArc]]]:
-    """One model's (unsupported, the arcs behind it) per word by the rule; None where this model could not score the
-    word's sentence."""
+    """One model's (unsupported, the arcs behind it, each with the document span it was read from) per word by the
+    rule; None where this model could not score the word's sentence."""
     arcs_at: list[tuple[int, int, dict]] = []  # (start, end) in the summary of each arc's token, and the arc
+    read_from: dict[int, Optional[tuple[int, int]]] = {}  # id of an arc -> its evidence span in the document
     for sentence, match in zip(evidence, spans):
         if match is None or sentence.parse is None:
             continue
         tokens = token_spans(match, sentence.text, sentence.parse["hypothesis_tokens"])
+        sources = sentence.sources
         for arc in sentence.parse["arcs"]:
+            passage = sources[arc.get("evidence", 0)] if sources else None
+            read_from[id(arc)] = arc_evidence(document, passage, arc) if passage is not None else None
             for end in (("child",) if rule.arcs == CHILD else ("head", "child")):
                 if tokens[arc[end]] is not None:
                     arcs_at.append((*tokens[arc[end]], arc))
@@ -142,7 +179,8 @@ def member_words(words: Sequence[tuple[int, int, str]], evidence: Sequence[Sente
         if behind:
             ps = [1.0 - a["entailed_probability"] for a in behind]
             value = max(ps) if rule.pool == MAX else sum(ps) / len(ps)
-            arcs = [WordArc(a["rel"], a["head_word"], a["child_word"], a["entailed_probability"]) for a in behind]
+            arcs = [WordArc(a["rel"], a["head_word"], a["child_word"], a["entailed_probability"],
+                            *(read_from.get(id(a)) or (None, None))) for a in behind]
             out.append((round(min(1.0, max(0.0, value)), 6), arcs))
         elif rule.untouched == ZERO:
             out.append((0.0, []))
@@ -173,7 +211,7 @@ def explanation(document: str, summary: str, score: float, members: Sequence[Seq
     sentences = [e.text for e in members[0]]
     spans = sentence_spans(summary, sentences)
     words = words_of(summary)
-    per_member = [member_words(words, evidence, spans, score, rule) for evidence in members]
+    per_member = [member_words(words, evidence, spans, score, rule, document) for evidence in members]
     explained_words = []
     for w, (start, end, text) in enumerate(words):
         values = [m[w][0] for m in per_member]
@@ -187,9 +225,11 @@ def explanation(document: str, summary: str, score: float, members: Sequence[Seq
         scores = [s.score for s in said if not isinstance(s.score, Unscorable)]
         best = next((s for s in said if not isinstance(s.score, Unscorable)), None)
         where = locate(best.block, document) if best is not None and best.block else None
+        read = sorted({span for s in said if not isinstance(s.score, Unscorable) for p in s.sources
+                       for span in passage_spans(document, p)})
         explained_sentences.append(ExplainedSentence(
             text, match.start() if match else None, match.end() if match else None,
             (scores[0] if len(scores) == 1 else round(ensemble_score(scores), 6)) if scores else None,
             best.block if best else None, where.start() if where else None, where.end() if where else None,
-            None if scores else str(said[0].score)))
+            None if scores else str(said[0].score), [EvidenceSpan(*span) for span in read] if read else None))
     return Explanation(document, summary, score, explained_words, explained_sentences)

@@ -278,9 +278,10 @@ class DocumentScoreHandler(ModelHandler[DocumentInput, object, RowScorer]):
         o = self.options
         if isinstance(self.models, DetectorDir):  # its members, each by its own rule (a Conv head where it has one)
             return Detector(self.models, o.granularity, self.device, self.parser, score=o.score,
-                            mc_dropout=o.mc_dropout, seed=o.seed, precision=self.precision)
+                            mc_dropout=o.mc_dropout, seed=o.seed, precision=self.precision, **o.evidence_options)
         members = [DocumentScorer(m, o.granularity, o.aggregation, o.conv_dir, device=self.device, parser=self.parser,
-                                  score=o.score, mc_dropout=o.mc_dropout, seed=o.seed, precision=self.precision)
+                                  score=o.score, mc_dropout=o.mc_dropout, seed=o.seed, precision=self.precision,
+                                  **o.evidence_options)
                    for m in self.models]
         return members[0] if len(members) == 1 else EnsembleScorer(members)
 

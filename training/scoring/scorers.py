@@ -7,7 +7,7 @@ leaves out are left out here too) and returns each arc's entailment probability 
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, Optional, Sequence
 
 from entailgen.schemas.records import ENTAILED, THREE_WAY, ArcExample, LabelledArc
 from entailgen.training.fitting.model_dir import ModelDir
@@ -27,6 +27,34 @@ def scores_of(results: Sequence) -> list:
     return [r if isinstance(r, Unscorable) else r["score"] for r in results]
 
 
+def scoring_length(model, meta: dict, max_length: Optional[int]) -> int:
+    """The tokens a pair may take when scoring: the length the model was trained at, or a longer one asked for (whole
+    passages of a document) up to the encoder's positions; ValueError (one line) past them."""
+    if max_length is None:
+        return int(meta["max_length"])
+    limit = getattr(getattr(model, "config", None), "max_position_embeddings", None)
+    if max_length < 16 or (limit is not None and max_length > limit):
+        raise ValueError(f"--max-length {max_length}: choose 16 to {limit or 'the encoder limit'} tokens")
+    return max_length
+
+
+class TokenLengths:
+    """A scorer's token counts, for packing document passages to its length (training.scoring.passages)."""
+
+    tokenizer = None
+    max_length = 128
+    cut = 0  # premises cut to fit the model's length so far (features.arc_features / pair_features: never refused)
+
+    def lengths(self, texts: Sequence[str]) -> list[int]:
+        """Each text's tokens, special tokens left out."""
+        return [len(ids) for ids in self.tokenizer(list(texts), add_special_tokens=False, verbose=False)["input_ids"]]
+
+    def room(self, hypotheses: Sequence[str]) -> list[int]:
+        """The tokens left for a premise beside each hypothesis."""
+        return [self.max_length - self.tokenizer.num_special_tokens_to_add(pair=True) - n
+                for n in self.lengths(hypotheses)]
+
+
 def distinct(pairs: Sequence) -> tuple[list, list[int]]:
     """The distinct pairs in first-seen order and each pair's index among them: an identical cell (a summary sentence
     met twice, a row given twice) costs one forward pass, not two."""
@@ -35,15 +63,17 @@ def distinct(pairs: Sequence) -> tuple[list, list[int]]:
     return list(index), positions
 
 
-class DaeScorer:
+class DaeScorer(TokenLengths):
     """A trained DAE arc model and the parser, loaded once; scores (premise, hypothesis) pairs. model_dir: a ModelDir
     or a path (opened here, once)."""
 
     def __init__(self, model_dir: ModelDir | str, parser: ParserConfig = ParserConfig(), device: str = "cpu",
-                 batch_size: int = 32, *, mc_dropout: int = 0, seed: int = 0, precision: str = AUTO):
+                 batch_size: int = 32, *, mc_dropout: int = 0, seed: int = 0, precision: str = AUTO,
+                 max_length: Optional[int] = None):
         model_dir = ModelDir.open(model_dir)
         self.device, self.model, self.tokenizer, self.meta, self.precision = load_scoring_model(
             model_dir, device, precision, mc_dropout)
+        self.max_length = scoring_length(self.model, self.meta, max_length)
         if self.meta["task"] != "dae":
             raise DatasetError(f"{model_dir} is a {self.meta['task']} model; scoring arcs needs a dae model")
         self.mode = ScoreMode(mc_dropout=mc_dropout, seed=seed)  # arcs are 2-way: e only
@@ -78,12 +108,13 @@ class DaeScorer:
         for i, (premise, hypothesis) in enumerate(pairs):
             words, arcs = parsed[hypothesis]
             example = ArcExample("", premise, hypothesis, words, arcs, "scored", "", "", "")
-            features = arc_features(self.tokenizer, example, self.relations, self.meta["max_length"], max_arcs=None)
+            features = arc_features(self.tokenizer, example, self.relations, self.max_length, max_arcs=None)
             if features == "too_long":
-                results[i] = Unscorable("TooLong", f"longer than the model's {self.meta['max_length']} tokens")
+                results[i] = Unscorable("TooLong", f"the hypothesis alone fills the model's {self.max_length} tokens")
             elif isinstance(features, str):
                 results[i] = Unscorable("NoArcs", "the hypothesis has no content arc to score")
             else:
+                self.cut += features.truncated
                 ready.append((i, example, features))
         ready.sort(key=lambda item: len(item[2].input_ids))  # batches of like lengths: little padding to compute
         for start in range(0, len(ready), self.batch_size):
@@ -96,22 +127,23 @@ class DaeScorer:
                 arcs = [{"head": example.arcs[k].head, "child": example.arcs[k].child, "rel": example.arcs[k].rel,
                          "head_word": words[example.arcs[k].head], "child_word": words[example.arcs[k].child],
                          "entailed_probability": round(q, 6)} for k, q in zip(features.arcs, entailed)]
-                results[i] = {"hypothesis_tokens": words, "arcs": arcs,
+                results[i] = {"hypothesis_tokens": words, "arcs": arcs, "cut": features.truncated,
                               "score": round(sum(entailed) / len(entailed), 6)}
         return results
 
 
-class PairScorer:
+class PairScorer(TokenLengths):
     """A trained pair model (`entailgen train --task pair`), loaded once; the score of (premise, hypothesis) pairs:
     P(entailed), or e-c on a 3-way model (training.scoring.score_modes), from one pass or MC dropout's mean.
     model_dir: a ModelDir or a path (opened here, once)."""
 
     def __init__(self, model_dir: ModelDir | str, device: str = "cpu", batch_size: int = 32, *, score: str = "e",
-                 mc_dropout: int = 0, seed: int = 0, precision: str = AUTO):
+                 mc_dropout: int = 0, seed: int = 0, precision: str = AUTO, max_length: Optional[int] = None):
         self.mode = ScoreMode(score, mc_dropout, seed)
         model_dir = ModelDir.open(model_dir)
         self.device, self.model, self.tokenizer, self.meta, self.precision = load_scoring_model(
             model_dir, device, precision, mc_dropout)
+        self.max_length = scoring_length(self.model, self.meta, max_length)
         if self.meta["task"] != "pair":
             raise DatasetError(f"{model_dir} is a {self.meta['task']} model; pair scoring needs a pair model")
         labels = self.meta["labels"]
@@ -138,6 +170,8 @@ class PairScorer:
         """score_many of a DocumentScorer's cells (scored_cells)."""
         return scores_of(self.scored_cells(pairs))
 
+    __call__ = cell_scores  # a PairScores that also counts tokens (TokenLengths)
+
     def scored_cells(self, pairs: Sequence[tuple[str, str]]) -> list:
         """scored_many of pairs whose texts are known to be text (a DocumentScorer's cells, cut from checked rows);
         each distinct pair scored once."""
@@ -149,11 +183,11 @@ class PairScorer:
         results: list = [None] * len(pairs)
         ready = []
         for i, (premise, hypothesis) in enumerate(pairs):
-            features = pair_features(self.tokenizer, premise, hypothesis, 0, self.meta["max_length"])
+            features = pair_features(self.tokenizer, premise, hypothesis, 0, self.max_length)
             if isinstance(features, str):
-                results[i] = Unscorable("TooLong", f"the hypothesis alone fills the model's {self.meta['max_length']} "
-                                                   f"tokens")
+                results[i] = Unscorable("TooLong", f"the hypothesis alone fills the model's {self.max_length} tokens")
             else:
+                self.cut += features.truncated
                 ready.append((i, features))
         ready.sort(key=lambda item: len(item[1].input_ids))  # batches of like lengths: little padding to compute
         for start in range(0, len(ready), self.batch_size):
@@ -174,6 +208,7 @@ class ArcPairScores:
     def __init__(self, scorer: DaeScorer):
         self.scorer = scorer
         self.last: dict = {}  # (premise, hypothesis) -> DaeScorer result, of the latest call
+        self.lengths, self.room = scorer.lengths, scorer.room
 
     def __call__(self, pairs: Sequence[tuple[str, str]]) -> list:
         results = self.scorer.score_cells(pairs)
@@ -189,7 +224,8 @@ class ArcPairScores:
 
 
 def model_pair_scores(model_dir: ModelDir | str, device: str = "cpu", batch_size: int = 32,
-                      mode: ScoreMode = ScoreMode(), precision: str = AUTO) -> PairScores:
+                      mode: ScoreMode = ScoreMode(), precision: str = AUTO, max_length: Optional[int] = None
+                      ) -> PairScores:
     """The cell scorer of a trained model dir in a score mode and precision: PairScorer's score for a pair model,
     DaeScorer's sentence score for a DAE arc model (e only: refused for e-c before it loads), its arcs kept
     (ArcPairScores); a path is opened here, once, for both. It scores cells as given (score_cells): a
@@ -199,7 +235,7 @@ def model_pair_scores(model_dir: ModelDir | str, device: str = "cpu", batch_size
     mode.check_model(meta.get("task"), meta.get("labels"), model_dir)
     if meta.get("task") == "dae":
         scorer = DaeScorer(model_dir, device=device, batch_size=batch_size, mc_dropout=mode.mc_dropout, seed=mode.seed,
-                           precision=precision)
+                           precision=precision, max_length=max_length)
         return ArcPairScores(scorer)
     return PairScorer(model_dir, device=device, batch_size=batch_size, score=mode.score, mc_dropout=mode.mc_dropout,
-                      seed=mode.seed, precision=precision).cell_scores
+                      seed=mode.seed, precision=precision, max_length=max_length)

@@ -117,7 +117,11 @@ FIELD_NOTES_BY_TYPE = {
         "words[].arcs": "the DAE arcs behind the word's score (none for a pair model)",
         "words[].arcs[].rel": "the arc's relation", "words[].arcs[].head_word": "the head's word",
         "words[].arcs[].child_word": "the dependent's word",
-        "words[].arcs[].entailed_probability": "the DAE model's probability that the supporting block entails the arc",
+        "words[].arcs[].entailed_probability": "the DAE model's probability that the passage it was read from "
+                                                "entails the arc",
+        "words[].arcs[].evidence_start": "the first character's offset in the document of the passage the arc's "
+                                         "probability was read from",
+        "words[].arcs[].evidence_end": "the offset just past that passage's last character in the document",
         "sentences": "score --explain: every summary sentence with its score and its supporting block",
         "sentences[].text": "the sentence as the parser split it",
         "sentences[].start": "its first character's offset in the summary (null where it could not be placed)",
@@ -127,6 +131,9 @@ FIELD_NOTES_BY_TYPE = {
         "sentences[].block_start": "the block's first character's offset in the document",
         "sentences[].block_end": "the offset just past the block's last character in the document",
         "sentences[].unscorable": "why the model could not score it (null when it could)",
+        "sentences[].passages": "every passage of the document its arcs (or its score) were read from",
+        "sentences[].passages[].start": "the passage's first character's offset in the document",
+        "sentences[].passages[].end": "the offset just past the passage's last character in the document",
     },
     "ScoredParaphrase": {
         "text": "x, the sentence as it was in the corpus",

@@ -1,0 +1,120 @@
+"""Where a summary sentence's evidence comes from (the document read whole, as AlignScore and MiniCheck read it): the
+passages a model scores it against, each with its place in the document, and how a sentence's arcs are read from
+them. Pure functions; no torch, no Beam.
+
+Evidence modes (`--evidence`):
+- block: every block of the granularity; the sentence takes its best block, and every arc is read from that block
+  (SummaC-ZS's max over blocks).
+- arcs: every block of the granularity; each arc takes its best block on its own, and the sentence's score is the mean
+  of those maxima, so a sentence fused from two sentences of the document finds each arc where it is supported.
+- packed: one passage per summary sentence: the document sentences that share most content words with it (ties: the
+  earlier), taken best first while they fit in the model's length, put back in document order.
+- chunks: windows of consecutive document sentences as long as the model takes, each starting halfway into the one
+  before (a stride of half a chunk); each arc its best chunk, as in arcs.
+A sentence longer than the model's length alone is cut to fit (counted as cut): a passage is never refused for length.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Optional, Sequence
+
+from entailgen.transforms.views import content_words
+
+BLOCK, ARCS, PACKED, CHUNKS = "block", "arcs", "packed", "chunks"
+EVIDENCE = (BLOCK, ARCS, PACKED, CHUNKS)
+PER_ARC = (ARCS, CHUNKS)  # the modes whose arcs each take their best passage
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A premise cut from the document: its text and the runs of consecutive document sentences it joins, in
+    document order (a packed passage can join runs from far apart; explain.py finds each run in the document)."""
+
+    text: str
+    runs: tuple[str, ...]
+
+
+class WordCount:
+    """Lengths in words, for a scorer that cannot count its model's tokens (a test's, a caller's own PairScores):
+    a passage of 128 words at most beside the sentence."""
+
+    max_length = 128
+
+    def lengths(self, texts: Sequence[str]) -> list[int]:
+        return [len(t.split()) for t in texts]
+
+    def room(self, hypotheses: Sequence[str]) -> list[int]:
+        return [self.max_length - 3 - len(h.split()) for h in hypotheses]
+
+
+def check_evidence(evidence: str) -> None:
+    """ValueError (one line) for an evidence mode that does not exist."""
+    if evidence not in EVIDENCE:
+        raise ValueError(f"unknown evidence {evidence!r}; choose one of {', '.join(EVIDENCE)}")
+
+
+def joined(sentences: Sequence[str], chosen: Iterable[int]) -> Passage:
+    """The passage of the chosen document sentences, in document order: texts joined by a space, each run of
+    consecutive sentences one run."""
+    order = sorted(set(chosen))
+    runs: list[list[str]] = []
+    for n, i in enumerate(order):
+        if n and i == order[n - 1] + 1:
+            runs[-1].append(sentences[i])
+        else:
+            runs.append([sentences[i]])
+    return Passage(" ".join(sentences[i] for i in order), tuple(" ".join(run) for run in runs))
+
+
+def packed(sentences: Sequence[str], lengths: Sequence[int], claim: str, room: int, k: Optional[int] = None
+           ) -> Passage:
+    """The packed passage for one summary sentence: document sentences by how many of its content words they hold
+    (transforms.views.content_words; ties: the earlier), each added while the passage's tokens (`lengths`, one per
+    sentence) stay within `room` (at most k of them; the first always: cut later if it alone is too long), in
+    document order."""
+    words = content_words(claim)
+    held = [len(words & content_words(sentence)) for sentence in sentences]
+    chosen, used = [], 0
+    for i in sorted(range(len(sentences)), key=lambda i: (-held[i], i)):
+        if k is not None and len(chosen) >= k:
+            break
+        if not chosen or used + lengths[i] <= room:
+            chosen.append(i)
+            used += lengths[i]
+    return joined(sentences, chosen)
+
+
+def chunks(sentences: Sequence[str], lengths: Sequence[int], room: int) -> list[Passage]:
+    """Windows of consecutive sentences, each as many as fit in `room` tokens (at least one), each starting at the
+    sentence halfway into the one before (a stride of half a window), until the last sentence is in one."""
+    out: list[Passage] = []
+    start = 0
+    while start < len(sentences):
+        end, used = start + 1, lengths[start]
+        while end < len(sentences) and used + lengths[end] <= room:
+            used += lengths[end]
+            end += 1
+        out.append(joined(sentences, range(start, end)))
+        if end >= len(sentences):
+            break
+        start = max(start + 1, start + (end - start) // 2)
+    return out
+
+
+def arc_maxima(parses: Sequence) -> Optional[dict]:
+    """One summary sentence's arcs read from several passages (each a DaeScorer result of the sentence against one
+    passage, or an Unscorable): each arc at its best probability over the passages, with `evidence`, the index of the
+    passage it came from (ties: the earlier), and the mean of those maxima as the sentence's score; None when no
+    passage gave arcs."""
+    good = [(i, p) for i, p in enumerate(parses) if isinstance(p, dict)]
+    if not good:
+        return None
+    best: dict = {}
+    for i, parse in good:
+        for arc in parse["arcs"]:
+            key = (arc["head"], arc["child"], arc["rel"])
+            if key not in best or arc["entailed_probability"] > best[key]["entailed_probability"]:
+                best[key] = {**arc, "evidence": i}
+    arcs = list(best.values())
+    score = round(sum(a["entailed_probability"] for a in arcs) / len(arcs), 6)
+    return {"hypothesis_tokens": good[0][1]["hypothesis_tokens"], "arcs": arcs, "score": score}
