@@ -6,7 +6,8 @@ from html import escape
 from entailgen.dataset.report.arc_view import arc_svg, drawable
 from entailgen.dataset.report.card.facts import split_names
 from entailgen.dataset.report.card.markdown import plural
-from entailgen.dataset.report.plots import LABEL_COLOURS, clip, histogram, length_bins, stacked_bars
+from entailgen.dataset.report.plots import LABEL_COLOURS, auc_bars, clip, histogram, length_bins, stacked_bars
+from entailgen.dataset.report.separability import ALL, reading, separability_rows
 from entailgen.dataset.report.stats import UNLABELLED
 from entailgen.dataset.report.tables import stat_blocks, stat_notes
 from entailgen.schemas.records import ENTAILED, NOT_ENTAILED
@@ -115,15 +116,20 @@ def dead_examples_html(rows: list[dict]) -> str:
     return f'<h3>Example dead letters</h3><table class="dead-letters"><tr>{head}</tr>{body}</table>'
 
 
+def grid(header: list, rows: list[list], cls: str) -> str:
+    """A table of a header row and rows of cells (escaped)."""
+    head = "".join(f"<th>{escape(str(h))}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{escape(str(v))}</td>" for v in row) + "</tr>" for row in rows)
+    return f'<table class="{cls}"><tr>{head}</tr>{body}</table>'
+
+
 def stat_html(value) -> str:
     """A stats value as captioned HTML tables (or a scalar, or JSON), the same blocks the card shows."""
     parts = []
     for block in stat_blocks(value):
         caption = f"<h4>{escape(block.caption)}</h4>" if block.caption else ""
         if block.header:
-            head = "".join(f"<th>{escape(str(h))}</th>" for h in block.header)
-            body = "".join("<tr>" + "".join(f"<td>{escape(str(v))}</td>" for v in row) + "</tr>" for row in block.rows)
-            parts.append(f'{caption}<table class="stat"><tr>{head}</tr>{body}</table>')
+            parts.append(caption + grid(block.header, block.rows, "stat"))
         else:
             text = escape(block.text)
             parts.append(caption + (f"<pre>{text}</pre>" if block.code else f"<p><b>{text}</b></p>"))
@@ -136,6 +142,21 @@ def pipeline_stats_section(manifest: dict) -> str:
     body = "".join(f"<h3>{escape(k)}</h3>" + "".join(f"<p>{escape(n)}</p>" for n in stat_notes(k, v)) + stat_html(v)
                    for k, v in stats.items()) or '<p class="empty">The pipeline recorded no statistics.</p>'
     return f'<section id="pipeline-stats"><h2>Pipeline statistics</h2>{body}</section>'
+
+
+def separability_section(manifest: dict) -> str:
+    """How well overlap and the other cheap cues alone predict the labels: overlap's ROC AUC per rule plotted, every
+    cue's in a table, and how to read them (left out for a dataset without labels)."""
+    block = manifest.get("separability")
+    if not block or not block["rules"]:
+        return ""
+    header, rows = separability_rows(block)
+    overlap = {row[0]: block["rules"][row[0]][ALL]["auc"]["overlap"] for row in rows}
+    plot = (f'<figure>{auc_bars("Overlap ROC AUC by rule", overlap)}</figure>'
+            if any(auc is not None for auc in overlap.values()) else "")  # all of one label: nothing to plot
+    said = "".join(f"<p>{escape(line)}</p>" for line in reading(block))
+    return f'<section id="separability"><h2>Separability</h2>{plot}{grid(header, rows, "separability")}{said}</section>'
+
 
 
 def _not_drawn(arcs: list[dict], n_tokens: int) -> str:
@@ -235,7 +256,7 @@ def render_report(manifest: dict, stats: dict, examples: list[dict], description
     title = f"entailgen {manifest['pipeline']} dataset report"
     sections = [summary_section(manifest, description), labels_section(stats), lengths_section(stats, max_bins),
                 relations_section(stats, max_bars), dead_section(stats, manifest, max_bars),
-                pipeline_stats_section(manifest),
+                pipeline_stats_section(manifest), separability_section(manifest),
                 examples_section(manifest["record_type"], examples, manifest["config"]["seed"])]
     return ("<!DOCTYPE html>\n"
             f'<html lang="en"><head><meta charset="utf-8">'

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 from html import escape
-from typing import Iterable
+from typing import Iterable, Optional
 
 from entailgen.dataset.report.stats import UNLABELLED
 from entailgen.schemas.records import ENTAILED, NOT_ENTAILED
@@ -141,3 +141,32 @@ def histogram(title: str, bins: list[tuple[str, int]], x_label: str) -> str:
     body.append(f'<text x="{num(left + (WIDTH - left) / 2)}" y="{top + plot_h + bottom - 14}" '
                 f'text-anchor="middle">{escape(x_label)}</text>')
     return _svg(title, WIDTH, top + plot_h + bottom, body)
+
+
+def auc_bars(title: str, aucs: dict[str, Optional[float]]) -> str:
+    """Horizontal bars of an ROC AUC per group on a 0-1 axis, chance (0.5) marked: how far each rule's labels are from
+    what one cue alone cannot separate; a group without an AUC (one class) says so instead of a bar."""
+    longest = max((len(group) for group in aucs), default=0)
+    label_w = min(max(170, math.ceil(CHAR_W * longest) + 12), WIDTH // 2)
+    bar_w, row_h, top = WIDTH - label_w - 110, 20, 36
+    chance = label_w + bar_w / 2
+    body = [f'<text x="0" y="14" style="font-weight:bold">{escape(title)}</text>']
+    for tick in (0, 0.5, 1):
+        body.append(f'<text class="axis" x="{num(label_w + bar_w * tick)}" y="30" text-anchor="middle">'
+                    f'{num(tick)}</text>')
+    for i, (group, auc) in enumerate(aucs.items()):
+        y = top + i * row_h
+        body.append(f'<text class="axis" x="{label_w - 6}" y="{num(y + 13)}" text-anchor="end">'
+                    f'<title>{escape(group)}</title>{escape(clip(group, int((label_w - 12) // CHAR_W)))}</text>')
+        if auc is None:
+            body.append(f'<text x="{label_w}" y="{num(y + 13)}">one class</text>')
+            continue
+        w = bar_w * auc
+        body.append(f'<rect class="bar" data-group="{escape(group)}" data-auc="{auc}" x="{label_w}" y="{num(y)}" '
+                    f'width="{num(w)}" height="{row_h - 4}" fill="{BAR_COLOUR}">'
+                    f'<title>{escape(group)}: ROC AUC {auc:.2f}</title></rect>'
+                    f'<text x="{num(label_w + w + 4)}" y="{num(y + 13)}">{auc:.2f}</text>')
+    bottom = top + len(aucs) * row_h
+    body.append(f'<line class="chance" x1="{num(chance)}" y1="{top - 2}" x2="{num(chance)}" y2="{bottom}" '
+                'stroke="#57606a" stroke-dasharray="4 3"/>')
+    return _svg(title, WIDTH, bottom + 8, body)

@@ -9,6 +9,7 @@ from entailgen.dataset.report.card.header import hf_features
 from entailgen.dataset.report.write import collect, embedded_sample_digests
 from entailgen.dataset.shard import DEAD_LETTERS, shard_path, write_shard
 from entailgen.schemas.records import ArcExample, DeadLetter, LabelledArc, dead_letter
+from entailgen.transforms.separability import histogram, separability
 
 SPLITS = ("train", "dev", "test")
 CONFIG = {"pipeline": "dae", "input_format": None, "format": "parquet", "num_shards": 1, "seed": 0,
@@ -47,7 +48,8 @@ def build_dataset(root, examples=EXAMPLES, fmt="parquet"):
                               staged={"shards": shards, "dead_letters": [dead], "exports": [],
                                       "counts": [[["read", "text.txt"], 4], [["dead_by_stage", "read:Unicode"], 1],
                                                  [["skipped_by_reason", "label:NoGold"], 1]],
-                                      "stats": [["arc_labels", {"entailed": 4, "not-entailed": 1}]]},
+                                      "stats": [["arc_labels", {"entailed": 4, "not-entailed": 1}]],
+                                      "separability": [separability(histogram(examples), "arc")]},
                               metrics={})
     (root / "manifest.json").write_text(dumps(manifest))
     return manifest
@@ -79,8 +81,11 @@ def test_report_page_has_the_plots_and_one_arc_drawing_per_sampled_example(tmp_p
     page = (tmp_path / REPORT).read_text()
     for title in ("Arc labels by split", "Arc labels by kind", "Rows by split and source", "Premise length (words)",
                   "Hypothesis length (words)", "Arc labels by dependency relation", "Dead letters by reason",
-                  "Inputs skipped on purpose, by reason"):
+                  "Inputs skipped on purpose, by reason", "Overlap ROC AUC by rule"):
         assert f'aria-label="{title}"' in page, title
+    # every labelled arc has head and child in its premise: overlap ties, 0.5; gold and bottom are of one label
+    assert '<tr><td>word_swap</td><td>2</td><td>50%</td><td>0.50</td>' in page
+    assert "| word_swap | 2 | 50% | 0.50 |" in (tmp_path / CARD).read_text()
     assert page.count('<svg xmlns="http://www.w3.org/2000/svg" class="arcs"') == 3  # one per kind
     assert page.count('data-label="not-entailed"') == 1 and page.count('data-label="unlabelled"') == 1
     assert "beam rank 10, score -2.000" in page

@@ -5,7 +5,8 @@ SECTIONS puts them in order, so a new section is its module and one line there. 
 """
 from __future__ import annotations
 
-from entailgen.dataset.report.card import citations, counts, fields, files, how_made, limits, loading, statistics
+from entailgen.dataset.report.card import (citations, counts, fields, files, how_made, limits, loading, separability,
+                                          statistics)
 from entailgen.dataset.report.card.facts import CardFacts
 from entailgen.dataset.report.card.header import front_matter, input_licences
 
@@ -18,6 +19,7 @@ SECTIONS = (
     ("Fields", fields.section),
     ("How to load it", loading.section),
     ("Statistics", statistics.section),
+    ("Separability", separability.section),
     ("Known limits", limits.section),
     ("Files", files.section),
     ("Sources and citations", citations.section),
