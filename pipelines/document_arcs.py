@@ -11,7 +11,10 @@ from entailgen.pipelines.base import Family, FamilyOutput, RunConfig, select
 from entailgen.schemas.records import ArcExample
 from entailgen.schemas.sources import Document
 from entailgen.transforms.document_arcs.labels import RULES
-from entailgen.transforms.document_arcs.make import DEAD, SKIPPED, DocumentArcsConfig, MakeDocumentArcs, tally
+from entailgen.transforms.augment.wordnet import DEBIAN_WORDNET, WordNetMissing, nltk_wordnet_tree
+from entailgen.transforms.document_arcs.make import (COUNTS as DOUBTFUL_COUNTS, DEAD, DEFAULT_RULES, SKIPPED,
+                                                     DocumentArcsConfig, MakeDocumentArcs, tally)
+from entailgen.transforms.document_arcs.rewrites import REWRITES
 from entailgen.transforms.label import ArcLabelStats
 from entailgen.transforms.overlap_blind import COUNTS, HELP, OverlapBlind, OverlapBlindConfig
 from entailgen.transforms.overlap_blind import SKIPPED as BLIND_SKIPPED
@@ -19,16 +22,32 @@ from entailgen.transforms.overlap_blind import SKIPPED as BLIND_SKIPPED
 
 @dataclass(frozen=True)
 class DocumentArcsOptions:
-    """Which rules run and how many hypotheses each makes per document."""
+    """Which rules run, how many hypotheses each makes per document, which entailed rewrites rewording and the error
+    rules' sentences use, and whether doubtful arcs are unlabelled."""
 
-    rules: tuple[str, ...] = RULES
+    rules: tuple[str, ...] = DEFAULT_RULES
     per_document: int = 2
     overlap_blind: bool = False  # balance arc labels within each rule and overlap bin (transforms.overlap_blind)
+    evidence_per_document: int = 4
+    rewrites: tuple[str, ...] = REWRITES
+    reword_share: float = 0.5
+    filter_doubtful: bool = False
 
 
 def add_arguments(group) -> None:
-    group.add_argument("--rules", default=",".join(RULES), help=f"comma list of {','.join(RULES)} (default: all)")
+    group.add_argument("--rules", default=",".join(DEFAULT_RULES),
+                       help=f"comma list of {','.join(RULES)} (default: all but restatement)")
     group.add_argument("--per-document", type=int, default=2, help="hypotheses each rule makes per document")
+    group.add_argument("--evidence-per-document", type=int, default=4,
+                       help="claims evidence removal makes per document (default 4)")
+    group.add_argument("--rewrites", default=",".join(REWRITES),
+                       help=f"comma list of the entailed rewrites rewording uses: {','.join(REWRITES)} (default: all)")
+    group.add_argument("--reword-share", type=float, default=0.5,
+                       help="share of error hypotheses whose sentence first takes a one-word entailed rewrite "
+                            "(0 to 1; default 0.5)")
+    group.add_argument("--filter-doubtful", action="store_true",
+                       help="unlabel a 0 arc another document sentence holds and a 1 arc with a word nothing "
+                            "explains (counted by reason)")
     group.add_argument("--overlap-blind", action="store_true", help=HELP)
 
 
@@ -38,9 +57,22 @@ def options(args) -> DocumentArcsOptions:
     unknown = sorted(set(chosen) - set(RULES))
     if unknown or not chosen:
         raise ValueError(f"--rules takes {','.join(RULES)}; got {args.rules!r}")
-    if args.per_document < 1:
-        raise ValueError(f"--per-document must be at least 1, got {args.per_document}")
-    return DocumentArcsOptions(tuple(r for r in RULES if r in chosen), args.per_document, args.overlap_blind)
+    for flag, value in (("--per-document", args.per_document), ("--evidence-per-document", args.evidence_per_document)):
+        if value < 1:
+            raise ValueError(f"{flag} must be at least 1, got {value}")
+    rewrites = tuple(r.strip() for r in args.rewrites.split(",") if r.strip())
+    if set(rewrites) - set(REWRITES) or not rewrites:
+        raise ValueError(f"--rewrites takes {','.join(REWRITES)}; got {args.rewrites!r}")
+    if not 0 <= args.reword_share <= 1:
+        raise ValueError(f"--reword-share must be between 0 and 1, got {args.reword_share}")
+    rules = tuple(r for r in RULES if r in chosen)
+    if set(rewrites) & {"synonym", "hypernym"} and (args.reword_share > 0 or "rewording" in rules):
+        try:
+            nltk_wordnet_tree(DEBIAN_WORDNET)
+        except (WordNetMissing, OSError) as error:
+            raise ValueError(f"synonym and hypernym rewrites need WordNet: {error}") from None
+    return DocumentArcsOptions(rules, args.per_document, args.overlap_blind, args.evidence_per_document,
+                               tuple(r for r in REWRITES if r in rewrites), args.reword_share, args.filter_doubtful)
 
 
 def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
@@ -48,19 +80,22 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
     spans two splits, wherever and however often the input holds it."""
     opts: DocumentArcsOptions = config.family or DocumentArcsOptions()
     documents, not_used = select(sources, Document, "document-arcs")
-    made = documents | "DocumentArcs" >> MakeDocumentArcs(
-        config.parser, DocumentArcsConfig(seed=config.seed, rules=opts.rules, per_document=opts.per_document))
-    examples, skipped, counts = made["examples"], [made[SKIPPED], not_used], None
+    made = documents | "DocumentArcs" >> MakeDocumentArcs(config.parser, DocumentArcsConfig(
+        seed=config.seed, rules=opts.rules, per_document=opts.per_document,
+        evidence_per_document=opts.evidence_per_document, rewrites=opts.rewrites, reword_share=opts.reword_share,
+        filter_doubtful=opts.filter_doubtful))
+    examples, skipped, counts = made["examples"], [made[SKIPPED], not_used], [made[DOUBTFUL_COUNTS]]
     if opts.overlap_blind:
         blind = examples | "OverlapBlind" >> OverlapBlind(OverlapBlindConfig(config.seed))
-        examples, counts = blind["rows"], blind[COUNTS]
+        examples = blind["rows"]
+        counts.append(blind[COUNTS])
         skipped.append(blind[BLIND_SKIPPED])
     return FamilyOutput(
         records=examples,
         dead=made[DEAD],
         context=lambda row: row.document_id,
         skipped=skipped | "Skipped" >> beam.Flatten(),
-        counts=counts,
+        counts=counts | "Counts" >> beam.Flatten(),
         stats={"arc_labels": examples | "Tally" >> beam.Map(tally)
                | "ArcLabelStats" >> beam.CombineGlobally(ArcLabelStats(table_2=False))},
     )
@@ -71,8 +106,8 @@ FAMILY = Family(
     record_type=ArcExample,
     samples=("documents.jsonl",),
     build=build,
-    summary="documents -> evidence removal, recombination, restatement, extrinsic attachment: arc-labelled "
-            "hypotheses against SummaC blocks",
+    summary="documents -> evidence removal, recombination, extrinsic attachment, rewording (restatement by "
+            "option): arc-labelled hypotheses against SummaC blocks",
     add_arguments=add_arguments,
     options=options,
     input_format="documents",

@@ -49,7 +49,7 @@ def test_documents_read_are_with_output_plus_skipped_plus_dead(run):
     assert counts["skipped_by_reason"] == {
         "document-arcs:NotUsed:LabelledClaim": 1, "document_arcs:NoExample": 1, "document_arcs:DuplicateDocument": 1,
         **{f"document_arcs:{rule}:NoSentenceOf6Words": 1 for rule in (
-            "evidence_removal", "recombination", "restatement", "extrinsic_attachment")}}
+            "evidence_removal", "recombination", "extrinsic_attachment", "rewording")}}
     assert {r["source_id"] for r in rows} == {"docs.jsonl:1", "docs.jsonl:2"}  # the first copy of d1 is kept
     assert len({r["id"] for r in rows}) == len(rows)
 
@@ -57,14 +57,14 @@ def test_documents_read_are_with_output_plus_skipped_plus_dead(run):
 def test_every_rule_makes_rows_labelled_against_a_block_of_its_document(run):
     _, _, _, manifest, rows = run
     kinds = {r["kind"] for r in rows}
-    assert kinds == {"evidence_removal", "recombination", "restatement", "extrinsic_attachment"}
+    assert kinds == {"evidence_removal", "recombination", "rewording", "extrinsic_attachment"}  # restatement: by name
     assert manifest["record_type"] == "ArcExample" and manifest["pipeline"] == "document-arcs"
     by_kind = manifest["stats"]["arc_labels"]["arcs"]
     for kind in kinds:
         of_kind = [a["entailed"] for r in rows if r["kind"] == kind for a in r["arcs"]]
         assert by_kind[kind] == {"entailed": of_kind.count(1), "not_entailed": of_kind.count(0),
                                  "unlabelled": of_kind.count(None)}
-    assert all(by_kind[k]["not_entailed"] == 0 for k in ("restatement",))
+    assert all(by_kind[k]["not_entailed"] == 0 for k in ("rewording",))
     assert all(by_kind[k]["not_entailed"] > 0 for k in ("recombination", "extrinsic_attachment"))
     documents = {d.get("id"): d.get("text") or d.get("article") for d in DOCUMENTS}
     for r in rows:  # a premise is one or two sentences of its own document, never another's
@@ -149,6 +149,13 @@ def test_a_document_is_in_one_split_wherever_and_however_often_the_input_holds_i
 def test_bad_options_are_one_line_and_exit_2(tmp_path, capsys):
     assert main(["run", "document-arcs", "--sample", "--output", str(tmp_path), "--rules", "shuffle"]) == 2
     assert capsys.readouterr().err == ("entailgen: error: --rules takes evidence_removal,recombination,restatement,"
-                                       "extrinsic_attachment; got 'shuffle'\n")
+                                       "extrinsic_attachment,rewording; got 'shuffle'\n")
     assert main(["run", "document-arcs", "--sample", "--output", str(tmp_path), "--per-document", "0"]) == 2
     assert capsys.readouterr().err == "entailgen: error: --per-document must be at least 1, got 0\n"
+    for flag, value, said in (("--evidence-per-document", "0", "must be at least 1, got 0"),
+                              ("--reword-share", "1.5", "must be between 0 and 1, got 1.5")):
+        assert main(["run", "document-arcs", "--sample", "--output", str(tmp_path), flag, value]) == 2
+        assert capsys.readouterr().err == f"entailgen: error: {flag} {said}\n"
+    assert main(["run", "document-arcs", "--sample", "--output", str(tmp_path), "--rewrites", "spelling"]) == 2
+    assert capsys.readouterr().err == ("entailgen: error: --rewrites takes synonym,hypernym,genitive,descriptor,"
+                                       "number,date,reporting_verb; got 'spelling'\n")

@@ -13,10 +13,12 @@ from entailgen.transforms.claims.claims import parse_document
 from entailgen.transforms.claims.transformations import Unchanged
 from entailgen.transforms.document_arcs import rules
 from entailgen.schemas.records import Arc
-from entailgen.transforms.document_arcs.labels import (PremiseView, arc_label, hypothesis_label, label_hypothesis,
-                                                       touches_change)
+from entailgen.transforms.document_arcs import rewrites
+from entailgen.transforms.document_arcs.labels import (PremiseView, arc_label, document_view, doubtful,
+                                                       hypothesis_label, label_hypothesis, touches_change)
 from entailgen.transforms.document_arcs.make import (DocumentArcsConfig, document_hypotheses, document_key,
-                                                     label_document, later_copies)
+                                                     label_document, later_copies, make_one)
+from entailgen.transforms.document_arcs.rewrites import TableThesaurus
 
 OLD_MAN = "The old man gave the young boy a book."
 
@@ -53,15 +55,25 @@ def labelled(parser):
 
 
 def test_evidence_removal_labels_the_dae_sentence_by_hand(document, labelled):
-    """Premise: the passive sentence left when the claim is taken out. It holds old->man (1), lacks "young" (0), and
-    holds give with man, boy and book in other relations: the same fact in other words, so unlabelled."""
-    doc = document(OLD_MAN + " The book was given to the boy by the old man.")
-    example, labels = labelled(doc, rules.evidence_removal(doc.sentences, 0))
-    assert example.premise == "The book was given to the boy by the old man."
+    """The passive restates the claim in other relations (it relates give with man, boy and book): evidence, taken
+    out with it. Premise: the sentence left, which holds old->man (1) and nothing of the giving (0)."""
+    doc = document(OLD_MAN + " The book was given to the boy by the old man. The old man lived in Leeds.")
+    made = rules.evidence_removal(doc.sentences, 0)
+    assert made.withheld == (0, 1)
+    example, labels = labelled(doc, made)
+    assert example.premise == "The old man lived in Leeds."
     assert example.hypothesis == OLD_MAN
-    assert labels == {("amod", "man", "old"): 1, ("amod", "boy", "young"): 0, ("nsubj", "give", "man"): None,
-                      ("dative", "give", "boy"): None, ("dobj", "give", "book"): None}
+    assert labels == {("amod", "man", "old"): 1, ("amod", "boy", "young"): 0, ("nsubj", "give", "man"): 0,
+                      ("dative", "give", "boy"): 0, ("dobj", "give", "book"): 0}
     assert hypothesis_label(example) == 0
+
+
+def test_a_restatement_in_other_relations_is_evidence_too(document):
+    """The passive holds none of the claim's arcs but relates four of its five word pairs: the lead restated in the
+    body, taken out; "The boy read a book." relates one pair of five and stays as context."""
+    doc = document(OLD_MAN + " The boy read a book. The book was given to the boy by the old man.")
+    assert rules.evidence_of(doc.sentences, 0) == {0, 2}
+    assert rules.evidence_removal(doc.sentences, 0).premise == (1,)
 
 
 def test_evidence_removal_takes_out_a_sentence_that_repeats_the_claim(document):
@@ -229,11 +241,13 @@ def test_a_document_gives_each_rule_or_a_skip_per_rule(document, parser):
     made = list(document_hypotheses(doc, DONORS, config))
     assert made == list(document_hypotheses(doc, DONORS, config))
     assert [(s.stage, s.reason) for s in made if not hasattr(s, "rule")] == [
-        ("document_arcs:evidence_removal", "NoContext")]
+        ("document_arcs:evidence_removal", "NoContext"), ("document_arcs:rewording", "NoRewrite")]  # no lexicon
     assert [(h.rule, h.text) for h in made if hasattr(h, "rule")] == [
         ("recombination", "A book gave the young boy the old man."),
-        ("restatement", "The man gave the boy a book."),
         ("extrinsic_attachment", "The old man gave the young boy a book in Cardiff.")]
+    restated = DocumentArcsConfig(seed=3, rules=("restatement",))  # by name only: not among the defaults
+    assert [(h.rule, h.text) for h in document_hypotheses(doc, DONORS, restated)] == [
+        ("restatement", "The man gave the boy a book.")]
     short = document("Too short.")
     assert {s.reason for s in document_hypotheses(short, DONORS, config)} == {"NoSentenceOf6Words"}
     assert [(s.stage, s.reason) for s in label_document(short, [], [])] == [("document_arcs", "NoExample")]
@@ -265,10 +279,10 @@ def test_a_document_a_rule_fails_on_is_one_dead_letter_and_the_others_go_on(docu
     bad = dataclasses.replace(document(OLD_MAN), record=Document("t:2", "t", OLD_MAN))
     made = make.document_hypotheses
 
-    def hypotheses(doc, donors, config):
+    def hypotheses(doc, donors, config, *thesaurus):
         if doc.record.source_id == "t:2":
             raise IndexError("span out of range")
-        return made(doc, donors, config)
+        return made(doc, donors, config, *thesaurus)
 
     monkeypatch.setattr(make, "document_hypotheses", hypotheses)
     fn = make._LabelDocuments(ParserConfig(), make.DocumentArcsConfig(seed=3))
@@ -306,3 +320,106 @@ def test_control_characters_in_a_document_neither_join_its_sentences_nor_reach_a
     assert [s.text for s in doc.sentences] == ["Anna Berg opened a large office in Leeds.",
                                                "The old mayor said it was a good day.",
                                                "Tom Hale closed a small shop in Cardiff.", "The shop sold old books."]
+
+
+# Entailed rewrites (rewording, and an error rule's sentence carrying one), the entity role swap and the filter.
+
+LEXICON = TableThesaurus(synonyms=((("large", "ADJ"), ("big",)),), hypernyms=(("book", ("publication",)),)).load()
+REWORDED = ("Anna Berg, 33, opened a large office in Leeds on March 3. Tom Hale, the club's chairman, said 3 people "
+            "had bought a book. Hale told reporters that 3,000 fans came.")
+
+
+@pytest.mark.parametrize("variant, index, hypothesis, new_arcs", [
+    ("synonym", 0, "Anna Berg, 33, opened a big office in Leeds on March 3.", {("amod", "office", "big")}),
+    ("hypernym", 1, "Tom Hale, the club's chairman, said 3 people had bought a publication.",
+     {("dobj", "buy", "publication")}),
+    ("genitive", 1, "Tom Hale, the chairman of the club, said 3 people had bought a book.",
+     {("prep:of", "chairman", "club")}),
+    ("descriptor", 2, "The club's chairman told reporters that 3,000 fans came.", {("nsubj", "tell", "chairman")}),
+    ("number", 1, "Tom Hale, the club's chairman, said three people had bought a book.",
+     {("nummod", "people", "three")}),
+    ("number", 2, "Hale told reporters that 3000 fans came.", {("nummod", "fan", "3000")}),
+    ("date", 0, "Anna Berg, 33, opened a large office in Leeds on 3 March.", set()),
+    ("reporting_verb", 1, "Tom Hale, the club's chairman, stated 3 people had bought a book.",
+     {("nsubj", "state", "hale"), ("ccomp", "state", "buy")}),
+    ("reporting_verb", 2, "Hale informed reporters that 3,000 fans came.",
+     {("nsubj", "inform", "hale"), ("dobj", "inform", "reporter"), ("ccomp", "inform", "come")}),
+])
+def test_each_rewrite_is_entailed_arc_by_arc(document, labelled, variant, index, hypothesis, new_arcs):
+    """Each rewrite worked by hand: its new arcs are not the premise's (their words or relation are new) and are 1
+    only because the rewrite stands for a premise arc ("big" office for "large" office; "the club's chairman" for
+    Hale, the apposition's sentence joining the premise); every other arc is the premise's (1)."""
+    doc = document(REWORDED)
+    made = rules.rewording(doc.sentences, index, LEXICON, Pick(lambda r: r.variant == variant), [variant])
+    example, labels = labelled(doc, made)
+    assert (example.hypothesis, made.variant) == (hypothesis, variant)
+    assert made.premise == ((0, 1) if index == 0 else (1, 2))
+    assert set(labels.values()) == {1}
+    assert {a.key[2:] + a.key[:2] for a in example.arcs if not a.in_premise} == new_arcs
+
+
+def test_a_rewrite_that_would_not_be_entailed_is_not_offered(document):
+    """A hypernym under negation says more than the premise ("no book" does not give "no publication"); a descriptor
+    two names share names neither; "told" without its hearer is no report; a year is never a count."""
+    doc = document("Nobody bought a book in 2023. Tom Hale, a teacher, left. Ann Lee, a teacher, stayed. "
+                   "Hale said Lee told the truth.")
+    assert rewrites.hypernym_rewrites(doc.sentences[0].tokens, LEXICON) == []
+    assert rewrites.number_rewrites(doc.sentences[0].tokens) == []
+    assert rewrites.descriptor_rewrites(doc.sentences, 3) == []
+    assert [r.pieces[0][0] for r in rewrites.reporting_rewrites(doc.sentences[3].tokens)] == ["stated"]
+
+
+def test_an_error_rule_s_sentence_may_carry_a_rewrite_and_its_arc_stays_1(document, parser):
+    """Extrinsic attachment on a sentence first reworded ("large" -> "big"): office->big is 1 though "big" is not the
+    premise's, Cardiff's arc 0: the two labels now meet at the same overlap."""
+    doc = document(OLD_MAN + " Anna Berg opened a large office.")
+    config = DocumentArcsConfig(seed=3, reword_share=1.0, rewrites=("synonym",))
+    made = make_one("extrinsic_attachment", doc, 1, DONORS[3:], config, LEXICON)
+    assert (made.text, made.variant, made.means) == ("Anna Berg opened a big office in Cardiff.", "place+synonym",
+                                                     (("big", "large"),))
+    example = next(label_document(doc, [made], [next(parser.tokens([made.text]))]))
+    labels = {a.key: a.entailed for a in example.arcs}
+    assert labels == {("berg", "anna", "compound"): 1, ("open", "berg", "nsubj"): 1, ("office", "big", "amod"): 1,
+                      ("open", "office", "dobj"): 1, ("open", "cardiff", "prep:in"): 0}
+    plain = make_one("extrinsic_attachment", doc, 1, DONORS[3:], DocumentArcsConfig(seed=3, reword_share=0.0),
+                     LEXICON)
+    assert (plain.text, plain.means) == ("Anna Berg opened a large office in Cardiff.", ())
+
+
+def test_entity_role_swaps_a_name_for_another_of_its_type_the_document_names(document, labelled):
+    """"Anna Berg" opened the office; "Tom Hale" is the other person the document names: "Tom Hale opened a large
+    office ..." against both sentences: open->Hale is 0, the rest the premise's."""
+    doc = document(REWORDED)
+    assert rules.entity_swaps(doc.sentences, 0) == [(1, (0, 2), (0, 2))]
+    example, labels = labelled(doc, rules.entity_role(doc.sentences, 0, random.Random(0)))
+    assert example.hypothesis == "Tom Hale, 33, opened a large office in Leeds on March 3."
+    assert example.generator == "document_arcs:recombination:entity_role"
+    assert labels.pop(("nsubj", "open", "hale")) == 0
+    assert labels.pop(("appos", "hale", "33")) == 0
+    assert set(labels.values()) == {1}
+    with pytest.raises(Unchanged, match="NoSameTypeName"):  # a symmetric verb: "Hale met Berg" = "Berg met Hale"
+        rules.entity_role(document("Anna Berg met Tom Hale. Ann Lee, a teacher, stayed.").sentences, 0,
+                          random.Random(0))
+
+
+def test_the_filter_unlabels_a_negative_the_document_says_and_an_unexplained_positive(document, labelled, parser):
+    """"Tom Hale opened a large office in Leeds": the third sentence has Hale open something too (open->Hale, nsubj),
+    so it is no error of the document: unlabelled, counted. A 1 arc whose word ("big") neither the document nor a
+    listed rewrite gives is unlabelled too."""
+    doc = document("Anna Berg opened a large office in Leeds. Tom Hale closed a shop in Cardiff. "
+                   "Tom Hale opened a school.")
+    made = rules.role_exchange(doc.sentences, 0, Pick(lambda o: o[0] == "subject:NNP"))
+    example, labels = labelled(doc, made)
+    assert (example.hypothesis, labels[("nsubj", "open", "hale")]) == ("Tom Hale opened a large office in Leeds.", 0)
+    kept, reasons = doubtful(example, made, next(parser.tokens([made.text])), document_view(doc.sentences))
+    assert reasons == ["recombination:SupportedElsewhere"]
+    assert {a.key: a.entailed for a in kept.arcs} == {**{a.key: 1 for a in kept.arcs}, ("open", "hale", "nsubj"): None}
+    reworded = rules.rewording(doc.sentences, 0, LEXICON, random.Random(0), ["synonym"])
+    tokens = next(parser.tokens([reworded.text]))
+    example, _ = labelled(doc, reworded)
+    assert doubtful(example, reworded, tokens, document_view(doc.sentences))[1] == []
+    unexplained = dataclasses.replace(reworded, rule="evidence_removal", means=())  # "big" with no rewrite behind it
+    assert doubtful(example, unexplained, tokens, document_view(doc.sentences))[1] == [
+        "rewording:UnexplainedWord"]
+    made = list(label_document(doc, [made], [next(parser.tokens([made.text]))], filter_doubtful=True))
+    assert made[0] == ("document_arcs_doubtful_arcs", "recombination:SupportedElsewhere")

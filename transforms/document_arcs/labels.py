@@ -7,6 +7,7 @@ whole document would never fit, and a block is what a document scorer compares e
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
@@ -14,12 +15,15 @@ from entailgen.schemas.ids import content_id
 from entailgen.schemas.records import DOCUMENT_KINDS, ArcExample, LabelledArc, Token
 from entailgen.transforms.arcs import arc_keys, extract_arcs
 from entailgen.transforms.claims.blocks import Sentence
+from entailgen.transforms.claims.transformations import WORD
 from entailgen.transforms.label import ENTAILED_ARC, NOT_ENTAILED_ARC
 
 GENERATOR = "document_arcs"
-# The four document-arcs rules, each its own ArcExample kind.
+# The document-arcs rules, each its own ArcExample kind.
 RULES = DOCUMENT_KINDS
-EVIDENCE_REMOVAL, RECOMBINATION, RESTATEMENT, EXTRINSIC = RULES
+EVIDENCE_REMOVAL, RECOMBINATION, RESTATEMENT, EXTRINSIC, REWORDING = RULES
+ENTAILED_BY_RULE = (RESTATEMENT, REWORDING)  # rules whose hypotheses are entailed by construction: never 0
+SUPPORTED_ELSEWHERE, UNEXPLAINED = "SupportedElsewhere", "UnexplainedWord"
 
 
 @dataclass(frozen=True)
@@ -27,7 +31,9 @@ class Hypothesis:
     """What a rule made: the hypothesis text, the document sentences that are its premise (in order), the sentence it
     rewrites (its words' relations there are known to differ; None for evidence removal), and the [start, end)
     characters of the words it brought in or moved (a restatement's: the joining words). tokens: the hypothesis's own
-    parse when it is a document sentence as it stands (evidence removal), else None (re-parsed)."""
+    parse when it is a document sentence as it stands (evidence removal), else None (re-parsed). means: (new word,
+    the premise lemma it stands for) of each word an entailed rewrite brought (rewrites.py); withheld: the document
+    sentences taken out as evidence (evidence removal), which the doubtful-row filter does not consult."""
 
     rule: str
     variant: str
@@ -36,6 +42,8 @@ class Hypothesis:
     target: Optional[int]
     changed: tuple[tuple[int, int], ...] = ()
     tokens: Optional[tuple[Token, ...]] = None
+    means: tuple[tuple[str, str], ...] = ()
+    withheld: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -93,17 +101,21 @@ def touches_change(arc, changed: dict[int, int], rule: str) -> bool:
 
 
 def arc_label(key: tuple[str, str, str], touches_change: bool, pronoun: bool, rule: str,
-              view: PremiseView) -> Optional[int]:
+              view: PremiseView, inside_rewrite: bool = False) -> Optional[int]:
     """The generalised rule: an arc with a pronoun (outside a restatement) is 1 only where the rewritten sentence
     itself has it, else unlabelled (the premise's "they" may be other people: lemmas cannot tell); otherwise 1 in
     d(premise); a restatement's joining arcs and arcs relating two words the premise relates 1 (the rule made the
     sentence to say the premise's facts), its other arcs unlabelled (a re-parse moved them); otherwise unlabelled
     where the arc is untouched by the change (the re-parse moved it, the fact did not move), or where another premise
-    sentence holds both words (it may say the same in other words); else 0."""
+    sentence holds both words (it may say the same in other words); else 0. A rewording (key: its rewritten words
+    read as the words they stand for) is 1 in d(premise) or inside one rewritten phrase (the rule made it from the
+    premise's words), else unlabelled, never 0."""
     if pronoun and rule != RESTATEMENT:  # a restatement keeps its pronouns beside what they referred to
         return ENTAILED_ARC if key in view.target_arcs else None
     if key in view.arcs:
         return ENTAILED_ARC
+    if rule == REWORDING:
+        return ENTAILED_ARC if inside_rewrite else None
     if rule == RESTATEMENT:
         return ENTAILED_ARC if touches_change or frozenset(key[:2]) in view.linked else None
     if not touches_change:
@@ -118,10 +130,13 @@ def label_hypothesis(sentences: Sequence[Sentence], hypothesis: Hypothesis, toke
     """The ArcExample of a rule's hypothesis against its premise block, every content arc labelled 1 / 0 / None."""
     view = premise_view(sentences, hypothesis.premise, hypothesis.target)
     changed = changed_tokens(hypothesis, tokens)
+    stands_for = meant_lemmas(hypothesis, tokens)
     arcs = []
     for arc in extract_arcs(list(tokens)):
         pronoun = tokens[arc.head].pos == "PRON" or tokens[arc.child].pos == "PRON"
-        label = arc_label(arc.key, touches_change(arc, changed, hypothesis.rule), pronoun, hypothesis.rule, view)
+        key = (stands_for.get(arc.head, arc.key[0]), stands_for.get(arc.child, arc.key[1]), arc.key[2])
+        inside = hypothesis.rule == REWORDING and arc.head in changed and changed[arc.head] == changed.get(arc.child)
+        label = arc_label(key, touches_change(arc, changed, hypothesis.rule), pronoun, hypothesis.rule, view, inside)
         arcs.append(LabelledArc.of(arc, label, arc.key in view.arcs))
     premise = premise_text(sentences, hypothesis.premise)
     generator = f"{GENERATOR}:{hypothesis.rule}:{hypothesis.variant}"
@@ -129,6 +144,60 @@ def label_hypothesis(sentences: Sequence[Sentence], hypothesis: Hypothesis, toke
                       hypothesis=hypothesis.text, hypothesis_tokens=[t.text for t in tokens], arcs=arcs,
                       kind=hypothesis.rule, generator=generator, source=source, source_id=source_id,
                       document_id=document_id)
+
+
+def meant_lemmas(hypothesis: Hypothesis, tokens: Sequence[Token]) -> dict[int, str]:
+    """Hypothesis token -> the premise lemma it stands for, for each word an entailed rewrite brought (found by its
+    text or lemma: the re-parse may lemmatise it either way)."""
+    means = dict(hypothesis.means)
+    return {i: means.get(t.text.lower(), means.get(t.lemma.lower())) for i, t in enumerate(tokens)
+            if t.text.lower() in means or t.lemma.lower() in means}
+
+
+@dataclass(frozen=True)
+class DocumentView:
+    """What the doubtful-row filter reads of the whole document: each sentence's arcs and its words (lower-cased
+    texts and lemmas)."""
+
+    arcs: tuple[frozenset, ...]
+    words: frozenset
+
+
+def document_view(sentences: Sequence[Sentence]) -> DocumentView:
+    """The document's arcs per sentence and its words."""
+    return DocumentView(tuple(arc_keys(extract_arcs(s.tokens)) for s in sentences),
+                        frozenset(w for s in sentences for t in s.tokens for w in (t.text.lower(), t.lemma.lower())))
+
+
+def doubtful(example: ArcExample, hypothesis: Hypothesis, tokens: Sequence[Token], document: DocumentView
+             ) -> tuple[ArcExample, list[str]]:
+    """The example with its doubtful arcs unlabelled, and the reason for each: a 0 arc some document sentence outside
+    the premise, the rewritten sentence and the evidence taken out holds (the document says it: no error), and a 1
+    arc with a word neither the document nor a listed rewrite gives (nothing explains why it is entailed)."""
+    consulted = set(range(len(document.arcs))) - set(hypothesis.premise) - set(hypothesis.withheld) - (
+        {hypothesis.target} if hypothesis.target is not None else set())
+    elsewhere = frozenset().union(*(document.arcs[j] for j in consulted))
+    explained = document.words | {new for new, _ in hypothesis.means} | words_of_pieces(hypothesis)
+    arcs, reasons = [], []
+    for arc in example.arcs:
+        words = [(tokens[i].text.lower(), tokens[i].lemma.lower()) for i in (arc.head, arc.child)]
+        if arc.entailed == NOT_ENTAILED_ARC and arc.key in elsewhere:
+            reasons.append(f"{example.kind}:{SUPPORTED_ELSEWHERE}")
+        elif arc.entailed == ENTAILED_ARC and any(text not in explained and lemma not in explained
+                                                  for text, lemma in words):
+            reasons.append(f"{example.kind}:{UNEXPLAINED}")
+        else:
+            arcs.append(arc)
+            continue
+        arcs.append(dataclasses.replace(arc, entailed=None))
+    return dataclasses.replace(example, arcs=arcs), reasons
+
+
+def words_of_pieces(hypothesis: Hypothesis) -> frozenset:
+    """The words inside a rewording's rewritten phrases ("33-year-old": 33, year, old)."""
+    if hypothesis.rule != REWORDING:
+        return frozenset()
+    return frozenset(w for start, end in hypothesis.changed for w in WORD.findall(hypothesis.text[start:end].lower()))
 
 
 def hypothesis_label(example: ArcExample) -> Optional[int]:

@@ -7,6 +7,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Iterable, Iterator, Sequence, Union
 
+import dataclasses
+
 import apache_beam as beam
 from apache_beam import pvalue
 
@@ -18,29 +20,45 @@ from entailgen.transforms.claims.claims import (ClaimsConfig, ParsedDocument, do
                                                 texts_to_parse)
 from entailgen.transforms.claims.transformations import Unchanged
 from entailgen.transforms.document_arcs.labels import (EVIDENCE_REMOVAL, EXTRINSIC, RECOMBINATION, RESTATEMENT,
-                                                       RULES, Hypothesis, hypothesis_label, label_hypothesis)
+                                                       RULES, Hypothesis, document_view, doubtful, hypothesis_label,
+                                                       label_hypothesis)
+from entailgen.transforms.document_arcs.rewrites import (ONE_WORD, REWRITES, TableThesaurus, Thesaurus,
+                                                         WordNetThesaurus, rewrites_of, rewritten_tokens)
 from entailgen.transforms.document_arcs.rules import (Donor, donor_phrases, evidence_removal, extrinsic_attachment,
-                                                      recombination, restatement)
+                                                      recombination, restatement, rewording)
 from entailgen.transforms.label import ArcTally
 from entailgen.transforms.parser import Parser, ParserConfig
 from entailgen.transforms.retry import isolate_failures
 
 STAGE = "document_arcs"
-DEAD, SKIPPED = "dead", "skipped"
+DEAD, SKIPPED, COUNTS = "dead", "skipped", "counts"
+DOUBTFUL = "document_arcs_doubtful_arcs"  # the manifest's counter of arcs the doubtful-row filter unlabelled
+# The rules run unless --rules says otherwise: restatement (fusion, compression) is asked for by name.
+DEFAULT_RULES = tuple(r for r in RULES if r != RESTATEMENT)
+NO_THESAURUS = TableThesaurus()
 GRANULARITY = "2sents"  # the premise blocks: what a document scorer compares a summary sentence with
 DUPLICATE = "DuplicateDocument"  # a later copy of a document already read: its rows would repeat the first copy's
 
 
 @dataclass(frozen=True)
 class DocumentArcsConfig:
-    """Which rules run, how many hypotheses each makes per document, the shortest sentence a rule starts from, and
-    how many donor phrases the run keeps for extrinsic attachment (the lowest seeded ranks)."""
+    """Which rules run, how many hypotheses each makes per document (evidence removal its own count: its claims are
+    the document's sentences as they stand), the shortest sentence a rule starts from, how many donor phrases the run
+    keeps for extrinsic attachment (the lowest seeded ranks), which entailed rewrites rewording and the error rules'
+    sentences use (reword_share: the share of error hypotheses whose sentence first takes a one-word rewrite, so
+    their entailed arcs need not share the premise's words), the lexicon behind them, and whether doubtful arcs are
+    unlabelled (labels.doubtful)."""
 
     seed: int = 0
-    rules: tuple[str, ...] = RULES
+    rules: tuple[str, ...] = DEFAULT_RULES
     per_document: int = 2
     min_tokens: int = 6
     donors: int = 2000
+    evidence_per_document: int = 4
+    rewrites: tuple[str, ...] = REWRITES
+    reword_share: float = 0.5
+    thesaurus: object = WordNetThesaurus()
+    filter_doubtful: bool = False
 
 
 def _skip(doc: ParsedDocument, stage: str, reason: str) -> Skipped:
@@ -72,31 +90,48 @@ def distinct(record: Document, duplicates: dict) -> Iterator:
         yield record
 
 
-def make_one(rule: str, doc: ParsedDocument, index: int, donors: Sequence[Donor], config: DocumentArcsConfig
-             ) -> Hypothesis:
-    """One rule on one sentence, with randomness of its own (seed, document, rule, sentence)."""
+def make_one(rule: str, doc: ParsedDocument, index: int, donors: Sequence[Donor], config: DocumentArcsConfig,
+             thesaurus: Thesaurus = NO_THESAURUS.load()) -> Hypothesis:
+    """One rule on one sentence, with randomness of its own (seed, document, rule, sentence); an error rule's sentence
+    first takes a one-word entailed rewrite, for reword_share of them (a coin of its own)."""
     rng = seeded_rng(config.seed, doc.document_id, f"{rule}:{index}")
-    if rule == EVIDENCE_REMOVAL:
-        return evidence_removal(doc.sentences, index)
-    if rule == RECOMBINATION:
-        return recombination(doc.sentences, index, rng)
     if rule == RESTATEMENT:
         return restatement(doc.sentences, index, rng)
-    return extrinsic_attachment(doc.sentences, index, donors, doc.document_id, rng)
+    if rule not in (EVIDENCE_REMOVAL, RECOMBINATION, EXTRINSIC):
+        return rewording(doc.sentences, index, thesaurus, rng, config.rewrites)
+    sentences, rewrite = doc.sentences, None
+    coin = seeded_rng(config.seed, doc.document_id, f"{rule}:{index}:reword")
+    if config.reword_share and coin.random() < config.reword_share:
+        options = rewrites_of(doc.sentences, index, thesaurus, [v for v in config.rewrites if v in ONE_WORD])
+        if options:
+            rewrite = coin.choice(options)
+            sentences = list(doc.sentences)
+            sentences[index] = dataclasses.replace(sentences[index],
+                                                   tokens=rewritten_tokens(sentences[index].tokens, rewrite))
+    if rule == EVIDENCE_REMOVAL:
+        made = evidence_removal(sentences, index)
+    elif rule == RECOMBINATION:
+        made = recombination(sentences, index, rng)
+    else:
+        made = extrinsic_attachment(sentences, index, donors, doc.document_id, rng)
+    if rewrite is None:
+        return made
+    return dataclasses.replace(made, variant=f"{made.variant}+{rewrite.variant}", means=rewrite.means, tokens=None)
 
 
-def document_hypotheses(doc: ParsedDocument, donors: Sequence[Donor], config: DocumentArcsConfig
-                        ) -> Iterator[Union[Hypothesis, Skipped]]:
-    """Up to per_document hypotheses of each rule, its sentences tried in a seeded order; a Skipped per rule that
-    made none, naming the reason most of its sentences gave."""
+def document_hypotheses(doc: ParsedDocument, donors: Sequence[Donor], config: DocumentArcsConfig,
+                        thesaurus: Thesaurus = NO_THESAURUS.load()) -> Iterator[Union[Hypothesis, Skipped]]:
+    """Up to per_document hypotheses of each rule (evidence_per_document of evidence removal), its sentences tried in
+    a seeded order; a Skipped per rule that made none, naming the reason most of its sentences gave."""
     eligible = [i for i, s in enumerate(doc.sentences) if sum(t.pos != "PUNCT" for t in s.tokens) >= config.min_tokens]
     for rule in config.rules:
         order = list(eligible)
         seeded_rng(config.seed, doc.document_id, rule).shuffle(order)
         made, reasons = {}, Counter()
+        wanted = config.evidence_per_document if rule == EVIDENCE_REMOVAL else config.per_document
         for index in order:
             try:
-                hypothesis = make_one(rule, doc, index, donors, config)
+                hypothesis = make_one(rule, doc, index, donors, config, thesaurus)
             except Unchanged as unchanged:
                 reasons[unchanged.reason] += 1
                 continue
@@ -104,7 +139,7 @@ def document_hypotheses(doc: ParsedDocument, donors: Sequence[Donor], config: Do
                 reasons["SameAsPremise"] += 1
                 continue
             made[hypothesis.text] = hypothesis
-            if len(made) == config.per_document:
+            if len(made) == wanted:
                 break
         yield from made.values()
         if not made:
@@ -112,14 +147,19 @@ def document_hypotheses(doc: ParsedDocument, donors: Sequence[Donor], config: Do
                         f"NoSentenceOf{config.min_tokens}Words")
 
 
-def label_document(doc: ParsedDocument, hypotheses: Sequence[Hypothesis], parses: Sequence[Sequence[Token]]
-                   ) -> Iterator[Union[ArcExample, Skipped]]:
-    """Each hypothesis labelled against its premise block (a hypothesis without a content arc is a Skipped); a
-    document that gives no example at all says so once more (NoExample)."""
+def label_document(doc: ParsedDocument, hypotheses: Sequence[Hypothesis], parses: Sequence[Sequence[Token]],
+                   filter_doubtful: bool = False) -> Iterator[Union[ArcExample, Skipped, tuple]]:
+    """Each hypothesis labelled against its premise block (a hypothesis without a content arc is a Skipped), its
+    doubtful arcs unlabelled when asked, each one a (DOUBTFUL, reason) count; a document that gives no example at
+    all says so once more (NoExample)."""
     made = 0
+    view = document_view(doc.sentences) if filter_doubtful else None
     for hypothesis, tokens in zip(hypotheses, parses):
         example = label_hypothesis(doc.sentences, hypothesis, tokens, doc.record.source, doc.record.source_id,
                                    doc.document_id)
+        if view is not None:
+            example, reasons = doubtful(example, hypothesis, tokens, view)
+            yield from ((DOUBTFUL, why) for why in reasons)
         if not example.arcs:
             yield _skip(doc, f"{STAGE}:{hypothesis.rule}", "NoArcs")
             continue
@@ -176,22 +216,29 @@ class _LabelDocuments(beam.DoFn):
     """Make each document's hypotheses, re-parse them in one pipe, and label them; Skipped and dead letters apart."""
 
     def __init__(self, parser: ParserConfig, config: DocumentArcsConfig):
-        self.parser_config, self.config, self.parser = parser, config, None
+        self.parser_config, self.config, self.parser, self.thesaurus = parser, config, None, None
         self.made = beam.metrics.Metrics.counter("entailgen", "document_arcs")
         self.dead = beam.metrics.Metrics.counter("entailgen", "document_arcs_dead")
+        self.doubtful = beam.metrics.Metrics.counter("entailgen", DOUBTFUL)
 
     def setup(self):
         self.parser = Parser(self.parser_config)
+        config = self.config
+        wordnet = set(config.rewrites) & {"synonym", "hypernym"} and (
+            config.reword_share > 0 or any(r not in RULES[:4] for r in config.rules))
+        self.thesaurus = (config.thesaurus if wordnet else NO_THESAURUS).load()  # WordNet: once per worker
 
     def _labelled(self, docs: Sequence[ParsedDocument], donors: Sequence[Donor]) -> list[list]:
-        made = [list(document_hypotheses(doc, donors, self.config)) for doc in docs]
+        thesaurus = self.thesaurus if self.thesaurus is not None else NO_THESAURUS.load()
+        made = [list(document_hypotheses(doc, donors, self.config, thesaurus)) for doc in docs]
         texts = [h.text for out in made for h in out if isinstance(h, Hypothesis) and h.tokens is None]
         parsed = iter(self.parser.tokens(texts))
         results = []
         for doc, out in zip(docs, made):
             hypotheses = [h for h in out if isinstance(h, Hypothesis)]
             parses = [list(h.tokens) if h.tokens is not None else next(parsed) for h in hypotheses]
-            results.append([s for s in out if isinstance(s, Skipped)] + list(label_document(doc, hypotheses, parses)))
+            results.append([s for s in out if isinstance(s, Skipped)] +
+                           list(label_document(doc, hypotheses, parses, self.config.filter_doubtful)))
         return results
 
     def process(self, batch: list, donors: list) -> Iterable:
@@ -205,13 +252,17 @@ class _LabelDocuments(beam.DoFn):
             for out in result:
                 if isinstance(out, Skipped):
                     yield pvalue.TaggedOutput(SKIPPED, out)
+                elif isinstance(out, tuple):
+                    self.doubtful.inc()
+                    yield pvalue.TaggedOutput(COUNTS, (out, 1))
                 else:
                     self.made.inc()
                     yield out
 
 
 class MakeDocumentArcs(beam.PTransform):
-    """Document -> ArcExample ('examples'), Skipped ('skipped'), DeadLetter ('dead'): keep one copy of each document
+    """Document -> ArcExample ('examples'), Skipped ('skipped'), DeadLetter ('dead'), ((DOUBTFUL, reason), 1)
+    ('counts'): keep one copy of each document
     (a later copy is a DuplicateDocument skip), parse, collect the run's donor phrases (a bounded, seeded pool), then
     make and label each document's hypotheses."""
 
@@ -236,7 +287,7 @@ class MakeDocumentArcs(beam.PTransform):
         made = (parsed.documents
                 | "BatchParsed" >> beam.BatchElements(min_batch_size=self.batch_size, max_batch_size=self.batch_size)
                 | "Label" >> beam.ParDo(_LabelDocuments(self.parser, self.config), donors=beam.pvalue.AsSingleton(
-                    donors)).with_outputs(SKIPPED, DEAD, main="examples"))
+                    donors)).with_outputs(SKIPPED, DEAD, COUNTS, main="examples"))
         dead = (parsed[DEAD], made[DEAD]) | "Dead" >> beam.Flatten()
         skipped = (documents[SKIPPED], made[SKIPPED]) | "Skipped" >> beam.Flatten()
-        return {"examples": made.examples, SKIPPED: skipped, DEAD: dead}
+        return {"examples": made.examples, SKIPPED: skipped, DEAD: dead, COUNTS: made[COUNTS]}

@@ -9,6 +9,7 @@ made (labels.py labels its arcs), or raises Unchanged with the reason it found n
    compressed: entailed, and worded unlike any one sentence of the premise.
 4. extrinsic_attachment: a modifier, apposition or prepositional phrase from another document of the run attached to
    a sentence (Maynez et al.'s extrinsic errors, built of plausible parts).
+5. rewording: one entailed rewrite of a sentence (rewrites.py): words its premise lacks but entails.
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from entailgen.transforms.claims.blocks import Sentence, join, pieces_of
 from entailgen.transforms.claims.transformations import DOWNWARD, Unchanged, compression
 from entailgen.transforms.arcs import arc_keys, children_of, extract_arcs, span_of
 from entailgen.transforms.document_arcs.labels import (EVIDENCE_REMOVAL, EXTRINSIC, RECOMBINATION, RESTATEMENT,
-                                                       Hypothesis)
+                                                       REWORDING, Hypothesis)
+from entailgen.transforms.document_arcs.rewrites import REWRITES, Thesaurus, name_span, rewrites_of
 
 Pieces = tuple[tuple[str, str], ...]
 NOMINAL = ("NOUN", "PROPN")
@@ -86,12 +88,19 @@ def block_of(index: int, count: int) -> tuple[int, ...]:
 # 1. Evidence removal.
 
 def evidence_of(sentences: Sequence[Sentence], index: int, share: float = 0.5) -> set[int]:
-    """The sentence and every other that holds at least `share` of its arcs (a lead repeated in the body)."""
+    """The sentence and every other that holds at least `share` of its arcs, or relates (in any relation, either way)
+    the words of at least `share` of them: a lead restated in the body, in the passive or other words."""
     keys = arc_keys(extract_arcs(sentences[index].tokens))
     if not keys:
         raise Unchanged("NoArcs")
+    pairs = [frozenset((h, c)) for h, c, _ in keys]
+
+    def restates(other: frozenset) -> bool:
+        linked = {frozenset((h, c)) for h, c, _ in other}
+        return len(keys & other) >= share * len(keys) or sum(p in linked for p in pairs) >= share * len(pairs)
+
     return {index} | {j for j, s in enumerate(sentences)
-                      if j != index and len(keys & arc_keys(extract_arcs(s.tokens))) >= share * len(keys)}
+                      if j != index and restates(arc_keys(extract_arcs(s.tokens)))}
 
 
 def evidence_removal(sentences: Sequence[Sentence], index: int) -> Hypothesis:
@@ -104,7 +113,8 @@ def evidence_removal(sentences: Sequence[Sentence], index: int) -> Hypothesis:
     if not context:
         raise Unchanged("NoContext")
     sentence = sentences[index]
-    return Hypothesis(EVIDENCE_REMOVAL, "sentence", sentence.text, context, None, tokens=tuple(sentence.tokens))
+    return Hypothesis(EVIDENCE_REMOVAL, "sentence", sentence.text, context, None, tokens=tuple(sentence.tokens),
+                      withheld=tuple(sorted(evidence)))
 
 
 # 2. Recombination.
@@ -211,12 +221,68 @@ def role_exchange(sentences: Sequence[Sentence], index: int, rng) -> Hypothesis:
     return Hypothesis(RECOMBINATION, role.split(":")[0], text, tuple(sorted((index, j))), index, changed)
 
 
+ENTITY_NER = ("PERSON", "ORG", "GPE", "NORP", "FAC", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART")
+
+
+def entity_mentions(tokens: Sequence[Token]) -> list[tuple[str, int, int]]:
+    """(NER type, start, end) of each name: a proper noun with its compounded proper nouns, of one entity type."""
+    out = []
+    for i, t in enumerate(tokens):
+        if t.pos == "PROPN" and t.ner in ENTITY_NER and t.dep != "compound":
+            start, end = name_span(tokens, i)
+            if all(u.ner == t.ner for u in tokens[start:end]):
+                out.append((t.ner, start, end))
+    return out
+
+
+def entity_swaps(sentences: Sequence[Sentence], index: int) -> list[tuple[int, tuple, tuple]]:
+    """(donor sentence, target span, donor span) of every name that is the main verb's subject or object and that
+    another name of the same entity type, from any other sentence of the document, may stand in for: words not
+    shared, a different governor (the donor's own relation would be rebuilt: 1 and false), never a symmetric verb."""
+    target = sentences[index].tokens
+    root = root_of(target)
+    if root is None or target[root].lemma.lower() in SYMMETRIC:
+        return []
+    roles = [(ner, s, e) for ner, s, e in entity_mentions(target)
+             if target[e - 1].head == root and target[e - 1].dep in ("nsubj", "dobj", "nsubjpass")]
+    out = []
+    for j, sentence in enumerate(sentences):
+        donor = sentence.tokens
+        if j == index:
+            continue
+        for ner, s, e in roles:
+            for ner2, s2, e2 in entity_mentions(donor):
+                theirs = _words(donor[s2:e2])
+                if ner2 == ner and not theirs & _words(target) and \
+                        governor(target, s, e) != governor(donor, s2, e2):
+                    out.append((j, (s, e), (s2, e2)))
+    return out
+
+
+def entity_role(sentences: Sequence[Sentence], index: int, rng) -> Hypothesis:
+    """The main verb's subject or object name exchanged for another name of the same type the document gives
+    ("Ana Ribeiro scored twice" -> "Martin Oyelaran scored twice"); the premise is the two sentences."""
+    options = entity_swaps(sentences, index)
+    if not options:
+        raise Unchanged("NoSameTypeName")
+    j, (s, e), (s2, e2) = rng.choice(options)
+    target, donor = sentences[index].tokens, sentences[j].tokens
+    pieces = pieces_of(target)
+    new = spaced(recased(pieces_of(donor)[s2:e2], donor[s2:e2], s == 0), pieces[e - 1][1])
+    text, changed = assemble([(pieces[:s], False), (new, True), (pieces[e:], False)])
+    return Hypothesis(RECOMBINATION, "entity_role", text, tuple(sorted((index, j))), index, changed)
+
+
 def recombination(sentences: Sequence[Sentence], index: int, rng) -> Hypothesis:
     """A subject/object exchange or a same-role exchange, a seeded coin picking which is tried first (the other when
-    it finds nothing)."""
+    it finds nothing), a second coin putting a name exchanged with another of the document's first."""
     makers = [lambda: subject_object(sentences, index), lambda: role_exchange(sentences, index, rng)]
     if rng.random() < 0.5:
         makers.reverse()
+    if rng.random() < 0.5:
+        makers.insert(0, lambda: entity_role(sentences, index, rng))
+    else:
+        makers.append(lambda: entity_role(sentences, index, rng))
     reasons = []
     for make in makers:
         try:
@@ -415,3 +481,19 @@ def extrinsic_attachment(sentences: Sequence[Sentence], index: int, donors: Sequ
     donor, position = rng.choice(options)
     text, changed = attach(tokens, position, donor)
     return Hypothesis(EXTRINSIC, donor.kind, text, block_of(index, len(sentences)), index, changed)
+
+
+# 5. Rewording.
+
+def rewording(sentences: Sequence[Sentence], index: int, thesaurus: Thesaurus, rng,
+              variants: Sequence[str] = REWRITES) -> Hypothesis:
+    """One entailed rewrite of the sentence, against its block (and the sentence whose apposition gives a
+    descriptor): its new words stand for premise words, so its arcs are 1 though their words are not the premise's."""
+    options = rewrites_of(sentences, index, thesaurus, variants)
+    if not options:
+        raise Unchanged("NoRewrite")
+    rewrite = rng.choice(options)
+    pieces = pieces_of(sentences[index].tokens)
+    text, changed = assemble([(pieces[:rewrite.start], False), (rewrite.pieces, True), (pieces[rewrite.end:], False)])
+    premise = block_of(index, len(sentences)) if rewrite.source is None else tuple(sorted((index, rewrite.source)))
+    return Hypothesis(REWORDING, rewrite.variant, text, premise, index, changed, means=rewrite.means)
