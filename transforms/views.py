@@ -15,6 +15,10 @@ Claims views (`--claims-view`):
   a model trained on it catches fewer of the errors human readers find in summaries than the source view's does.
 - `document`: (whole document, claim) with the claim's label, as FactCC trains; the premise is cut to the model's
   max length (only the premise side), so a claim taken from late in a long document loses its evidence.
+- `packed`: the source view with its premise read as the scorer's `--evidence packed` reads a summary sentence: the
+  source sentence first, then the document's other sentences by how many of the claim's content words they hold,
+  while they fit in the model's length, in document order. A context sentence that holds the words a swap put in is
+  never packed beside its INCORRECT claim (it could support it: the label stays the source's), counted.
 Block rows (`--pairs blocks`, block_index set) are left out and counted: their per-block document label is noisy.
 
 Each pair also keeps the 3-way label its making says (label3; With a Little Push's e-c needs a contradiction class):
@@ -34,9 +38,12 @@ from typing import NamedTuple, Optional, Sequence
 from entailgen.schemas.ids import seeded_rng
 from entailgen.schemas.records import ENTAILED, INCORRECT, NOT_ENTAILED, THREE_WAY, ArcExample, ClaimExample
 from entailgen.transforms.claims.transformations import words_of
+from entailgen.transforms.passages import packed
 
-SOURCE, CONTRADICTED_VIEW, DOCUMENT = "source", "contradicted", "document"
-CLAIM_VIEWS = (SOURCE, CONTRADICTED_VIEW, DOCUMENT)
+SOURCE, CONTRADICTED_VIEW, DOCUMENT, PACKED_VIEW = "source", "contradicted", "document", "packed"
+CLAIM_VIEWS = (SOURCE, CONTRADICTED_VIEW, DOCUMENT, PACKED_VIEW)
+WORDS_PER_TOKEN = 0.75  # an English word is about 1.3 WordPiece tokens: a packed premise's words from a token length
+KEPT_OUT = "context_kept_out"  # packed view: context sentences left out beside a claim they could support
 DEFAULT_CLAIM_VIEW = SOURCE
 BLOCK_ROW = "block_row"
 NO_SENTENCE_LABEL = "no_labelled_arcs"  # as features.NO_LABEL: the same reason at arc and sentence level
@@ -94,6 +101,12 @@ def content_words(text: str) -> set[str]:
     return {w for w in words_of(text) if w not in stop}
 
 
+def held_words(sentences: Sequence[str], claim: str) -> list[int]:
+    """How many of the claim's content words each sentence holds: the relevance passages are packed by."""
+    words = content_words(claim)
+    return [len(words & content_words(s)) for s in sentences]
+
+
 def best_block(blocks: Sequence[str], claim: str) -> int:
     """Index of the block sharing the most content words with the claim (unigram overlap); ties: the first."""
     words = content_words(claim)
@@ -109,14 +122,32 @@ def contradicted_blocks(example: ClaimExample, blocks: Sequence[str], source: st
     swapped = example.claim[slice(*example.claim_span)]
     rest = content_words(example.claim[:example.claim_span[0]] + " " + example.claim[example.claim_span[1]:])
 
-    def holds(block: str, words: str) -> bool:
-        return re.search(rf"(?<!\w){re.escape(words)}(?!\w)", block) is not None
-
     return [b for b in blocks if b != source and source not in b and holds(b, original) and not holds(b, swapped)
             and rest & content_words(b)]
 
 
-def claim_pairs(example: ClaimExample, view: str, rng, counts: Optional[Counter] = None) -> list[Pair]:
+def holds(block: str, words: str) -> bool:
+    """Whether a block holds the words as a whole phrase."""
+    return re.search(rf"(?<!\w){re.escape(words)}(?!\w)", block) is not None
+
+
+def packed_premise(example: ClaimExample, blocks: Sequence[str], source: str, max_length: int, counts: Counter
+                   ) -> str:
+    """The packed view's premise (module docstring): the source, then the blocks holding most of the claim's content
+    words while the premise's words stay within the model's length beside the claim, in document order."""
+    at = blocks.index(source) if source in blocks else best_block(blocks, example.claim)
+    allowed = range(len(blocks))
+    if example.label == INCORRECT and example.transformation in SWAPS and example.claim_span:
+        swapped = example.claim[slice(*example.claim_span)]
+        allowed = [i for i in allowed if i == at or not holds(blocks[i], swapped)]
+        counts[KEPT_OUT] += len(blocks) - len(allowed)
+    room = int(max_length * WORDS_PER_TOKEN) - len(example.claim.split())
+    return packed(blocks, [len(b.split()) for b in blocks], held_words(blocks, example.claim), room, first=at,
+                  allowed=allowed).text
+
+
+def claim_pairs(example: ClaimExample, view: str, rng, counts: Optional[Counter] = None, max_length: int = 128
+                ) -> list[Pair]:
     """The (premise, hypothesis, label, label3) pairs of a claims document row in a view (module docstring); counts
     gets NEGATIVES / NO_NEGATIVE_BLOCK for the sampled negatives of the source views and CONTRADICTED for the blocks a
     swap contradicts (contradicted view)."""
@@ -125,11 +156,12 @@ def claim_pairs(example: ClaimExample, view: str, rng, counts: Optional[Counter]
     label3 = label3_of(label == ENTAILED, example.transformation)
     if view == DOCUMENT:
         return [Pair(example.premise, example.claim, label, label3)]
-    if view not in (SOURCE, CONTRADICTED_VIEW):
+    if view not in (SOURCE, CONTRADICTED_VIEW, PACKED_VIEW):
         raise ValueError(f"--claims-view takes {', '.join(CLAIM_VIEWS)}, got {view!r}")
     blocks = list(example.blocks) or [example.premise]
     source = example.source_sentence or blocks[best_block(blocks, example.claim)]
-    pairs = [Pair(source, example.claim, label, label3)]
+    premise = packed_premise(example, blocks, source, max_length, counts) if view == PACKED_VIEW else source
+    pairs = [Pair(premise, example.claim, label, label3)]
     contradicted = contradicted_blocks(example, blocks, source) if view == CONTRADICTED_VIEW else []
     if contradicted:
         pairs.append(Pair(rng.choice(contradicted), example.claim, NOT_ENTAILED, CONTRADICTION))
@@ -144,14 +176,15 @@ def claim_pairs(example: ClaimExample, view: str, rng, counts: Optional[Counter]
     return pairs
 
 
-def pair_examples(record, view: str, seed: int, counts: Counter, notes: Counter) -> list:
+def pair_examples(record, view: str, seed: int, counts: Counter, notes: Counter, max_length: int = 128) -> list:
     """The pairs a record gives the sentence-pair classifier (an RtePair is one as it is); a record that gives none is
-    counted in counts by reason, the sampled negatives in notes. Randomness: the seed mixed with the record id."""
+    counted in counts by reason, the sampled negatives in notes; max_length: the model's, which a packed premise
+    fills. Randomness: the seed mixed with the record id."""
     if isinstance(record, ClaimExample):
         if record.block_index is not None:
             counts[BLOCK_ROW] += 1
             return []
-        return claim_pairs(record, view, seeded_rng(seed, record.id, "claim-negative"), notes)
+        return claim_pairs(record, view, seeded_rng(seed, record.id, "claim-negative"), notes, max_length)
     if isinstance(record, ArcExample):
         label = sentence_label(record)
         if label is None:

@@ -142,3 +142,18 @@ def test_a_long_premise_is_cut_to_fit_and_only_a_hypothesis_too_long_alone_is_re
     assert tokenizer.decode(cut.input_ids) == "[CLS] the dog sees a cat the dog sees [SEP] a man likes a park [SEP]"
     assert cut.token_type_ids == [0] * 10 + [1] * 6
     assert pair_features(tokenizer, "the dog", " ".join(["a man likes a park"] * 3), 1, max_length=16) == TOO_LONG
+
+
+def test_packed_view_reads_the_source_in_its_documents_context_but_never_beside_what_the_swap_put_in():
+    """The swap's claim says York: block 2 ("... lives in York.") could support it, so it is kept out (counted); the
+    rain block (none of the claim's words) fills the room, in document order; the sampled negative is as the source
+    view's. A CORRECT claim packs the whole document; a short model takes the source alone."""
+    counts = Counter()
+    assert claim_pairs(claim(), "packed", Last(), counts) == [
+        (f"{BLOCKS[0]} {BLOCKS[2]}", SWAPPED, "not-entailed", "contradiction"),
+        (BLOCKS[2], SWAPPED, "not-entailed", "neutral")]
+    assert counts["context_kept_out"] == 1
+    correct = claim(BLOCKS[0], "CORRECT", transformation="sentence_sampling")
+    assert claim_pairs(correct, "packed", Last())[0].premise == " ".join(BLOCKS)
+    # max length 24 tokens: 18 words, 8 of them the claim's: the source (8 words) alone fits
+    assert claim_pairs(correct, "packed", Last(), max_length=24)[0].premise == BLOCKS[0]

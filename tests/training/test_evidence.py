@@ -5,11 +5,14 @@ import pytest
 
 from entailgen.schemas.records import EvidenceSpan
 from entailgen.training.scoring.document_scorer import DocumentOptions, DocumentScorer
-from entailgen.training.scoring.passages import Passage, arc_maxima, chunks, joined, packed
+from entailgen.training.scoring.passages import arc_maxima
+from entailgen.transforms.passages import Passage, chunks, joined, packed
+from entailgen.transforms.views import held_words
 
 FIRST = "Ribeiro scored early for Porto."  # the summary's subject and verb, not its object
 FILLER = ["The weather was mild.", "Tickets sold out quickly.", "The coach praised the defence.",
-          "Fans travelled from Lisbon.", "The stadium was full.", "Rain fell before kick-off.", "The referee was strict."]
+          "Fans travelled from Lisbon.", "The stadium was full.", "Rain fell before kick-off.",
+          "The referee was strict."]
 NINTH = "Porto won after a late goal was scored."  # its verb and object, not its subject
 SENTENCES = [FIRST, *FILLER, NINTH]
 DOCUMENT = " ".join(SENTENCES)
@@ -101,17 +104,21 @@ def test_packed_joins_the_two_sentences_that_hold_the_summarys_words_in_document
 
 def test_packing_takes_sentences_by_relevance_while_they_fit_and_puts_them_back_in_order():
     sentences = ["A cat sat.", "The dog barked at the cat loudly.", "Rain fell.", "The cat and the dog slept."]
-    lengths = [3, 7, 2, 6]
-    # "cat dog" held: sentences 2 and 4 hold both, 1 one, 3 none; room 13: 7 + 6 fit, then 3 more would not
-    assert packed(sentences, lengths, "The cat and dog.", room=13) == Passage(
+    lengths, held = [3, 7, 2, 6], held_words(sentences, "The cat and dog.")
+    assert held == [1, 2, 0, 2]  # "cat", "dog": sentences 2 and 4 hold both, 1 one, 3 none
+    # room 13: 7 + 6 fit, then 3 more would not
+    assert packed(sentences, lengths, held, room=13) == Passage(
         "The dog barked at the cat loudly. The cat and the dog slept.",
         ("The dog barked at the cat loudly.", "The cat and the dog slept."))
     # room 16: the cat sentence joins and runs 1-2 are one run
-    assert packed(sentences, lengths, "The cat and dog.", room=16).runs == (
+    assert packed(sentences, lengths, held, room=16).runs == (
         "A cat sat. The dog barked at the cat loudly.", "The cat and the dog slept.")
-    assert packed(sentences, lengths, "The cat and dog.", room=16, k=1).text == "The dog barked at the cat loudly."
+    assert packed(sentences, lengths, held, room=16, k=1).text == "The dog barked at the cat loudly."
     # the best sentence is taken even when it alone is too long (the scorer cuts it, counted)
-    assert packed(sentences, lengths, "The cat and dog.", room=2).text == "The dog barked at the cat loudly."
+    assert packed(sentences, lengths, held, room=2).text == "The dog barked at the cat loudly."
+    # a sentence given first comes before any; one not allowed never comes
+    assert packed(sentences, lengths, held, room=9, first=2, allowed=[0, 2, 3]).text == (
+        "Rain fell. The cat and the dog slept.")
 
 
 def test_chunks_fill_the_room_and_each_starts_halfway_into_the_one_before():

@@ -289,7 +289,8 @@ def _labels(draw: _Draw, options: TrainOptions) -> tuple[list, dict]:
 
 def _examples(record, task: str, options: TrainOptions, counts: Counter, notes: Counter) -> list:
     """What a row gives the model: itself (dae arcs, recast pairs) or its pairs (transforms.views)."""
-    return [record] if task == DAE else pair_examples(record, options.claims_view, options.seed, counts, notes)
+    return [record] if task == DAE else pair_examples(record, options.claims_view, options.seed, counts, notes,
+                                                        options.max_length)
 
 
 def _dev_set(draw: _Draw, options: TrainOptions, featurize) -> tuple[list, Counter]:

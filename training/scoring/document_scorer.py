@@ -27,6 +27,7 @@ from entailgen.training.scoring.unscorable import (DOCUMENT_FIELDS, Unscorable, 
                                                    only_result)
 from entailgen.transforms.claims.blocks import GRANULARITIES, blocks_of, document_text, paragraphs, sentences_of
 from entailgen.transforms.parser import Parser, ParserConfig
+from entailgen.transforms.views import held_words
 
 
 def scorable_cells(blocks: Sequence[str], summary: Sequence[str], scored: dict):
@@ -199,7 +200,7 @@ class DocumentScorer(RowScorer):
             return {s: every for s in summary}
         lengths = self.lengths.lengths(blocks)
         if self.evidence_mode == PACKED:
-            return {s: [packed(blocks, lengths, s, room, self.top_k)]
+            return {s: [packed(blocks, lengths, held_words(blocks, s), room, self.top_k)]
                     for s, room in zip(summary, self.lengths.room(summary))}
         shared = chunks(blocks, lengths, min(self.lengths.room(summary)))
         return {s: shared for s in summary}

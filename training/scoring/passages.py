@@ -15,23 +15,13 @@ A sentence longer than the model's length alone is cut to fit (counted as cut): 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
-from entailgen.transforms.views import content_words
+from entailgen.transforms.passages import Passage, chunks, joined, packed  # noqa: F401 (the scorer's passages)
 
 BLOCK, ARCS, PACKED, CHUNKS = "block", "arcs", "packed", "chunks"
 EVIDENCE = (BLOCK, ARCS, PACKED, CHUNKS)
 PER_ARC = (ARCS, CHUNKS)  # the modes whose arcs each take their best passage
-
-
-@dataclass(frozen=True)
-class Passage:
-    """A premise cut from the document: its text and the runs of consecutive document sentences it joins, in
-    document order (a packed passage can join runs from far apart; explain.py finds each run in the document)."""
-
-    text: str
-    runs: tuple[str, ...]
 
 
 class WordCount:
@@ -51,54 +41,6 @@ def check_evidence(evidence: str) -> None:
     """ValueError (one line) for an evidence mode that does not exist."""
     if evidence not in EVIDENCE:
         raise ValueError(f"unknown evidence {evidence!r}; choose one of {', '.join(EVIDENCE)}")
-
-
-def joined(sentences: Sequence[str], chosen: Iterable[int]) -> Passage:
-    """The passage of the chosen document sentences, in document order: texts joined by a space, each run of
-    consecutive sentences one run."""
-    order = sorted(set(chosen))
-    runs: list[list[str]] = []
-    for n, i in enumerate(order):
-        if n and i == order[n - 1] + 1:
-            runs[-1].append(sentences[i])
-        else:
-            runs.append([sentences[i]])
-    return Passage(" ".join(sentences[i] for i in order), tuple(" ".join(run) for run in runs))
-
-
-def packed(sentences: Sequence[str], lengths: Sequence[int], claim: str, room: int, k: Optional[int] = None
-           ) -> Passage:
-    """The packed passage for one summary sentence: document sentences by how many of its content words they hold
-    (transforms.views.content_words; ties: the earlier), each added while the passage's tokens (`lengths`, one per
-    sentence) stay within `room` (at most k of them; the first always: cut later if it alone is too long), in
-    document order."""
-    words = content_words(claim)
-    held = [len(words & content_words(sentence)) for sentence in sentences]
-    chosen, used = [], 0
-    for i in sorted(range(len(sentences)), key=lambda i: (-held[i], i)):
-        if k is not None and len(chosen) >= k:
-            break
-        if not chosen or used + lengths[i] <= room:
-            chosen.append(i)
-            used += lengths[i]
-    return joined(sentences, chosen)
-
-
-def chunks(sentences: Sequence[str], lengths: Sequence[int], room: int) -> list[Passage]:
-    """Windows of consecutive sentences, each as many as fit in `room` tokens (at least one), each starting at the
-    sentence halfway into the one before (a stride of half a window), until the last sentence is in one."""
-    out: list[Passage] = []
-    start = 0
-    while start < len(sentences):
-        end, used = start + 1, lengths[start]
-        while end < len(sentences) and used + lengths[end] <= room:
-            used += lengths[end]
-            end += 1
-        out.append(joined(sentences, range(start, end)))
-        if end >= len(sentences):
-            break
-        start = max(start + 1, start + (end - start) // 2)
-    return out
 
 
 def arc_maxima(parses: Sequence) -> Optional[dict]:
