@@ -26,7 +26,7 @@ from pathlib import Path
 
 
 from entailgen.pipelines import get_family
-from entailgen.runners.cli import SAMPLES
+from entailgen.runners.run_command import SAMPLES
 from entailgen.transforms.io import detect_format
 
 from host import describe  # bench/host.py, beside this script

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from entailgen.runners.cli import UsageError
+from entailgen.runners.usage import UsageError
 
 
 def _fetch(args) -> int:
@@ -36,7 +36,7 @@ def register(commands) -> None:
     from entailgen.training.benchmarks.fetch import MIRROR, MIRROR_ENV, FetchOptions
     from entailgen.training.benchmarks.sources import BENCHMARKS
 
-    from entailgen.runners.cli import COMMAND_HELP, add_quiet
+    from entailgen.runners.usage import COMMAND_HELP, add_quiet
     from entailgen.transforms.flags import finite_float
 
     b = commands.add_parser("benchmarks", help=COMMAND_HELP["benchmarks"])

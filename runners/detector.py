@@ -4,8 +4,9 @@ The recipe bench/benchmark.py's val cuts chose (docs/benchmarks/summac.md): the 
 sentences -> `run paraphrase` -> `run dae` (with the augmentations); a model on the claims source view and a DAE arc
 model -> `train`; optionally a SummaC-Conv head on the claims member -> `train-conv`. `--members dae` builds the DAE
 arc member alone, which a CPU can (the claims member trains on every claims row). Each stage is the CLI command a user
-could run by hand (detector.json lists them), built inside the detector's own build folder: a killed build run again
-with the same recipe keeps the stages that finished and rebuilds the one that was cut off.
+could run by hand (detector.json lists them), called as that command's function with the same options, built inside
+the detector's own build folder: a killed build run again with the same recipe keeps the stages that finished and
+rebuilds the one that was cut off.
 """
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ import random
 import re
 import shutil
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
+from functools import partial
 from typing import Callable, Optional, Sequence
 
 from entailgen.dataset.manifest import fingerprint
@@ -25,9 +27,13 @@ from entailgen.dataset.output import DETECTOR, MARKER, OutputError, check_output
 from entailgen.dataset.publish import publish
 from entailgen.dataset.split import SplitConfig, assign_split
 from entailgen.pipelines import get_family
-from entailgen.runners.cli import COMMAND_HELP, UsageError, add_quiet, expand_inputs, main
 from entailgen.runners.inputs import check_inputs
+from entailgen.runners.run_command import expand_inputs, run_family
+from entailgen.runners.train import train_model
+from entailgen.runners.train_conv import train_conv
+from entailgen.runners.usage import COMMAND_HELP, UsageError, add_quiet, exit_code
 from entailgen.schemas.arrow import json_line
+from entailgen.schemas.files import DETECTOR_JSON
 from entailgen.schemas.records import DeadLetter
 from entailgen.schemas.sources import Document
 from entailgen.transforms.claims.blocks import document_text, paragraphs
@@ -176,18 +182,29 @@ def document_sentences(inputs: Sequence[str], n: int, path: str, seed: int = 0) 
     return min(n, len(picked))
 
 
-def command(*argv: str) -> None:
-    """One stage: an entailgen command run in this process, its stdout (the stage's summary and output path) said on
-    stderr (none with --quiet); its failure is the build's (the stage's own message is above), Ctrl-C stops the
-    build with the finished stages kept."""
-    with contextlib.redirect_stdout(open(os.devnull, "w") if "--quiet" in argv else sys.stderr) as out:
+@dataclass(frozen=True)
+class Stage:
+    """One stage of a build: the entailgen command it is, as detector.json records it (a user could run it by hand),
+    and that command's function with the same options, which the build calls."""
+
+    name: str
+    target: str
+    command: tuple[str, ...]  # the words after `entailgen`, --output target last
+    call: Callable[[], int]
+
+
+def run_stage(stage: Stage, quiet: bool) -> None:
+    """One stage: its command's function called in this process, its stdout (the stage's summary and output path)
+    said on stderr (none when quiet); its failure is the build's (the stage's own message is above), Ctrl-C stops
+    the build with the finished stages kept."""
+    with contextlib.redirect_stdout(open(os.devnull, "w") if quiet else sys.stderr) as out:
         try:
-            rc = main(list(argv), stage=True)
+            rc = exit_code(stage.call, stage=True)
         finally:
             if out is not sys.stderr:
                 out.close()
     if rc != 0:
-        raise UsageError(f"detector: the stage `entailgen {' '.join(argv[:2])}` failed (its message is above)")
+        raise UsageError(f"detector: the stage `entailgen {' '.join(stage.command[:2])}` failed (its message is above)")
 
 
 def recipe_of(inputs: Sequence[str], options: DetectorOptions) -> dict:
@@ -199,31 +216,45 @@ def recipe_of(inputs: Sequence[str], options: DetectorOptions) -> dict:
     return json.loads(json.dumps(recipe))  # as the marker reads back (a tuple as a list)
 
 
-def stages(folder: str, options: DetectorOptions, quiet: bool, files: Sequence[str]) -> list[tuple[str, str, list]]:
-    """(name, what it writes, the entailgen command) of each stage, in order; files: the claims stage's inputs
-    (folder/inputs/<name>)."""
+def stages(folder: str, options: DetectorOptions, quiet: bool, files: Sequence[str]) -> list[Stage]:
+    """Each stage of the members asked for, in order; files: the claims stage's inputs (folder/inputs/<name>)."""
+    from entailgen.pipelines.claims import ClaimsOptions
+    from entailgen.pipelines.dae import AUGMENTATIONS, DaeOptions
+    from entailgen.pipelines.paraphrase import ParaphraseOptions
+    from entailgen.training.fitting.options import TrainOptions
+
     p = lambda *parts: os.path.join(folder, *parts)  # noqa: E731
     q = ["--quiet"] if quiet else []
     seed = ["--seed", str(options.seed)]
     train = ["--epochs", str(options.epochs), "--device", options.device, *seed, *q,
              *(["--encoder", options.encoder] if options.encoder else [])]
-    out = [("claims", "claims dataset", p("datasets", "claims"),
-            ["run", "claims", *(a for name in files for a in ("--input", p(INPUTS, name))), "--claims-per-document",
-             str(options.claims_per_document), *seed, *q]),
-           ("dae", "paraphrase dataset", p("datasets", "paraphrase"),
-            ["run", "paraphrase", "--input", p("sentences.txt"), "--export", "paranmt", *seed, *q]),
-           ("dae", "dae dataset", p("datasets", "dae"),
-            ["run", "dae", "--input", p("datasets", "paraphrase", "paranmt.tsv"), "--augment", DAE_AUGMENT, *seed,
-             *q]),
-           ("claims", "claims member", p(CLAIMS_MEMBER), ["train", p("datasets", "claims"), "--claims-view", "source",
-                                                         *train]),
-           ("dae", "dae member", p(DAE_MEMBER), ["train", p("datasets", "dae"), "--max-examples",
-                                                 str(options.max_train), *train])]
+    trained = TrainOptions(epochs=options.epochs, device=options.device, seed=options.seed, progress=not quiet,
+                           **({"encoder": options.encoder} if options.encoder else {}))
+    claims, paraphrase, dae = p("datasets", "claims"), p("datasets", "paraphrase"), p("datasets", "dae")
+    inputs, paranmt = [p(INPUTS, name) for name in files], p("datasets", "paraphrase", "paranmt.tsv")
+    augment = tuple(a for a in AUGMENTATIONS if a in DAE_AUGMENT.split(","))
+    out = [("claims", "claims dataset", claims,
+            ["run", "claims", *(a for path in inputs for a in ("--input", path)), "--claims-per-document",
+             str(options.claims_per_document), *seed, *q],
+            partial(run_family, "claims", ClaimsOptions(claims_per_document=options.claims_per_document), inputs,
+                    claims, seed=options.seed, quiet=quiet)),
+           ("dae", "paraphrase dataset", paraphrase,
+            ["run", "paraphrase", "--input", p(SENTENCES), "--export", "paranmt", *seed, *q],
+            partial(run_family, "paraphrase", ParaphraseOptions(export_paranmt=True), [p(SENTENCES)], paraphrase,
+                    seed=options.seed, quiet=quiet)),
+           ("dae", "dae dataset", dae, ["run", "dae", "--input", paranmt, "--augment", DAE_AUGMENT, *seed, *q],
+            partial(run_family, "dae", DaeOptions(augment=augment), [paranmt], dae, seed=options.seed, quiet=quiet)),
+           ("claims", "claims member", p(CLAIMS_MEMBER), ["train", claims, "--claims-view", "source", *train],
+            partial(train_model, [claims], p(CLAIMS_MEMBER), replace(trained, claims_view="source"), quiet=quiet)),
+           ("dae", "dae member", p(DAE_MEMBER), ["train", dae, "--max-examples", str(options.max_train), *train],
+            partial(train_model, [dae], p(DAE_MEMBER), replace(trained, max_examples=options.max_train),
+                    quiet=quiet))]
     if options.conv:
-        out.append(("claims", "Conv head", p(CONV), ["train-conv", p(CLAIMS_MEMBER), p("datasets", "claims"),
-                                                     "--max-rows", str(options.conv_rows), "--device", options.device,
-                                                     *seed, *q]))
-    return [(name, target, [*argv[:1], *argv[1:], "--output", target]) for member, name, target, argv in out
+        out.append(("claims", "Conv head", p(CONV), ["train-conv", p(CLAIMS_MEMBER), claims, "--max-rows",
+                                                     str(options.conv_rows), "--device", options.device, *seed, *q],
+                    partial(train_conv, p(CLAIMS_MEMBER), claims, p(CONV), max_rows=options.conv_rows,
+                            seed=options.seed, device=options.device, quiet=quiet)))
+    return [Stage(name, target, (*words, "--output", target), call) for member, name, target, words, call in out
             if member in options.members]
 
 
@@ -235,7 +266,7 @@ def finished(target: str) -> bool:
 def build_detector(inputs: Sequence[str], output: str, options: DetectorOptions = DetectorOptions(), *,
                    overwrite: bool = False, quiet: bool = False, say: Callable[[str], None] = print) -> dict:
     """Build the detector dir at output (in its build folder, swapped in once complete); returns detector.json."""
-    from entailgen.training.scoring.detector import DETECTOR_JSON, JOIN
+    from entailgen.training.scoring.detector import JOIN
     from entailgen.training.scoring.summac import model_checksums
 
     options.check()
@@ -254,17 +285,17 @@ def build_detector(inputs: Sequence[str], output: str, options: DetectorOptions 
         if not os.path.isfile(os.path.join(folder, COUNTS)):
             write_inputs(folder, documents)
         plan = stages(folder, options, quiet, counts["files"])
-        for i, (name, target, argv) in enumerate(plan, 1):
-            if name == "paraphrase dataset" and not os.path.isfile(sentences):
+        for i, stage in enumerate(plan, 1):
+            if stage.name == "paraphrase dataset" and not os.path.isfile(sentences):
                 n = document_sentences([os.path.join(folder, INPUTS, f) for f in counts["files"]], options.sentences,
                                        sentences, options.seed)
                 say(f"detector: {n} sentences of 8-40 words for paraphrase -> dae")
-            if finished(target):
-                say(f"detector: stage {i}/{len(plan)} {name}: done already")
+            if finished(stage.target):
+                say(f"detector: stage {i}/{len(plan)} {stage.name}: done already")
                 continue
-            say(f"detector: stage {i}/{len(plan)} {name} ...")
-            command(*argv)
-        relocate(folder, output, [t for _, t, _ in plan])
+            say(f"detector: stage {i}/{len(plan)} {stage.name} ...")
+            run_stage(stage, quiet)
+        relocate(folder, output, [stage.target for stage in plan])
         members = [dict(MEMBER_RECORDS[key]) for key in MEMBERS if key in options.members]
         for m in members:
             with open(os.path.join(folder, m["dataset"], "manifest.json"), "rb") as f:
@@ -272,8 +303,8 @@ def build_detector(inputs: Sequence[str], output: str, options: DetectorOptions 
             with open(os.path.join(folder, m["dir"], "train.json"), encoding="utf-8") as f:
                 m["rows"] = json.load(f)["counts"]
             m["checksums"] = model_checksums(os.path.join(folder, m["dir"]))
-        commands = [{"name": name, "command": ["entailgen", *(a.replace(folder, "DIR") for a in argv)]}
-                    for name, _, argv in plan]
+        commands = [{"name": stage.name, "command": ["entailgen", *(a.replace(folder, "DIR") for a in stage.command)]}
+                    for stage in plan]
         meta = {"recipe": {**asdict(options), "join": JOIN, "stages": commands},
                 "members": members, **({"conv": CONV} if options.conv else {}),
                 "inputs": [fingerprint(p) for p in inputs],

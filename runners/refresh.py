@@ -22,10 +22,11 @@ from entailgen.dataset.shard import join_path, write_atomically
 from entailgen.pipelines import get_family
 from entailgen.pipelines.base import RunConfig
 from entailgen.runners.beam_flags import check_beam_flags
-from entailgen.runners.cli import COMMAND_HELP, UsageError, add_quiet, make_parser, run_config
 from entailgen.runners.inputs import unused_inputs
 from entailgen.runners.run import run_job
+from entailgen.runners.run_command import run_config, run_parser
 from entailgen.runners.summary import summary_text
+from entailgen.runners.usage import COMMAND_HELP, UsageError, add_quiet
 from entailgen.transforms.io.paths import option_paths
 
 LATEST = "LATEST"
@@ -125,8 +126,8 @@ def load_refresh_config(path: str) -> RefreshConfig:
 def run_config_for(refresh: RefreshConfig) -> RunConfig:
     """The RunConfig `entailgen run` builds from these flags (same parser, same checks); output is set per version."""
     inputs = [f"--input={path}" for path in refresh.inputs]
-    argv = ["run", refresh.pipeline, *inputs, f"--output={refresh.home}", *refresh.options]
-    config = run_config(make_parser().parse_args(argv))
+    config = run_config(run_parser().parse_args([refresh.pipeline, *inputs, f"--output={refresh.home}",
+                                                 *refresh.options]))
     try:
         check_beam_flags(list(refresh.pipeline_args))
     except ValueError as e:

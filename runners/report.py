@@ -9,7 +9,7 @@ from entailgen.dataset.report import ReportConfig, write_report
 from entailgen.dataset.report.explain_page import write_explain_page
 from entailgen.dataset.shard import join_path
 from entailgen.pipelines import available, get_family
-from entailgen.runners.cli import COMMAND_HELP, UsageError, add_quiet
+from entailgen.runners.usage import COMMAND_HELP, UsageError, add_quiet
 from entailgen.schemas.reader import UnreadableShard
 
 

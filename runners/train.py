@@ -6,45 +6,74 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import TYPE_CHECKING, Optional, Sequence
 
-from entailgen.runners.cli import COMMAND_HELP, UsageError, add_quiet
+from entailgen.runners.usage import COMMAND_HELP, UsageError, add_quiet
 from entailgen.runners.launch import add_training_flags
 from entailgen.transforms.flags import finite_float
 
+if TYPE_CHECKING:
+    from entailgen.training.fitting.trainer import TrainOptions
+
+
+def train_options(args) -> TrainOptions:
+    """The trainer's options from `entailgen train`'s flags (--mix reads the datasets' pipelines)."""
+    from entailgen.training.fitting.data import open_dataset, parse_mix
+    from entailgen.training.fitting.trainer import TrainOptions
+
+    mix = parse_mix(args.mix, [(os.path.basename(d.rstrip("/")), open_dataset(d)[0].get("pipeline"))
+                               for d in args.dataset]) if args.mix else ()
+    return TrainOptions(encoder=args.encoder, epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
+                        max_length=args.max_length, max_arcs=args.max_arcs, seed=args.seed, device=args.device,
+                        max_examples=args.max_examples, progress=not args.quiet, task=args.task, mix=mix,
+                        claims_view=args.claims_view, bucket_batches=args.bucket_batches,
+                        three_way=args.three_way, grad_accum=args.grad_accum,
+                        mixed_precision=args.mixed_precision, checkpoint_every=args.checkpoint_every)
+
 
 def _train(args) -> int:
-    from entailgen.runners.launch import left_alone, peer_gone, relaunch
+    from entailgen.runners.launch import relaunch
     from entailgen.training.fitting.processes import launched
-    from entailgen.training.fitting.data import DatasetError, open_dataset, parse_mix
+    from entailgen.training.fitting.data import DatasetError
     from entailgen.training.fitting.encoder import EncoderError
-    from entailgen.training.fitting.model_card import never_predicted
-    from entailgen.training.fitting.trainer import TrainOptions, train
 
     try:
-        mix = parse_mix(args.mix, [(os.path.basename(d.rstrip("/")), open_dataset(d)[0].get("pipeline"))
-                                   for d in args.dataset]) if args.mix else ()
-        options = TrainOptions(encoder=args.encoder, epochs=args.epochs, batch_size=args.batch_size, lr=args.lr,
-                               max_length=args.max_length, max_arcs=args.max_arcs, seed=args.seed, device=args.device,
-                               max_examples=args.max_examples, progress=not args.quiet, task=args.task, mix=mix,
-                               claims_view=args.claims_view, bucket_batches=args.bucket_batches,
-                               three_way=args.three_way, grad_accum=args.grad_accum,
-                               mixed_precision=args.mixed_precision, checkpoint_every=args.checkpoint_every)
+        options = train_options(args)
         if args.processes < 1:
             raise ValueError(f"--processes must be at least 1, got {args.processes}")
         if args.processes > 1 and not launched():  # runners.launch: N of this command, each one of N
             options.check()
             return relaunch(args.argv, args.processes, args.output)
-        summary = train(args.dataset[0] if len(args.dataset) == 1 else args.dataset, args.output, options,
-                        overwrite=args.overwrite, resume=args.resume)
+    except (DatasetError, EncoderError, ValueError) as e:
+        raise UsageError(str(e))
+    return train_model(args.dataset, args.output, options, overwrite=args.overwrite, resume=args.resume,
+                       quiet=args.quiet)
+
+
+def train_model(datasets: Sequence[str], output: str, options: TrainOptions, *, overwrite: bool = False,
+                resume: Optional[bool] = None, quiet: bool = False) -> int:
+    """`entailgen train DATASET... --output MODEL_DIR` once its flags are options, as a function another command
+    calls (`detector`): the model trained and written, what it was trained on said (only its path with quiet), and
+    what a user should not trust blind said even then."""
+    from entailgen.runners.launch import left_alone, peer_gone
+    from entailgen.training.fitting.processes import launched
+    from entailgen.training.fitting.data import DatasetError
+    from entailgen.training.fitting.encoder import EncoderError
+    from entailgen.training.fitting.model_card import never_predicted
+    from entailgen.training.fitting.trainer import train
+
+    try:
+        summary = train(datasets[0] if len(datasets) == 1 else list(datasets), output, options, overwrite=overwrite,
+                        resume=resume)
     except (DatasetError, EncoderError, ValueError) as e:
         raise UsageError(str(e))
     except RuntimeError as e:  # a collective's: another process of the launch died (the OOM killer)
         if not (launched() and peer_gone(e)):
             raise
-        return left_alone(e, args.output)
+        return left_alone(e, output)
     if summary is None:  # another process of a launch: the first one says what was trained
         return 0
-    if not args.quiet:
+    if not quiet:
         counts = summary["counts"]["train"]
         left_out = ", ".join(f"{k} {v}" for k, v in counts.items() if k not in ("read", "used")) or "none"
         where = summary["device"] + (f" in {summary['processes']} processes" if summary["processes"] > 1 else "")
@@ -62,7 +91,7 @@ def _train(args) -> int:
     for name in never_predicted(classes):  # even --quiet: the model is written, but a user should not trust it blind
         print(f"warning: the kept model never predicts {name!r} on dev, which holds {classes[name]['gold']} of it; its "
               f"dev accuracy is the other labels' alone (more epochs or rows may teach it)", file=sys.stderr)
-    print(args.output)
+    print(output)
     return 0
 
 

@@ -4,11 +4,22 @@ It imports what it runs on (torch, transformers) when it runs, so `entailgen --h
 from __future__ import annotations
 
 import sys
+from typing import Optional
 
-from entailgen.runners.cli import COMMAND_HELP, UsageError, add_quiet
+from entailgen.runners.usage import COMMAND_HELP, UsageError, add_quiet
 
 
 def _train_conv(args) -> int:
+    if args.max_rows < 0:
+        raise UsageError(f"--max-rows must be 0 (all rows) or more, got {args.max_rows}")
+    return train_conv(args.model, args.dataset, args.output, max_rows=args.max_rows or None, seed=args.seed,
+                      device=args.device, overwrite=args.overwrite, quiet=args.quiet)
+
+
+def train_conv(model: str, dataset: str, output: str, *, max_rows: Optional[int] = 2000, seed: int = 0,
+               device: str = "cpu", overwrite: bool = False, quiet: bool = False) -> int:
+    """`entailgen train-conv MODEL_DIR DATASET --output CONV_DIR` as a function another command calls (`detector`):
+    the head fit and written, its progress and dev figure said (only its path with quiet); max_rows None: all."""
     from entailgen.training.fitting.data import DatasetError
     from entailgen.dataset.output import OutputError
     from entailgen.training.scoring.conv_fit import fit_conv
@@ -17,17 +28,15 @@ def _train_conv(args) -> int:
     def progress(done: int, total: int) -> None:
         print(f"  scored {done} of {total} rows' blocks", file=sys.stderr, flush=True)
 
-    if args.max_rows < 0:
-        raise UsageError(f"--max-rows must be 0 (all rows) or more, got {args.max_rows}")
     try:
-        meta = fit_conv(args.model, args.dataset, args.output, max_rows=args.max_rows or None, seed=args.seed,
-                        device=args.device, overwrite=args.overwrite, progress=None if args.quiet else progress)
+        meta = fit_conv(model, dataset, output, max_rows=max_rows, seed=seed, device=device, overwrite=overwrite,
+                        progress=None if quiet else progress)
     except (DatasetError, EncoderError, OutputError, ValueError) as e:
         raise UsageError(str(e))
-    if not args.quiet:
+    if not quiet:
         print(f"Conv head fit on {meta['rows']['train']} rows; dev balanced accuracy "
               f"{meta['dev_balanced_accuracy']} on {meta['rows']['dev']} rows (threshold 0.5)")
-    print(args.output)
+    print(output)
     return 0
 
 

@@ -231,7 +231,8 @@ def test_conflicting_or_meaningless_options_are_refused(tmp_path, capsys, argv, 
 
 
 def test_candidates_file_selects_the_candidates_generator(tmp_path):
-    from entailgen.runners.cli import make_parser, run_config
+    from entailgen.runners.cli import make_parser
+    from entailgen.runners.run_command import run_config
 
     candidates = tmp_path / "c.jsonl"
     candidates.write_text('{"source_id": "paraphrase.tsv:1", "candidates": ["a"]}\n')
@@ -284,7 +285,7 @@ def test_progress_line_shows_stages_in_order_with_the_read_rate_and_dead_letters
 
 
 def test_beam_noise_is_hidden_from_the_log():
-    from entailgen.runners.cli import _HideBeamNoise
+    from entailgen.runners.run_command import _HideBeamNoise
 
     def record(message):
         return logging.LogRecord("apache_beam", logging.WARNING, __file__, 1, message, None, None)

@@ -11,7 +11,9 @@ from apache_beam.runners.dataflow.internal import apiclient
 
 import entailgen
 from entailgen.pipelines import available
-from entailgen.runners.cli import UsageError, make_parser, run_config
+from entailgen.runners.cli import make_parser
+from entailgen.runners.run_command import run_config
+from entailgen.runners.usage import UsageError
 import entailgen.runners.dataflow as dataflow
 from entailgen.runners.dataflow import GPU_ACCELERATOR, SETUP_FILE, check_cloud_paths, dataflow_args, needs_gpu
 import entailgen.runners.run as run

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from apache_beam.portability.api import beam_runner_api_pb2
 
-from entailgen.runners.cli import make_parser, run_config
+from entailgen.runners.cli import make_parser
+from entailgen.runners.run_command import run_config
 import entailgen.runners.dataflow as dataflow
 from entailgen.runners.dataflow import GPU_ACCELERATOR
 import entailgen.runners.runner as runner

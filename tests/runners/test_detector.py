@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from entailgen.runners import detector as det
-from entailgen.runners.cli import SAMPLES, main
+from entailgen.runners.cli import main
+from entailgen.runners.run_command import SAMPLES
 from trainer_fixtures import tiny_encoder, toy_benchmark  # noqa: F401 (tiny_encoder: a fixture)
 
 LEAD = ("Police in Lincolnshire say a man has been arrested after a lorry crashed into a house in Spalding on "
@@ -60,22 +61,22 @@ def clean(tmp_path_factory, tiny_encoder):  # noqa: F811
 
 def test_a_build_killed_mid_stage_resumes_and_gives_byte_identical_members(tmp_path, tiny_encoder, clean,  # noqa
                                                                             monkeypatch, capsys):
-    real = det.command
+    real = det.run_stage
 
-    def killed_at_the_dae_member(*argv):
-        if argv[0] == "train" and argv[-1].endswith("dae-arcs"):
-            partial = Path(argv[-1]).parent / ".dae-arcs.entailgen-partial"
+    def killed_at_the_dae_member(stage, quiet):
+        if stage.command[0] == "train" and stage.target.endswith("dae-arcs"):
+            partial = Path(stage.target).parent / ".dae-arcs.entailgen-partial"
             partial.mkdir(parents=True)
             (partial / ".entailgen-run").write_text('{"kind": "model dir"}')  # what a SIGKILL mid-training leaves
             raise KeyboardInterrupt
-        return real(*argv)
+        return real(stage, quiet)
 
-    monkeypatch.setattr(det, "command", killed_at_the_dae_member)
+    monkeypatch.setattr(det, "run_stage", killed_at_the_dae_member)
     assert main(build(tmp_path, tiny_encoder, "d")) == 130
     building = tmp_path / ".d.entailgen-partial"
     assert (building / "members" / "claims-source" / "train.json").is_file() and not (tmp_path / "d").exists()
     claims_weights = sha(building / "members" / "claims-source" / "model.safetensors")
-    monkeypatch.setattr(det, "command", real)
+    monkeypatch.setattr(det, "run_stage", real)
     capsys.readouterr()
     assert main(build(tmp_path, tiny_encoder, "d")) == 0
     said = capsys.readouterr().err
@@ -91,7 +92,7 @@ def test_a_build_killed_mid_stage_resumes_and_gives_byte_identical_members(tmp_p
 
 
 def test_another_recipe_starts_over_rather_than_mixing_stages(tmp_path, tiny_encoder, monkeypatch, capsys):  # noqa
-    monkeypatch.setattr(det, "command", lambda *argv: (_ for _ in ()).throw(KeyboardInterrupt))
+    monkeypatch.setattr(det, "run_stage", lambda *a: (_ for _ in ()).throw(KeyboardInterrupt))
     assert main(build(tmp_path, tiny_encoder, "d")) == 130
     assert main(build(tmp_path, tiny_encoder, "d", "--seed", "1")) == 130
     assert "starting over" in capsys.readouterr().err
@@ -255,7 +256,7 @@ def test_overwrite_replaces_a_detector_dir_only_in_the_files_its_build_wrote(tmp
 
 def test_an_interrupted_detector_build_is_left_for_a_detector_to_resume(tmp_path, tiny_encoder, clean,  # noqa: F811
                                                                         monkeypatch, capsys):
-    monkeypatch.setattr(det, "command", lambda *argv: (_ for _ in ()).throw(KeyboardInterrupt))
+    monkeypatch.setattr(det, "run_stage", lambda *a: (_ for _ in ()).throw(KeyboardInterrupt))
     assert main(build(tmp_path, tiny_encoder, "d")) == 130
     building = tmp_path / ".d.entailgen-partial"
     kept = sorted(p.relative_to(building) for p in building.rglob("*"))
@@ -275,9 +276,10 @@ def test_an_interrupted_detector_build_is_left_for_a_detector_to_resume(tmp_path
 
 
 def test_ctrl_c_in_a_stage_is_said_once(tmp_path, tiny_encoder, monkeypatch, capsys):  # noqa: F811
-    from entailgen.runners import cli
+    from entailgen.runners import run_command
 
-    monkeypatch.setattr(cli, "_run", lambda args: (_ for _ in ()).throw(KeyboardInterrupt))  # mid `run claims`
+    stopped = lambda *a, **k: (_ for _ in ()).throw(KeyboardInterrupt)  # noqa: E731
+    monkeypatch.setattr(run_command, "build_dataset", stopped)  # mid `run claims`
     assert main(build(tmp_path, tiny_encoder, "d")) == 130
     assert capsys.readouterr().err.count("interrupted") == 1
 

@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from entailgen.runners.cli import UsageError, main
+from entailgen.runners.cli import main
+from entailgen.runners.usage import UsageError
 from entailgen.runners.refresh import (LATEST, RefreshConfig, dataset_version, option_flags, parse_refresh_config,
                                        run_config_for)
 from entailgen.schemas.reader import IncompleteDataset, read_dataset
