@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
-from entailgen.runners.cli import COMMAND_HELP, UsageError
+from entailgen.runners.usage import COMMAND_HELP, UsageError
 from entailgen.runners.model_options import (AGGREGATIONS, PRECISION_HELP, PRECISIONS, _add_score_mode, _precision,
                                              _score_mode, as_members)
 

@@ -4,7 +4,7 @@
 Nothing here imports torch or the scorers until a command runs, so `entailgen --help` stays fast."""
 from __future__ import annotations
 
-from entailgen.runners.cli import UsageError
+from entailgen.runners.usage import UsageError
 
 AGGREGATIONS = ("zs", "conv")  # training.scoring.summac.AGGREGATIONS, unimported: `entailgen --help` stays fast
 PRECISIONS = ("auto", "fp32", "int8", "onnx-fp32", "onnx-int8")  # scoring.precision.PRECISIONS (tests agree)

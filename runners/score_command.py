@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
-from entailgen.runners.cli import COMMAND_HELP, UsageError, add_format, add_quiet
+from entailgen.runners.usage import COMMAND_HELP, UsageError, add_format, add_quiet
 from entailgen.runners.model_options import (AGGREGATIONS, PRECISION_HELP, PRECISIONS, _add_score_mode, _precision,
                                              _score_mode, add_evidence_flags, as_members)
 
