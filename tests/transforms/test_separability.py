@@ -114,3 +114,21 @@ def test_the_block_renders_as_a_markdown_table():
         "| all | 6 | 50% | 0.89 | 0.50 | 0.83 | 0.78 | 0.78 |\n"
         "| ner | 5 | 40% | 0.83 | 0.50 | 0.83 | 0.67 | 0.67 |\n"
         "| sentiment | 1 | 100% | — (one class) | — (one class) | — (one class) | — (one class) | — (one class) |\n")
+
+
+@pytest.mark.parametrize("order, cuts", [((0, 1, 2, 3, 4), (5,)), ((4, 3, 2, 1, 0), (2, 4)), ((2, 0, 4, 1, 3), (1, 3))])
+def test_any_row_order_and_bundle_cut_merged_in_any_order_gives_the_block_worked_by_hand(order, cuts):
+    """The block is a sum of per-row histograms: arrival order, bundle boundaries and merge order cannot move it."""
+    from entailgen.transforms.separability import _Histogram, unit_name
+
+    fn, rows = _Histogram(), [ROWS[i] for i in order]
+    accumulators = []
+    for start, end in zip((0, *cuts), (*cuts, len(rows))):
+        accumulator = fn.create_accumulator()
+        for row in rows[start:end]:
+            accumulator = fn.add_input(accumulator, (histogram([row], SEEN), unit_name(row)))
+        accumulators.append(accumulator)
+    cell = fn.extract_output(fn.merge_accumulators(accumulators[::-1]))["rules"]["ner"]["train"]
+    assert cell == {"units": 5, "positive": 2, "negative": 3, "share_positive": 0.4,
+                    "auc": {"overlap": round(5 / 6, 4), "negation": 0.5, "absent_name": round(5 / 6, 4),
+                            "length": round(4 / 6, 4), "disfluency": round(4 / 6, 4)}}
