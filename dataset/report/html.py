@@ -158,7 +158,6 @@ def separability_section(manifest: dict) -> str:
     return f'<section id="separability"><h2>Separability</h2>{plot}{grid(header, rows, "separability")}{said}</section>'
 
 
-
 def _not_drawn(arcs: list[dict], n_tokens: int) -> str:
     missing = len(arcs) - len(drawable(arcs, n_tokens))
     return f'<p class="meta">{missing} arc(s) with out-of-range tokens not drawn.</p>' if missing else ""
