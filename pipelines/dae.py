@@ -11,12 +11,14 @@ from apache_beam.io.filesystems import FileSystems
 
 from entailgen.pipelines.base import Family, FamilyOutput, RunConfig, select
 from entailgen.schemas.records import AUGMENTED_KINDS, ArcExample
-from entailgen.schemas.sources import ParaphrasePair, SourceText
+from entailgen.schemas.sources import Document, ParaphrasePair, SourceText
+from entailgen.transforms.context import ContextConfig, InContext
 from entailgen.transforms.generate import as_unit
 from entailgen.transforms.generate.hf import HfGenerateOptions
 from entailgen.transforms.generate.model_dir import check_model_dir
 from entailgen.transforms.io.option_files import check_option_file
 from entailgen.transforms.io.paths import path_option
+from entailgen.transforms.io.read import read_file
 from entailgen.transforms.label import ArcLabelStats, LabelArcs, LabelConfig, arc_tally
 from entailgen.transforms.overlap_blind import COUNTS, HELP, SKIPPED, OverlapBlind, OverlapBlindConfig
 from entailgen.transforms.parsing import Parse
@@ -47,6 +49,8 @@ class DaeOptions:
     compute_type: str = "auto"  # ct2: auto is int8 on CPU, bfloat16 (or float16) on GPU
     span_cuts: int = 1  # span_deletion: distinct cuts per sentence
     overlap_blind: bool = False  # balance labels within each kind and overlap bin (transforms.overlap_blind)
+    context: Optional[str] = path_option()  # documents whose sentences' rows are read in context (transforms.context)
+    context_words: int = ContextConfig.words
 
 
 def add_arguments(group) -> None:
@@ -72,6 +76,13 @@ def add_arguments(group) -> None:
     group.add_argument("--span-cuts", type=int, metavar="N",
                        help="span_deletion: distinct cuts per sentence, each its own example (default 1)")
     group.add_argument("--overlap-blind", action="store_true", help=HELP)
+    group.add_argument("--context", metavar="DOCS",
+                       help="documents (the claims family's layouts) holding the premises: each row whose premise is "
+                            "a sentence of one is read in that document's context, packed as `score --evidence "
+                            "packed` packs a summary sentence; a 0 arc the context supports becomes 1")
+    group.add_argument("--context-words", type=int, metavar="N",
+                       help=f"--context: words a premise in context may hold (default {ContextConfig.words}, ~128 "
+                            "tokens; 384 for --max-length 512)")
 
 
 def options(args) -> DaeOptions:
@@ -110,11 +121,18 @@ def options(args) -> DaeOptions:
     span_cuts = DaeOptions.span_cuts if args.span_cuts is None else args.span_cuts
     if span_cuts < 1:
         raise ValueError(f"--span-cuts must be at least 1, got {span_cuts}")
+    if args.context_words is not None and not args.context:
+        raise ValueError("--context-words is for --context DOCS")
+    context_words = ContextConfig.words if args.context_words is None else args.context_words
+    if context_words < 8:
+        raise ValueError(f"--context-words must be at least 8, got {context_words}")
+    if args.context:
+        check_option_file("--context", args.context)  # missing, a directory or empty: before the job
     return DaeOptions(generator, args.model, args.candidates, args.k, args.bottom, args.level,
                       max_new_tokens, args.batch_tokens, args.bucket_size,
                       None if args.lexical_ranking else "default",
                       tuple(a for a in AUGMENTATIONS if a in augment), args.compute_type, span_cuts,
-                      args.overlap_blind)
+                      args.overlap_blind, args.context, context_words)
 
 
 def generate(xs: beam.PCollection, opts: DaeOptions):
@@ -197,8 +215,22 @@ def tally_every_kind(tallies: beam.PCollection, augmented: list) -> beam.PCollec
 
 
 def source_context(example: ArcExample) -> str:
-    """The source sentence x an example comes from: its premise, except hallucination's (x' premise, x hypothesis)."""
+    """What an example's split follows: its document where it was read in one (--context), else the source sentence
+    x it comes from: its premise, except hallucination's (x' premise, x hypothesis)."""
+    if example.document_id is not None:
+        return example.document_id
     return example.hypothesis if example.kind == "hallucination" else example.premise
+
+
+def context_documents(pipeline, path: str) -> beam.PCollection:
+    """The --context file's documents; a unit that is no document is counted (context/unreadable), not a row's."""
+    def documents(p):
+        for unit in read_file(p, "documents"):
+            if isinstance(unit, Document):
+                yield unit
+            else:
+                beam.metrics.Metrics.counter("context", "unreadable").inc()
+    return pipeline | "ContextFile" >> beam.Create([path]) | "ReadContext" >> beam.FlatMap(documents)
 
 
 def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
@@ -217,6 +249,11 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
     augmented, augment_dead = augment(parsed.parsed, opts, config)
     records, tallies, skipped = [labelled.examples, *augmented], labelled.tallies, [not_pairs, labelled.skipped]
     counts = None
+    if opts.context:  # labels grow with the premise: the tallies are the rows' own after it
+        records = [tuple(records) | "Rows" >> beam.Flatten()
+                   | "InContext" >> InContext(ContextConfig(opts.context, opts.context_words),
+                                              context_documents(sources.pipeline, opts.context), config.parser)]
+        tallies = records[0] | "ContextTallies" >> beam.Map(arc_tally)
     if opts.overlap_blind:  # after labelling and augmenting: the bins span every kind's rows
         blind = tuple(records) | "OverlapBlind" >> OverlapBlind(OverlapBlindConfig(config.seed))
         records, tallies, counts = [blind["rows"]], blind["rows"] | "BlindTallies" >> beam.Map(arc_tally), blind[COUNTS]
@@ -226,7 +263,7 @@ def build(sources: beam.PCollection, config: RunConfig) -> FamilyOutput:
         dead=[generated.dead, parsed.dead, labelled.dead, *augment_dead] | "Dead" >> beam.Flatten(),
         context=source_context,
         skipped=skipped | "Skipped" >> beam.Flatten(),
-        stats={"arc_labels": tally_every_kind(tallies, [] if opts.overlap_blind else augmented)},
+        stats={"arc_labels": tally_every_kind(tallies, [] if opts.overlap_blind or opts.context else augmented)},
         counts=counts,
     )
 

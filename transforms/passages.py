@@ -14,6 +14,7 @@ class Passage:
 
     text: str
     runs: tuple[str, ...]
+    sentences: tuple[int, ...] = ()  # the indices of the sentences joined, where they were numbered
 
 
 def joined(sentences: Sequence[str], chosen: Iterable[int]) -> Passage:
@@ -26,7 +27,7 @@ def joined(sentences: Sequence[str], chosen: Iterable[int]) -> Passage:
             runs[-1].append(sentences[i])
         else:
             runs.append([sentences[i]])
-    return Passage(" ".join(sentences[i] for i in order), tuple(" ".join(run) for run in runs))
+    return Passage(" ".join(sentences[i] for i in order), tuple(" ".join(run) for run in runs), tuple(order))
 
 
 def packed(sentences: Sequence[str], lengths: Sequence[int], held: Sequence[int], room: int,

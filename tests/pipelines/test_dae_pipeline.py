@@ -207,3 +207,23 @@ def test_every_dae_unit_has_output_is_skipped_or_is_dead(thirty_sources):
     assert counts["total"]["dead_letters"] == len(dead) == 5
     # 30 gold + 30 hallucination + top-1 and bottom for the 29 sources with beams
     assert counts["total"]["written"] == len(rows) == 118
+
+
+def test_context_reads_x_in_its_document_and_an_arc_the_context_supports_is_entailed(figure3, tmp_path):
+    """The document holds x and "Nobody can guarantee his death .": read in that context, h10's guarantee -dobj->
+    death (0 against x alone) is 1; the rows split by their document; the same bytes in every runner mode."""
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text(json.dumps({"id": "d1", "text": f"{X} Nobody can guarantee his death ."}) + "\n")
+    manifest, rows, _ = run_dae(*figure3, tmp_path / "a", "--context", str(docs))
+    bottom = next(r for r in rows if r["kind"] == "bottom")
+    assert bottom["premise"] == f"{X} Nobody can guarantee his death ."
+    labels = {(a["head_lemma"], a["child_lemma"], a["rel"]): a["entailed"] for a in bottom["arcs"]}
+    assert labels == {("guarantee", "you", "nsubj"): 1, ("bluestar", "liquidation", "compound"): 0,
+                      ("death", "bluestar", "poss"): 0, ("guarantee", "death", "dobj"): 1}
+    assert len({r["document_id"] for r in rows}) == 1 and None not in {r["document_id"] for r in rows}
+    assert manifest["stats"]["arc_labels"]["arcs"]["bottom"] == {"entailed": 2, "not_entailed": 2, "unlabelled": 0}
+    run_dae(*figure3, tmp_path / "b", "--context", str(docs), "--direct_running_mode=multi_processing",
+            "--direct_num_workers=2")
+    for path in (tmp_path / "a").rglob("*"):
+        if path.is_file() and path.name != "run.json":
+            assert path.read_bytes() == (tmp_path / "b" / path.relative_to(tmp_path / "a")).read_bytes(), path

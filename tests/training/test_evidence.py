@@ -109,7 +109,7 @@ def test_packing_takes_sentences_by_relevance_while_they_fit_and_puts_them_back_
     # room 13: 7 + 6 fit, then 3 more would not
     assert packed(sentences, lengths, held, room=13) == Passage(
         "The dog barked at the cat loudly. The cat and the dog slept.",
-        ("The dog barked at the cat loudly.", "The cat and the dog slept."))
+        ("The dog barked at the cat loudly.", "The cat and the dog slept."), (1, 3))
     # room 16: the cat sentence joins and runs 1-2 are one run
     assert packed(sentences, lengths, held, room=16).runs == (
         "A cat sat. The dog barked at the cat loudly.", "The cat and the dog slept.")
@@ -140,7 +140,7 @@ def test_arc_maxima_keeps_each_arcs_best_passage_and_the_mean_of_the_maxima():
         ("nsubj", 0.9, 0), ("dobj", 0.8, 2)]
     assert best["score"] == pytest.approx(0.85)
     assert arc_maxima([Unscorable("TooLong", "x")]) is None
-    assert joined(["a.", "b.", "c."], [2, 0]) == Passage("a. c.", ("a.", "c."))
+    assert joined(["a.", "b.", "c."], [2, 0]) == Passage("a. c.", ("a.", "c."), (0, 2))
 
 
 def test_evidence_options_are_checked_in_one_line():
