@@ -14,7 +14,7 @@ from entailgen.transforms.document_arcs.labels import RULES
 from entailgen.transforms.augment.wordnet import DEBIAN_WORDNET, WordNetMissing, nltk_wordnet_tree
 from entailgen.transforms.document_arcs.make import (COUNTS as DOUBTFUL_COUNTS, DEAD, DEFAULT_RULES, SKIPPED,
                                                      DocumentArcsConfig, MakeDocumentArcs, tally)
-from entailgen.transforms.document_arcs.rewrites import REWRITES
+from entailgen.transforms.document_arcs.rewrites import DEFAULT_REWRITES, REWRITES
 from entailgen.transforms.label import ArcLabelStats
 from entailgen.transforms.overlap_blind import COUNTS, HELP, OverlapBlind, OverlapBlindConfig
 from entailgen.transforms.overlap_blind import SKIPPED as BLIND_SKIPPED
@@ -29,7 +29,7 @@ class DocumentArcsOptions:
     per_document: int = 2
     overlap_blind: bool = False  # balance arc labels within each rule and overlap bin (transforms.overlap_blind)
     evidence_per_document: int = 4
-    rewrites: tuple[str, ...] = REWRITES
+    rewrites: tuple[str, ...] = DEFAULT_REWRITES
     reword_share: float = 0.5
     filter_doubtful: bool = False
 
@@ -40,8 +40,9 @@ def add_arguments(group) -> None:
     group.add_argument("--per-document", type=int, default=2, help="hypotheses each rule makes per document")
     group.add_argument("--evidence-per-document", type=int, default=4,
                        help="claims evidence removal makes per document (default 4)")
-    group.add_argument("--rewrites", default=",".join(REWRITES),
-                       help=f"comma list of the entailed rewrites rewording uses: {','.join(REWRITES)} (default: all)")
+    group.add_argument("--rewrites", default=",".join(DEFAULT_REWRITES),
+                       help=f"comma list of the entailed rewrites rewording uses: {','.join(REWRITES)} (default: "
+                            "all but hypernym)")
     group.add_argument("--reword-share", type=float, default=0.5,
                        help="share of error hypotheses whose sentence first takes a one-word entailed rewrite "
                             "(0 to 1; default 0.5)")

@@ -22,7 +22,7 @@ from entailgen.transforms.claims.transformations import Unchanged
 from entailgen.transforms.document_arcs.labels import (EVIDENCE_REMOVAL, EXTRINSIC, RECOMBINATION, RESTATEMENT,
                                                        RULES, Hypothesis, document_view, doubtful, hypothesis_label,
                                                        label_hypothesis)
-from entailgen.transforms.document_arcs.rewrites import (ONE_WORD, REWRITES, TableThesaurus, Thesaurus,
+from entailgen.transforms.document_arcs.rewrites import (DEFAULT_REWRITES, ONE_WORD, TableThesaurus, Thesaurus,
                                                          WordNetThesaurus, rewrites_of, rewritten_tokens)
 from entailgen.transforms.document_arcs.rules import (Donor, donor_phrases, evidence_removal, extrinsic_attachment,
                                                       recombination, restatement, rewording)
@@ -55,7 +55,7 @@ class DocumentArcsConfig:
     min_tokens: int = 6
     donors: int = 2000
     evidence_per_document: int = 4
-    rewrites: tuple[str, ...] = REWRITES
+    rewrites: tuple[str, ...] = DEFAULT_REWRITES
     reword_share: float = 0.5
     thesaurus: object = WordNetThesaurus()
     filter_doubtful: bool = False
