@@ -275,11 +275,11 @@ def test_a_report_is_named_by_its_files_and_how_they_were_scored():
     assert benchmark_report_name("summac", [f"data/{s}.json" for s in ("cogensumm", "frank")], "-2sents") == \
         "benchmark-summac.cogensumm+frank-2sents.json"
     assert benchmark_report_name("rank19", ["my pairs (v2).json"]) == "benchmark-rank19.my_pairs__v2_.json"
-    # the CLI's parts: an option at its default adds nothing; a Conv head and ensemble members add their dir names
-    from entailgen.runners.evaluate import _dirs_part, _not_default
+    # a run's parts: an option at its default adds nothing; a Conv head and ensemble members add their dir names
+    from entailgen.training.benchmarks.judged import dirs_part, not_default
 
-    how = [_not_default("sentence", "sentence"), _dirs_part("conv", ["/heads/conv-a/"]),
-           _dirs_part("with", ["/m/b", "/m/c"]), _dirs_part("with", []), _not_default("int8", "auto")]
+    how = [not_default("sentence", "sentence"), dirs_part("conv", ["/heads/conv-a/"]),
+           dirs_part("with", ["/m/b", "/m/c"]), dirs_part("with", []), not_default("int8", "auto")]
     assert benchmark_report_name("summac", ["toy.jsonl"], *how) == "benchmark-summac.toy-conv-conv-a-with-b+c-int8.json"
     # 20 files: the first 87 characters of their stems, then the digest of the whole key
     many = benchmark_report_name("summac", [f"set{i:02d}.jsonl" for i in range(20)])

@@ -13,6 +13,7 @@ from typing import NamedTuple, Sequence
 
 from entailgen.training.benchmarks.baselines import Scorer, dependency_overlap_scores, unigram_overlap_scores
 from entailgen.training.benchmarks.files import BenchmarkError, check_text, distinct_rows, read_text
+from entailgen.training.benchmarks.judged import JudgedModel, Run
 from entailgen.training.benchmarks.metrics import accuracy_interval
 from entailgen.training.scoring.unscorable import Unscorable, every_scored
 from entailgen.transforms.parser import Parser, ParserConfig
@@ -132,3 +133,18 @@ def baselines(parser: ParserConfig = ParserConfig()) -> dict[str, Scorer]:
     """entailgen's baselines on the same triples: unigram overlap and the paper's rule-based dependency score."""
     return {UNIGRAM: unigram_overlap_scores,
             DEPENDENCY: lambda pairs: dependency_overlap_scores(pairs, Parser(parser))}
+
+
+def run(model: JudgedModel, files: Sequence[str]) -> Run:
+    """`evaluate MODEL_DIR --benchmark rank19 FILE`: the model scoring each sentence against its source, a DAE arc
+    model by the mean of its arcs' probabilities (F(h, x), §3), a pair model (or a detector's members, joined) by
+    P(entailed), beside the baselines on the same triples; a sentence it cannot score is 0.0 and counted."""
+    if len(files) != 1:
+        raise BenchmarkError("--benchmark rank19 takes one file (summary_pairs.json, or JSON Lines of its fields)")
+    triples, duplicates = distinct_triples(read_triples(files[0]))  # a copy: once; swapped sentences: one line
+    score = model.scorer().pair_scores  # a detector's: its members' pair scores joined
+    report = evaluate_rank19(triples, {model.row: score, **baselines()}, ties={DEPENDENCY: "random"},
+                             duplicates=duplicates)
+    report["model"] = {"dir": model.dir, "files": list(files), "score_mode": model.mode.config(),
+                       "precision": model.precision}
+    return Run(report, format_rank19(report), (model.precision_part(),))

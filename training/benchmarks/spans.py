@@ -22,16 +22,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import sys
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from entailgen.training.benchmarks.baselines import unigram_overlap_scores
 from entailgen.training.benchmarks.files import BenchmarkError, csv_rows, read_text
+from entailgen.training.benchmarks.judged import JudgedModel, Run, not_default
 from entailgen.training.benchmarks.metrics import choose_threshold, grouped_interval, roc_auc
 from entailgen.training.scoring.explain import words_of  # the words as `score --explain` gives them
 
 BENCHMARK = "spans"
+ARTICLES = "xsum_articles.jsonl"  # the articles `benchmarks fetch spans` writes beside the annotations
 COLUMNS = ("bbcid", "system", "summary", "hallucination_type", "hallucinated_span", "hallucinated_span_start",
            "hallucinated_span_end", "worker_id")
 MAJORITY = 2  # annotators marking a word for it to be unsupported
@@ -429,3 +433,45 @@ def model_word_scores(scorer, summaries: Sequence[SpanSummary], chunk: int = 16,
         if progress:
             progress(min(start + chunk, len(summaries)), len(summaries))
     return dict(zip(RULES, by_rule)), own, unscorable
+
+
+def run(model: JudgedModel, files: Sequence[str]) -> Run:
+    """`evaluate MODEL_DIR --benchmark spans FILE --articles FILE` (or the folder `benchmarks fetch spans` wrote): the
+    file and articles checked before the model loads, then the model's explained words beside the overlap baselines,
+    the summary's own score and the two mixed (weights fit on val); each word rule's val ROC AUC beside."""
+    articles, named = model.articles, [os.path.basename(f) for f in files]
+    if articles is None and len(files) == 2 and named.count(ARTICLES) == 1:  # a fetched folder's two files
+        articles = files[named.index(ARTICLES)]
+        files = [f for f in files if f != articles]
+    if len(files) != 1 or articles is None:
+        raise BenchmarkError("--benchmark spans takes one file (hallucination_annotations_xsum_summaries.csv) and "
+                             "--articles FILE (JSON Lines of bbcid, document)")
+    row = model.row
+    annotated, placement = read_spans(files[0])
+    summaries, left_out = with_articles(annotated, read_articles(articles))
+    if not summaries:
+        raise BenchmarkError(f"no summary of {files[0]} has its article in {articles}" if annotated else
+                             f"every summary of {files[0]} has a span placed nowhere (text not in the summary, "
+                             f"offsets past its end; lines {', '.join(map(str, placement.nowhere_lines[:5]))})")
+    on = VAL if model.val_only else TEST
+    if model.val_only:  # a pilot: the test documents' summaries are never scored
+        summaries = [s for s in summaries if s.cut == VAL]
+    check_cuts(summaries, (VAL, TEST) if on == TEST else (VAL,))  # one line now, not after scoring
+    granularity = model.granularity or "sentence"
+    by_rule, own, unscorable = model_word_scores(
+        model.scorer(granularity), summaries, progress=lambda done, total: print(
+            f"{row}: explained {done} / {total} summaries", file=sys.stderr, flush=True))
+    default = next(iter(RULES))
+    baselines = overlap_scorers(summaries)
+    mixed = f"{row} {WITH_OVERLAP}"
+    scores = {row: by_rule[default], f"{row}: {SUMMARY_SCORE}": own, **baselines,
+              mixed: with_overlap(summaries, by_rule[default], own)}
+    report = evaluate_spans(summaries, scores, compare=[(row, [*baselines, f"{row}: {SUMMARY_SCORE}"]),
+                                                        (mixed, [OVERLAP_MIX])], left_out=left_out,
+                            placement=placement, on=on)
+    report["rules"] = {name: val_roc_auc(summaries, values) for name, values in by_rule.items()}  # chosen on val
+    report["unscorable"] = unscorable
+    report["model"] = {"dir": model.dir, "files": list(files), "articles": articles, "granularity": granularity,
+                       "score_mode": model.mode.config(), "precision": model.precision, "mix": OVERLAP_MIX}
+    return Run(report, format_spans(report), (not_default(model.granularity, "sentence"), model.precision_part(),
+                                              not_default(on, TEST)))  # a pilot kept apart

@@ -9,15 +9,18 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from collections import Counter
 from typing import NamedTuple, Optional, Sequence
 
 from entailgen.training.benchmarks.baselines import NER, UNIGRAM, Scorer, ner_overlap_scores, unigram_overlap_scores
 from entailgen.training.benchmarks.files import BenchmarkError, check_text, read_text
 from entailgen.training.benchmarks.files import distinct_rows as distinct
+from entailgen.training.benchmarks.judged import MODEL_ROW, JudgedModel, Run, dirs_part, not_default
 from entailgen.training.benchmarks.metrics import balanced_accuracy, choose_threshold, gap_interval, roc_auc
 from entailgen.training.scoring.unscorable import Unscorable, every_scored
 
+BENCHMARK = "summac"
 CUTS = ("val", "test")
 PAPER_DATASETS = ("CoGenSumm", "XSumFaith", "Polytope", "FactCC", "SummEval", "FRANK")
 # Laban et al. 2022 (TACL), Table 2: test balanced accuracy (%) per dataset, and the paper's overall.
@@ -341,3 +344,62 @@ def format_table(report: dict) -> str:
     table, notes = benchmark_table(report)
     return "\n".join([f"SummaC benchmark ({report['benchmark']}): test balanced accuracy (%), threshold chosen on val",
                       *table, *notes])
+
+
+def run(model: JudgedModel, files: Sequence[str]) -> Run:
+    """`evaluate MODEL_DIR --benchmark summac FILE...`: the rows and cuts checked before the model loads; each model's
+    scores cached as each chunk of rows is scored (score_cache_dir()), so a rerun after an interruption scores only
+    the rows not yet scored; a detector's row, then each member alone, or the model's and the ensemble's; the
+    baselines on the same rows."""
+    from entailgen.training.scoring.cache import cache_name, cached_results, score_cache_paths, with_progress
+    from entailgen.training.scoring.detector import heads_in_words
+    from entailgen.training.scoring.document_scorer import DocumentOptions, DocumentScorer, joined, score_of
+
+    if not files:
+        raise BenchmarkError("--benchmark summac needs the benchmark's files (data/<set>.json or JSON Lines)")
+    detector, mode = model.detector, model.mode
+    ensemble = [m.path for m in detector.members][1:] if detector else list(model.ensemble)
+    rows, duplicates = distinct_rows(read_benchmark(files))  # a row given twice: once; two that disagree: one line
+    check_datasets(rows)  # cuts and labels of every dataset: one line now, not after scoring
+    given = {k: v for k, v in {"granularity": model.granularity, "aggregation": "conv" if model.conv is not None
+                               else model.aggregation, "conv_dir": model.conv}.items() if v is not None}
+    given.update(score=mode.score, mc_dropout=mode.mc_dropout)
+    options = DocumentOptions(**given, ensemble=tuple(ensemble))
+    # its models opened once (a missing or damaged one: one line before anything loads), Conv with them, e-c on a
+    # 2-way model: one line; a detector's members as it opened them
+    opened = options.check(*((detector.members[0], detector.members[1:]) if detector else (model.dir,)))
+    model_dirs = [detector.members[0].path if detector else model.dir, *ensemble]
+    opened_by = dict(zip(model_dirs, opened))
+    device, precision = model.device_type, model.precision  # each cached apart: cuda's bf16, int8, onnx-*
+    # how each model scores a row: the options, or for a detector's member with a Conv head, the head
+    heads = detector.heads(mode.plain) if detector else {}
+    if detector:
+        print(f"{detector}: its members score each row: {heads_in_words(heads)}", file=sys.stderr, flush=True)
+    how = {m: {**given, "aggregation": "conv", "conv_dir": heads[m]} if heads.get(m) else given for m in model_dirs}
+    caches = score_cache_paths([cache_name(opened_by[m], options.granularity, how[m].get("aggregation", "zs"),
+                                           how[m].get("conv_dir"), device, mode, precision)
+                                for m in model_dirs])  # None: no home, no cache
+    # each row's results, one list per model: scored once (or read from the caches), read by the model's row and
+    # the ensemble's; a model loads only when it has rows to score
+    results = cached_results([lambda m=m: DocumentScorer(opened_by[m], **how[m], device=device, precision=precision)
+                              for m in model_dirs],
+                             [(r.document, r.claim) for r in rows], caches,
+                             MODEL_ROW + (f" and {len(ensemble)} more" if ensemble else ""))
+    alone = lambda i: lambda pairs: [score_of(r) for r in results[i]]  # noqa: E731 (one model's scores)
+    together = lambda pairs: [score_of(joined(by_model)) for by_model in zip(*results)]  # noqa: E731
+    if detector:  # the detector's own row, then each member alone
+        scorers = {model.row: together,
+                   **{f"member {os.path.basename(m)}": alone(i) for i, m in enumerate(model_dirs)}}
+    else:
+        scorers = {model.row: alone(0),
+                   **({f"entailgen ensemble ({len(model_dirs)} models)": together} if ensemble else {})}
+    scorers.update({b: with_progress(fn, b, chunk=512) for b, fn in BASELINES.items()})
+    report = evaluate_benchmark(rows, scorers, duplicates=duplicates)
+    report["model"] = {"dir": model.dir, "device": device, "precision": precision,
+                       "granularity": options.granularity, "aggregation": options.aggregation,
+                       "conv_dir": options.conv_dir, "score_mode": mode.config(), "files": list(files),
+                       **({"ensemble": model_dirs} if ensemble else {}), "score_caches": caches,
+                       **({"members": heads_in_words(heads)} if detector else {})}
+    return Run(report, format_table(report), (
+        not_default(options.granularity, "sentence"), dirs_part("conv", [options.conv_dir] if options.conv_dir else []),
+        dirs_part("with", [] if detector else ensemble), model.precision_part()))

@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 from typing import Callable, NamedTuple, Optional, Sequence
 
+from entailgen.training.benchmarks.baselines import unigram_overlap_scores
 from entailgen.training.benchmarks.files import BenchmarkError, csv_rows, distinct_rows
+from entailgen.training.benchmarks.judged import JudgedModel, Run, not_default
 from entailgen.training.benchmarks.metrics import auc_interval
 from entailgen.training.scoring.unscorable import Unscorable, every_scored
 from entailgen.transforms.claims.blocks import paragraphs, sentences_of
@@ -170,3 +172,32 @@ def format_true(report: dict) -> str:
     """The report as printed."""
     return "\n".join(["TRUE (ROC AUC, %): each file's rows, the paper's rows (With a Little Push, Table 1) beside",
                       *true_table(report), *true_notes(report), report["protocol"]])
+
+
+def run(model: JudgedModel, files: Sequence[str]) -> Run:
+    """`evaluate MODEL_DIR --benchmark true FILE...`: every file checked before the model loads, then ROC AUC per
+    file, the model (a grounding longer than a sentence scored as a document, --granularity its blocks) beside
+    unigram overlap on the same rows and the paper's Table 1."""
+    if not files:
+        raise BenchmarkError("--benchmark true needs TRUE's CSV files (grounding, generated_text, label)")
+    again = next((f for i, f in enumerate(files) if os.path.realpath(f) in map(os.path.realpath, files[:i])), None)
+    if again:
+        raise BenchmarkError(f"--benchmark true: {again} is given twice (each file is one column of the table)")
+    rows, duplicates = {}, {}
+    for path in files:  # every file checked before the model loads; a copy: once; labelled both ways: one line
+        rows[path], duplicates[path] = distinct_true(read_true(path))
+    granularity = model.granularity or "sentence"
+    scorer, documents = model.scorer(granularity), []  # per file, the rows scored as documents
+
+    def scored(rows: list) -> list:
+        results, long = model_scores(rows, scorer)
+        documents.append(sum(long))
+        return results
+
+    report = evaluate_true(rows, {model.row: scored, UNIGRAM: lambda rs: unigram_overlap_scores(
+        [(r.grounding, r.response) for r in rs])}, duplicates=duplicates)
+    for entry, n in zip(report["files"].values(), documents):
+        entry["documents"] = n
+    report["model"] = {"dir": model.dir, "files": list(files), "granularity": granularity,
+                       "score_mode": model.mode.config(), "precision": model.precision}
+    return Run(report, format_true(report), (not_default(model.granularity, "sentence"), model.precision_part()))
