@@ -429,7 +429,7 @@ def _detector(args) -> int:
 
 def check_encoder(encoder: Optional[str]) -> None:
     """The encoder the members are trained from, loaded as `entailgen train` loads it (and its positions checked
-    against train's --max-length): one line now (EncoderError), not after three stages."""
+    against train's --max-length): one line now (ModelDirError), not after three stages."""
     from transformers.utils import logging as hf_logging
 
     from entailgen.training.fitting.encoder import load_encoder

@@ -24,13 +24,13 @@ def _evaluate_benchmark(args) -> int:
     options resolved once (judged_model), the benchmark's own run (training.benchmarks.registry), its table printed
     and its report saved in MODEL_DIR/eval; a file, row or model the run refuses is one line."""
     from entailgen.training.benchmarks.registry import run_benchmark, save_report
-    from entailgen.training.fitting.encoder import EncoderError
+    from entailgen.training.fitting.encoder import ModelDirError
 
     name, paths = args.benchmark[0], args.benchmark[1:]
     model = judged_model(args, name)
     try:
         ran = run_benchmark(name, model, paths)
-    except (EncoderError, ValueError, KeyError, OSError, RuntimeError) as e:  # BenchmarkError is a ValueError;
+    except (ModelDirError, ValueError, KeyError, OSError, RuntimeError) as e:  # BenchmarkError is a ValueError;
         raise UsageError(message(e))  # OSError: no spaCy model; RuntimeError: torch's word on a device
     print(ran.table, flush=True)  # shown even when the model dir cannot take the eval file
     save_report(model, ran)
@@ -49,7 +49,7 @@ def _evaluate(args) -> int:
     if not _score_mode(args).plain:
         raise UsageError("--score and --mc-dropout are for --benchmark (a dataset's accuracy is the model's argmax)")
     from entailgen.training.fitting.data import DatasetError
-    from entailgen.training.fitting.encoder import EncoderError
+    from entailgen.training.fitting.encoder import ModelDirError
     from entailgen.training.scoring.evaluation import evaluate, result_table, write_evaluation
 
     from entailgen.training.scoring.detector import is_detector
@@ -59,7 +59,7 @@ def _evaluate(args) -> int:
     try:
         result = evaluate(args.model, args.dataset, args.split, device=args.device, write=False,
                           precision=args.precision)
-    except (DatasetError, EncoderError, ValueError, KeyError) as e:
+    except (DatasetError, ModelDirError, ValueError, KeyError) as e:
         raise UsageError(message(e))
     print(result_table(result), flush=True)  # shown even when the model dir cannot take the eval file
     write_evaluation(args.model, result)
@@ -71,13 +71,13 @@ def _evaluate_members(args) -> int:
     eval folder; a member that cannot read it is said, and none that can is an error."""
     from entailgen.training.fitting.data import DatasetError
     from entailgen.training.scoring.detector import DetectorDir
-    from entailgen.training.fitting.encoder import EncoderError
+    from entailgen.training.fitting.encoder import ModelDirError
     from entailgen.training.scoring.evaluation import evaluate, result_table
     from entailgen.training.fitting.model_card import save_evaluation
 
     try:
         members = DetectorDir.open(args.model).members  # each opened once: evaluate takes them as they are
-    except EncoderError as e:
+    except ModelDirError as e:
         raise UsageError(str(e))
     refused = []
     for member in members:
@@ -85,7 +85,7 @@ def _evaluate_members(args) -> int:
         try:
             result = evaluate(member, args.dataset, args.split, device=args.device, write=False,
                               precision=args.precision)
-        except (DatasetError, EncoderError, ValueError, KeyError) as e:
+        except (DatasetError, ModelDirError, ValueError, KeyError) as e:
             refused.append(f"{name}: {message(e)}")
             continue
         print(f"member {name}: " + result_table(result), flush=True)

@@ -72,7 +72,7 @@ def _detector(args):
     """The detector dir MODEL_DIR names, opened once (DetectorDir: its members verified), None for a model dir;
     --ensemble, --conv and --aggregation conv refused for one (its members are joined by its own rule)."""
     from entailgen.training.scoring.detector import DetectorDir, is_detector
-    from entailgen.training.fitting.encoder import EncoderError
+    from entailgen.training.fitting.encoder import ModelDirError
 
     if not is_detector(args.model):
         return None
@@ -81,7 +81,7 @@ def _detector(args):
                          "--ensemble, --conv and --aggregation conv are for model dirs")
     try:
         return DetectorDir.open(args.model)
-    except EncoderError as e:
+    except ModelDirError as e:
         raise UsageError(str(e))
 
 

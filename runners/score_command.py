@@ -17,7 +17,7 @@ def _score(args) -> int:
     from entailgen.runners.score import SCORES, score_job
     from entailgen.training.fitting.model_dir import ModelDir
     from entailgen.training.scoring.document_scorer import DocumentOptions
-    from entailgen.training.fitting.encoder import EncoderError
+    from entailgen.training.fitting.encoder import ModelDirError
     from entailgen.training.scoring.detector import heads_in_words
     from entailgen.training.scoring.inference import LAYOUTS, check_scoring
     from entailgen.transforms.parser import ParserConfig, check_parser
@@ -51,7 +51,7 @@ def _score(args) -> int:
         _precision(args)  # int8 on cuda: one line
         check_parser(parser)
         check_scoring(args.input, args.format, args.num_shards)  # empty, a directory, --num-shards 0
-    except (EncoderError, ValueError, RuntimeError) as e:  # RuntimeError: torch's word on an unknown --device
+    except (ModelDirError, ValueError, RuntimeError) as e:  # RuntimeError: torch's word on an unknown --device
         raise UsageError(str(e))
     try:
         check_output(args.output, SCORES, [args.input], args.overwrite)

@@ -35,7 +35,7 @@ def _train(args) -> int:
     from entailgen.runners.launch import relaunch
     from entailgen.training.fitting.processes import launched
     from entailgen.training.fitting.data import DatasetError
-    from entailgen.training.fitting.encoder import EncoderError
+    from entailgen.training.fitting.encoder import ModelDirError
 
     try:
         options = train_options(args)
@@ -44,7 +44,7 @@ def _train(args) -> int:
         if args.processes > 1 and not launched():  # runners.launch: N of this command, each one of N
             options.check()
             return relaunch(args.argv, args.processes, args.output)
-    except (DatasetError, EncoderError, ValueError) as e:
+    except (DatasetError, ModelDirError, ValueError) as e:
         raise UsageError(str(e))
     return train_model(args.dataset, args.output, options, overwrite=args.overwrite, resume=args.resume,
                        quiet=args.quiet)
@@ -58,14 +58,14 @@ def train_model(datasets: Sequence[str], output: str, options: TrainOptions, *, 
     from entailgen.runners.launch import left_alone, peer_gone
     from entailgen.training.fitting.processes import launched
     from entailgen.training.fitting.data import DatasetError
-    from entailgen.training.fitting.encoder import EncoderError
+    from entailgen.training.fitting.encoder import ModelDirError
     from entailgen.training.fitting.model_card import never_predicted
     from entailgen.training.fitting.trainer import train
 
     try:
         summary = train(datasets[0] if len(datasets) == 1 else list(datasets), output, options, overwrite=overwrite,
                         resume=resume)
-    except (DatasetError, EncoderError, ValueError) as e:
+    except (DatasetError, ModelDirError, ValueError) as e:
         raise UsageError(str(e))
     except RuntimeError as e:  # a collective's: another process of the launch died (the OOM killer)
         if not (launched() and peer_gone(e)):

@@ -23,7 +23,7 @@ def train_conv(model: str, dataset: str, output: str, *, max_rows: Optional[int]
     from entailgen.training.fitting.data import DatasetError
     from entailgen.dataset.output import OutputError
     from entailgen.training.scoring.conv_fit import fit_conv
-    from entailgen.training.fitting.encoder import EncoderError
+    from entailgen.training.fitting.encoder import ModelDirError
 
     def progress(done: int, total: int) -> None:
         print(f"  scored {done} of {total} rows' blocks", file=sys.stderr, flush=True)
@@ -31,7 +31,7 @@ def train_conv(model: str, dataset: str, output: str, *, max_rows: Optional[int]
     try:
         meta = fit_conv(model, dataset, output, max_rows=max_rows, seed=seed, device=device, overwrite=overwrite,
                         progress=None if quiet else progress)
-    except (DatasetError, EncoderError, OutputError, ValueError) as e:
+    except (DatasetError, ModelDirError, OutputError, ValueError) as e:
         raise UsageError(str(e))
     if not quiet:
         print(f"Conv head fit on {meta['rows']['train']} rows; dev balanced accuracy "

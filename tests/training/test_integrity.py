@@ -14,7 +14,7 @@ from entailgen.runners.cli import main
 from entailgen.schemas.reader import ChecksumMismatch, UnreadableShard, read_dataset
 from entailgen.training.fitting.checkpoint import load_trained
 from entailgen.training.fitting.data import records
-from entailgen.training.fitting.encoder import EncoderError
+from entailgen.training.fitting.encoder import ModelDirError
 from entailgen.training.scoring.evaluation import result_table
 from entailgen.training.fitting.trainer import TrainOptions, train
 from trainer_fixtures import toy_example, write_dataset
@@ -59,7 +59,7 @@ def test_training_records_each_model_file_sha256_and_writes_them_readable(traine
 
 def test_a_model_dir_without_its_tokenizer_is_refused(model, trained, capsys):
     (model / "tokenizer.json").unlink()  # the tokenizer fell back to a 5-token vocabulary, and scores were wrong
-    with pytest.raises(EncoderError, match=f"^{model} has no tokenizer.json: not a model `entailgen train` finished$"):
+    with pytest.raises(ModelDirError, match=f"^{model} has no tokenizer.json: not a model `entailgen train` finished$"):
         load_trained(str(model))
     assert main(["evaluate", str(model), str(trained[0])]) == 2
     assert "has no tokenizer.json" in _one_line_error(capsys)
@@ -72,7 +72,7 @@ def test_damaged_weights_are_refused_before_the_scoring_job(model, tmp_path, cap
     weights.write_bytes(data[:half] + bytes(i * 7 % 256 for i in range(len(data) - half)))  # same size, bad bytes
     message = (f"{model}: model.safetensors differs from the sha256 recorded when it was trained "
                "(damaged or changed since)")
-    with pytest.raises(EncoderError, match="^" + message.replace("(", r"\(").replace(")", r"\)") + "$"):
+    with pytest.raises(ModelDirError, match="^" + message.replace("(", r"\(").replace(")", r"\)") + "$"):
         load_trained(str(model))
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text('{"premise": "a dog sees a cat", "hypothesis": "a dog sees a cat"}\n')
@@ -85,10 +85,10 @@ def test_a_changed_config_or_a_lost_checksums_file_is_refused(model):
     config = json.loads((model / "config.json").read_text())
     config["entailgen"]["relations"].append("amod")  # a wrong relation count: a Beam worker's traceback before
     (model / "config.json").write_text(json.dumps(config))
-    with pytest.raises(EncoderError, match="config.json differs from the sha256 recorded"):
+    with pytest.raises(ModelDirError, match="config.json differs from the sha256 recorded"):
         load_trained(str(model))
     (model / "checksums.json").unlink()
-    with pytest.raises(EncoderError, match="has no checksums.json: its config says `entailgen train` wrote one"):
+    with pytest.raises(ModelDirError, match="has no checksums.json: its config says `entailgen train` wrote one"):
         load_trained(str(model))
 
 
@@ -107,7 +107,7 @@ def test_an_older_model_dir_still_loads_with_the_checks_it_allows(model, trained
     assert meta["relations"] == ["<unk>", "dobj", "nsubj"] and len(tokenizer) == 31
     config["entailgen"]["relations"].append("amod")
     (model / "config.json").write_text(json.dumps(config))
-    with pytest.raises(EncoderError, match=r"model.safetensors has relation.weight of shape \[3, 32\] but config.json "
+    with pytest.raises(ModelDirError, match=r"model.safetensors has relation.weight of shape \[3, 32\] but config.json "
                                            r"needs \[4, 32\]"):
         load_trained(str(model))  # was a RuntimeError from load_state_dict (a 161-line traceback in a worker)
 
@@ -116,7 +116,7 @@ def test_truncated_weights_of_an_older_dir_are_one_line(model, trained, capsys):
     _without_checksums(model)
     weights = model / "model.safetensors"
     weights.write_bytes(weights.read_bytes()[:5000])
-    with pytest.raises(EncoderError, match=r"model.safetensors is damaged or truncated \(Error while deserializing"):
+    with pytest.raises(ModelDirError, match=r"model.safetensors is damaged or truncated \(Error while deserializing"):
         load_trained(str(model))
     assert main(["evaluate", str(model), str(trained[0])]) == 2
     assert "model.safetensors is damaged or truncated" in _one_line_error(capsys)
@@ -165,7 +165,7 @@ def test_nan_weights_of_an_older_dir_are_refused(model):
     weights = load_file(str(model / "model.safetensors"))
     weights["classifier.bias"][0] = float("nan")  # what random bytes over half the file gave: scores of nan
     save_file(weights, str(model / "model.safetensors"), metadata={"format": "pt"})
-    with pytest.raises(EncoderError, match="model.safetensors holds nan or inf weights"):
+    with pytest.raises(ModelDirError, match="model.safetensors holds nan or inf weights"):
         load_trained(str(model))
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from entailgen.runners.cli import main
 from entailgen.training.fitting import checkpoint
-from entailgen.training.fitting.encoder import EncoderError
+from entailgen.training.fitting.encoder import ModelDirError
 from entailgen.training.fitting.model_dir import ModelDir
 from entailgen.training.scoring import summac
 from trainer_fixtures import toy_benchmark, toy_pair, train_pair_model, train_tiny_dae, write_dataset
@@ -106,7 +106,7 @@ def test_a_detector_dir_given_as_one_model_says_to_open_it_with_detector(detecto
     from entailgen.training.scoring import document_scorer, scorers
 
     cls = getattr(document_scorer if scorer == "DocumentScorer" else scorers, scorer)
-    with pytest.raises(EncoderError) as e:
+    with pytest.raises(ModelDirError) as e:
         cls(str(detector))
     assert str(e.value) == (f"{detector} is a detector dir (its members score together): open it with "
                             f"Detector({str(detector)!r}), not as one model")
@@ -120,7 +120,7 @@ def test_a_damaged_member_is_refused_in_todays_one_line(detector, tmp_path):
     d = tmp_path / "d"
     shutil.copytree(detector, d)
     (d / "members/dae/tokenizer.json").write_text("{}")
-    with pytest.raises(EncoderError) as e:
+    with pytest.raises(ModelDirError) as e:
         DetectorDir.open(str(d))
     assert str(e.value) == (f"{d / 'members/dae'}: tokenizer.json differs from the sha256 recorded when it was "
                             "trained (damaged or changed since)")

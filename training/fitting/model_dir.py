@@ -25,7 +25,7 @@ class ModelDir:
     def open(cls, path: Union[str, os.PathLike, "ModelDir"]) -> "ModelDir":
         """The dir verified once (checkpoint.verify_model_dir: each file hashed a single time, the weights' header
         against the config); a ModelDir is returned as it is, so a constructor given either opens at most once; else
-        EncoderError, today's one line naming the file and what is wrong."""
+        ModelDirError, today's one line naming the file and what is wrong."""
         if isinstance(path, ModelDir):
             return path
         source = os.fspath(path)

@@ -17,7 +17,7 @@ from typing import Iterable, Optional, Sequence, Union
 from entailgen.training.fitting.model_dir import ModelDir
 from entailgen.training.scoring.document_scorer import DocumentScorer, EnsembleScorer
 from entailgen.training.scoring.passages import BLOCK
-from entailgen.training.fitting.encoder import EncoderError
+from entailgen.training.fitting.encoder import ModelDirError
 from entailgen.training.scoring.score_modes import E, ScoreMode
 from entailgen.training.scoring.summac import CONV, ZS, ensemble_score, load_conv
 from entailgen.training.scoring.unscorable import PAIR_FIELDS, Unscorable, checked_rows, given_rows
@@ -46,7 +46,7 @@ class DetectorDir:
     @classmethod
     def open(cls, directory: Union[str, "DetectorDir"]) -> "DetectorDir":
         """The dir whose members are all there, unchanged since it was built (their checksums), and whose Conv head
-        (if any) was fit on one of them; else EncoderError naming what is wrong, as a damaged model dir is refused. A
+        (if any) was fit on one of them; else ModelDirError naming what is wrong, as a damaged model dir is refused. A
         DetectorDir is returned as it is."""
         if isinstance(directory, DetectorDir):
             return directory
@@ -59,15 +59,15 @@ class DetectorDir:
                                       for m in records):
                 raise ValueError("no member")
         except FileNotFoundError:
-            raise EncoderError(f"{directory} has no {DETECTOR_JSON}: not a detector `entailgen detector` finished")
+            raise ModelDirError(f"{directory} has no {DETECTOR_JSON}: not a detector `entailgen detector` finished")
         except (OSError, ValueError, KeyError, TypeError) as e:
-            raise EncoderError(f"{directory}: {DETECTOR_JSON} is unreadable ({e})")
+            raise ModelDirError(f"{directory}: {DETECTOR_JSON} is unreadable ({e})")
         members = []
         for record in records:
             member = ModelDir.open(os.path.join(directory, record["dir"]))  # its files against its training's sha256
             if member.checksums != record["checksums"]:
-                raise EncoderError(f"{member} is not the member {DETECTOR_JSON} names (other checksums): the detector "
-                                   "was changed since it was built")
+                raise ModelDirError(f"{member} is not the member {DETECTOR_JSON} names (other checksums): the detector "
+                                    "was changed since it was built")
             members.append(member)
         if not meta.get("conv"):
             return cls(directory, meta, tuple(members))
@@ -75,11 +75,11 @@ class DetectorDir:
         try:
             fit_on = load_conv(conv)[1].get("model_checksums")
         except ValueError as e:
-            raise EncoderError(f"{directory}: {e}")
+            raise ModelDirError(f"{directory}: {e}")
         member = next((m for m in members if m.checksums == fit_on), None)
         if member is None:
-            raise EncoderError(f"{conv} was fit on no member of the detector {directory}: it was changed since it was "
-                               "built")
+            raise ModelDirError(f"{conv} was fit on no member of the detector {directory}: it was changed since it was "
+                                "built")
         return cls(directory, meta, tuple(members), conv, member)
 
     def heads(self, plain: bool = True) -> dict[str, Optional[str]]:

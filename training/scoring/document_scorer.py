@@ -430,7 +430,7 @@ class DocumentOptions:
         """The model and the ensemble's models (`ensemble`, else the option's dirs) opened once (ModelDir.open: a
         ModelDir as it is), for the scorers to take; ValueError (one line) for a granularity or aggregation that does
         not exist, Conv without a head (or a head without Conv), a head fit on another model's scores, Conv with an
-        ensemble, a model dir missing or damaged (EncoderError, a ValueError), a model given twice (a no-op
+        ensemble, a model dir missing or damaged (ModelDirError, a ValueError), a model given twice (a no-op
         ensemble), a score mode that is not one, e-c on a model without a contradiction class, and Conv in another
         mode than its head was fit in."""
         mode = self.mode
