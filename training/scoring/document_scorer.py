@@ -20,7 +20,7 @@ from entailgen.training.scoring.passages import (BLOCK, CHUNKS, PACKED, PER_ARC,
                                                  check_evidence, chunks, packed)
 from entailgen.training.scoring.precision import AUTO
 from entailgen.training.scoring.score_modes import E, ScoreMode
-from entailgen.training.scoring.scorers import PairScores, model_pair_scores
+from entailgen.training.scoring.scorers import PairScores, model_pair_scores, scoring_length
 from entailgen.training.scoring.summac import (AGGREGATIONS, CONV, ZS, conv_scores, ensemble_score, load_conv,
                                                model_checksums, zs_score)
 from entailgen.training.scoring.unscorable import (DOCUMENT_FIELDS, Unscorable, checked_rows, every_scored, given_rows,
@@ -439,6 +439,8 @@ class DocumentOptions:
             raise ValueError("--aggregation conv reads a head `entailgen train-conv` fit on the model's plain e "
                              "scores; --score e-c and --mc-dropout are for zs")
         members = [ModelDir.open(m) for m in (self.ensemble if ensemble is None else ensemble)]
+        for m in [m for m in (model, *members) if m is not None]:
+            scoring_length(m.meta, self.max_length)  # past the encoder's positions: one line, before any row
         for m in [m for m in (model, *members) if m is not None and mode.score != E]:
             mode.check_model(m.meta.get("task"), m.meta.get("labels"), m)
         if self.granularity not in GRANULARITIES:

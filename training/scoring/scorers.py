@@ -27,12 +27,12 @@ def scores_of(results: Sequence) -> list:
     return [r if isinstance(r, Unscorable) else r["score"] for r in results]
 
 
-def scoring_length(model, meta: dict, max_length: Optional[int]) -> int:
+def scoring_length(meta: dict, max_length: Optional[int]) -> int:
     """The tokens a pair may take when scoring: the length the model was trained at, or a longer one asked for (whole
     passages of a document) up to the encoder's positions; ValueError (one line) past them."""
     if max_length is None:
         return int(meta["max_length"])
-    limit = getattr(getattr(model, "config", None), "max_position_embeddings", None)
+    limit = (meta.get("encoder_config") or {}).get("max_position_embeddings")
     if max_length < 16 or (limit is not None and max_length > limit):
         raise ValueError(f"--max-length {max_length}: choose 16 to {limit or 'the encoder limit'} tokens")
     return max_length
@@ -73,7 +73,7 @@ class DaeScorer(TokenLengths):
         model_dir = ModelDir.open(model_dir)
         self.device, self.model, self.tokenizer, self.meta, self.precision = load_scoring_model(
             model_dir, device, precision, mc_dropout)
-        self.max_length = scoring_length(self.model, self.meta, max_length)
+        self.max_length = scoring_length(self.meta, max_length)
         if self.meta["task"] != "dae":
             raise DatasetError(f"{model_dir} is a {self.meta['task']} model; scoring arcs needs a dae model")
         self.mode = ScoreMode(mc_dropout=mc_dropout, seed=seed)  # arcs are 2-way: e only
@@ -143,7 +143,7 @@ class PairScorer(TokenLengths):
         model_dir = ModelDir.open(model_dir)
         self.device, self.model, self.tokenizer, self.meta, self.precision = load_scoring_model(
             model_dir, device, precision, mc_dropout)
-        self.max_length = scoring_length(self.model, self.meta, max_length)
+        self.max_length = scoring_length(self.meta, max_length)
         if self.meta["task"] != "pair":
             raise DatasetError(f"{model_dir} is a {self.meta['task']} model; pair scoring needs a pair model")
         labels = self.meta["labels"]
