@@ -133,6 +133,43 @@ def summac_val(arms: Arms, arm: str, path: str, chunk: int = 64) -> dict:
     return {**figures, "rows": len(rows), "consistent": sum(y), "unscorable": unscorable}
 
 
+CHEAPER = ("E0", "E1", "E2", "E4", "E3")  # the rule's tie order
+
+
+def table(path: str) -> str:
+    """The arms' val figures so far as a markdown table, and the pick by the rule: the highest mean of spans' val
+    word ROC AUC and SummaC's mean val balanced accuracy over its sets (a tie within 0.1 to the cheaper arm)."""
+    with open(path) as f:
+        got = {(r["set"], r["arm"]): r for r in map(json.loads, f)}
+    sets = [s for s in SETS if any(k[0] == s for k in got)]
+    lines = ["| arm | " + " | ".join(f"{s} val {'word ROC AUC' if s == 'spans' else 'BA'}" for s in sets)
+             + " | SummaC mean | pick mean | seconds |", "|---|" + "---|" * (len(sets) + 3)]
+    means = {}
+    for arm in ARMS:
+        rows = {s: got.get((s, arm)) for s in sets}
+        cells = [("-" if r is None else f"{r['word_roc_auc'][0]:.1f}" if s == "spans" else
+                  f"{r['model']['balanced_accuracy']:.1f}") for s, r in rows.items()]
+        summac = [r["model"]["balanced_accuracy"] for s, r in rows.items() if s != "spans" and r is not None]
+        full = all(r is not None for r in rows.values()) and summac and rows.get("spans")
+        mean = (rows["spans"]["word_roc_auc"][0] + sum(summac) / len(summac)) / 2 if full else None
+        if mean is not None:
+            means[arm] = mean
+        label = f"{arm} {ARMS[arm][0]}" + (f" {ARMS[arm][1]}" if ARMS[arm][1] else "")
+        seconds = sum(r["seconds"] for r in rows.values() if r)
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {f'{sum(summac) / len(summac):.1f}' if summac else '-'}"
+                     f" | {f'{mean:.2f}' if mean is not None else '-'} | {seconds:.0f} |")
+    for s in sets:
+        base = next((r for (t, _), r in got.items() if t == s), None)
+        lines.append(f"baseline on the same rows, {s}: " + (f"overlap mix {base['overlap_mix'][0]:.1f}" if s == "spans"
+                     else f"unigram overlap BA {base['unigram overlap']['balanced_accuracy']:.1f}"))
+    if means:
+        best = max(means.values())
+        pick = next(a for a in CHEAPER if a in means and means[a] >= best - 0.1)
+        lines.append(f"val pick among the arms with every set: {pick} ("
+                     + ", ".join(f"{a} {v:.2f}" for a, v in means.items()) + ")")
+    return "\n".join(lines)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("detector")
@@ -141,7 +178,11 @@ def main() -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--arms", default=",".join(ARMS))
     ap.add_argument("--sets", default=",".join(SETS))
+    ap.add_argument("--table", action="store_true", help="print --out's figures so far and the pick; score nothing")
     args = ap.parse_args()
+    if args.table:
+        print(table(args.out))
+        return 0
     done = set()
     if os.path.exists(args.out):
         with open(args.out) as f:
