@@ -294,7 +294,9 @@ def test_sections_come_in_the_order_sections_lists_and_an_empty_one_is_left_out(
     """A new card section is its module and one line in SECTIONS; a section with nothing to say has no title."""
     from entailgen.dataset.report import card
 
-    titles = [line[3:] for line in render_card(manifest(), NO_STATS).splitlines() if line.startswith("## ")]
+    cell = {"units": 2, "positive": 1, "negative": 1, "share_positive": 0.5, "auc": {"overlap": 1.0}}
+    labelled = dict(manifest(), separability={"unit": "arc", "cues": ["overlap"], "rules": {"all": {"all": cell}}})
+    titles = [line[3:] for line in render_card(labelled, NO_STATS).splitlines() if line.startswith("## ")]
     assert titles == [title for title, _ in card.SECTIONS]
     monkeypatch.setattr(card, "SECTIONS", card.SECTIONS[:1] + (("Extra", lambda facts: [facts.manifest["pipeline"], ""]),
                                                              ("Nothing", lambda facts: [])) + card.SECTIONS[1:])
