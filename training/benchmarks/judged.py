@@ -65,9 +65,10 @@ def dirs_part(option: str, dirs: Sequence[str]) -> str:
 
 
 class Run(NamedTuple):
-    """What a benchmark's run hands back: its report, the table as printed, and the parts of the report's name that
-    say how it was scored (each '-<value>' or '')."""
+    """What a benchmark's run hands back: its report, the table as printed, its section of the model card, and the
+    parts of the report's name that say how it was scored (each '-<value>' or '')."""
 
     report: dict
     table: str
+    card: list[str]
     how: tuple[str, ...]

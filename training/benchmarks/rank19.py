@@ -15,6 +15,7 @@ from entailgen.training.benchmarks.baselines import Scorer, dependency_overlap_s
 from entailgen.training.benchmarks.files import BenchmarkError, check_text, distinct_rows, read_text
 from entailgen.training.benchmarks.judged import JudgedModel, Run
 from entailgen.training.benchmarks.metrics import accuracy_interval
+from entailgen.training.fitting.model_card import files_line, mode_words
 from entailgen.training.scoring.unscorable import Unscorable, every_scored
 from entailgen.transforms.parser import Parser, ParserConfig
 
@@ -129,6 +130,15 @@ def format_rank19(report: dict) -> str:
                       "scores higher", *rank19_table(report), *rank19_notes(report), report["protocol"]])
 
 
+def card_section(report: dict) -> list[str]:
+    """The report's section of the model card: the table beside the paper's rows, then its notes."""
+    model = report.get("model", {})
+    mode = ", ".join(mode_words(model))
+    return [f"## The {BENCHMARK} benchmark (DAE Table 4: summary reranking)" + (f" ({mode})" if mode else ""),
+            "", *files_line(model), report["protocol"] + ".", "", *rank19_table(report), "",
+            *[line for n in rank19_notes(report) for line in (n + ".", "")]]
+
+
 def baselines(parser: ParserConfig = ParserConfig()) -> dict[str, Scorer]:
     """entailgen's baselines on the same triples: unigram overlap and the paper's rule-based dependency score."""
     return {UNIGRAM: unigram_overlap_scores,
@@ -147,4 +157,4 @@ def run(model: JudgedModel, files: Sequence[str]) -> Run:
                              duplicates=duplicates)
     report["model"] = {"dir": model.dir, "files": list(files), "score_mode": model.mode.config(),
                        "precision": model.precision}
-    return Run(report, format_rank19(report), (model.precision_part(),))
+    return Run(report, format_rank19(report), card_section(report), (model.precision_part(),))

@@ -9,7 +9,6 @@ import sys
 from typing import Callable, NamedTuple, Sequence
 
 from entailgen.training.benchmarks import rank19, spans, summac, true
-from entailgen.training.benchmarks.card import with_card_section
 from entailgen.training.benchmarks.fetch import RECORD, fetch_records
 from entailgen.training.benchmarks.files import BenchmarkError
 from entailgen.training.benchmarks.judged import JudgedModel, Run
@@ -66,8 +65,9 @@ def run_benchmark(name: str, model: JudgedModel, paths: Sequence[str]) -> Run:
 
 
 def save_report(model: JudgedModel, ran: Run) -> str:
-    """The report saved in MODEL_DIR/eval under a name of its files and how they were scored, and the card rewritten:
-    another file's report is kept. Returns its path."""
+    """The report saved in MODEL_DIR/eval under a name of its files and how they were scored, with the run's section
+    of the model card kept in it (the card imports no benchmark), and the card rewritten: another file's report is
+    kept. Returns its path."""
     report = ran.report
     return save_evaluation(model.dir, kept_report_name(model.dir, report["benchmark"], report["model"]["files"],
-                                                       *ran.how, model.mode.suffix()), with_card_section(report))
+                                                       *ran.how, model.mode.suffix()), {**report, "card_section": ran.card})

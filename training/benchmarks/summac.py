@@ -18,6 +18,7 @@ from entailgen.training.benchmarks.files import BenchmarkError, check_text, read
 from entailgen.training.benchmarks.files import distinct_rows as distinct
 from entailgen.training.benchmarks.judged import MODEL_ROW, JudgedModel, Run, dirs_part, not_default
 from entailgen.training.benchmarks.metrics import balanced_accuracy, choose_threshold, gap_interval, roc_auc
+from entailgen.training.fitting.model_card import files_line, mode_words
 from entailgen.training.scoring.unscorable import Unscorable, every_scored
 
 BENCHMARK = "summac"
@@ -339,6 +340,21 @@ def input_notes(report: dict) -> list[str]:
     return notes
 
 
+def card_section(report: dict) -> list[str]:
+    """The report's section of the model card: how it was scored, the table beside the paper's rows, its notes."""
+    model = report.get("model", {})
+    table, notes = benchmark_table(report)
+    options = ", ".join([f"{k} {model[k]}" for k in ("granularity", "aggregation", "conv_dir", "precision")
+                         if model.get(k)]
+                        + ([f"ensemble of {', '.join(model['ensemble'])}"] if model.get("ensemble") else [])
+                        + mode_words(model))
+    lines = [f"## The {report['benchmark']} benchmark" + (f" ({options})" if options else ""), "", *files_line(model),
+             "Test balanced accuracy (%), the threshold chosen on each dataset's val cut.", "", *table, ""]
+    for note in notes:
+        lines += [note + ".", ""]
+    return lines
+
+
 def format_table(report: dict) -> str:
     """The benchmark as printed: a title, the table beside the paper's rows, then the notes."""
     table, notes = benchmark_table(report)
@@ -400,6 +416,6 @@ def run(model: JudgedModel, files: Sequence[str]) -> Run:
                        "conv_dir": options.conv_dir, "score_mode": mode.config(), "files": list(files),
                        **({"ensemble": model_dirs} if ensemble else {}), "score_caches": caches,
                        **({"members": heads_in_words(heads)} if detector else {})}
-    return Run(report, format_table(report), (
+    return Run(report, format_table(report), card_section(report), (
         not_default(options.granularity, "sentence"), dirs_part("conv", [options.conv_dir] if options.conv_dir else []),
         dirs_part("with", [] if detector else ensemble), model.precision_part()))
