@@ -27,11 +27,14 @@ def scores_of(results: Sequence) -> list:
     return [r if isinstance(r, Unscorable) else r["score"] for r in results]
 
 
+TRAINED_LENGTH = 128  # `entailgen train`'s default --max-length: a model dir that does not say was trained at it
+
+
 def scoring_length(meta: dict, max_length: Optional[int]) -> int:
     """The tokens a pair may take when scoring: the length the model was trained at, or a longer one asked for (whole
     passages of a document) up to the encoder's positions; ValueError (one line) past them."""
     if max_length is None:
-        return int(meta["max_length"])
+        return int(meta.get("max_length", TRAINED_LENGTH))
     limit = (meta.get("encoder_config") or {}).get("max_position_embeddings")
     if max_length < 16 or (limit is not None and max_length > limit):
         raise ValueError(f"--max-length {max_length}: choose 16 to {limit or 'the encoder limit'} tokens")
