@@ -10,7 +10,7 @@ import sys
 
 from entailgen.runners.usage import COMMAND_HELP, UsageError
 from entailgen.runners.model_options import (AGGREGATIONS, PRECISION_HELP, PRECISIONS, _add_score_mode, _score_mode,
-                                             judged_model)
+                                             add_evidence_flags, judged_model)
 
 
 def message(e: Exception) -> str:
@@ -44,8 +44,10 @@ def _evaluate(args) -> int:
         return _evaluate_benchmark(args)
     if args.dataset is None:
         raise UsageError("evaluate needs a DATASET or --benchmark summac FILE...")
-    if args.granularity is not None or args.aggregation is not None or args.conv is not None or args.ensemble:
-        raise UsageError("--granularity, --aggregation, --conv and --ensemble are for --benchmark")
+    if (args.granularity is not None or args.aggregation is not None or args.conv is not None or args.ensemble
+            or args.evidence != "block" or args.top_k is not None or args.max_length is not None):
+        raise UsageError("--granularity, --aggregation, --conv, --ensemble, --evidence, --top-k and --max-length are "
+                         "for --benchmark")
     if not _score_mode(args).plain:
         raise UsageError("--score and --mc-dropout are for --benchmark (a dataset's accuracy is the model's argmax)")
     from entailgen.training.fitting.data import DatasetError
@@ -121,6 +123,7 @@ def register(commands) -> None:
     evaluate.add_argument("--granularity", choices=GRANULARITIES,
                           help="--benchmark: the document blocks each claim sentence is scored against "
                                "(default: the scorer's, sentence)")
+    add_evidence_flags(evaluate)
     evaluate.add_argument("--aggregation", choices=AGGREGATIONS,
                           help="--benchmark: zs (max over blocks, mean over claim sentences; default) or conv "
                                "(the SummaC-Conv head of --conv)")

@@ -54,6 +54,9 @@ def judged_model(args, benchmark: str):
     if any(o in given for o in not_taken):
         flags = [_flag(o) for o in not_taken]
         raise UsageError(f"{', '.join(flags[:-1])} and {flags[-1]} are for --benchmark summac")
+    if (args.evidence != "block" or args.top_k is not None or args.max_length is not None) and "evidence" not in takes:
+        raise UsageError(f"--evidence, --top-k and --max-length read documents: --benchmark {benchmark} scores "
+                         "sentence pairs")
     if args.conv is not None and args.aggregation == "zs":
         raise UsageError("--conv is a SummaC-Conv head: give --aggregation conv, or leave --aggregation out")
     mode = _score_mode(args)
@@ -65,7 +68,7 @@ def judged_model(args, benchmark: str):
         raise UsageError(str(e))
     return JudgedModel(args.model, mode, args.device, device.type, precision, args.precision, detector,
                        args.granularity, args.aggregation, args.conv, tuple(args.ensemble or ()), args.articles,
-                       args.val_only)
+                       args.val_only, args.evidence, args.top_k, args.max_length)
 
 
 def _detector(args):
@@ -118,10 +121,10 @@ def _add_score_mode(parser, what: str) -> None:
 
 
 EVIDENCE = ("block", "arcs", "packed", "chunks")  # training.scoring.passages.EVIDENCE, unimported: help stays fast
-EVIDENCE_HELP = ("--documents: where a summary sentence's evidence comes from: block (its best block; every arc read "
+EVIDENCE_HELP = ("where a summary sentence's evidence comes from: block (its best block; every arc read "
                  "there), arcs (each arc its best block), packed (the document sentences sharing most of its words, "
                  "packed to the model's length), chunks (windows of the document as long as the model takes, each "
-                 "arc its best window) (default: block)")
+                 "arc its best window)")
 
 
 def add_evidence_flags(command) -> None:

@@ -325,7 +325,10 @@ def test_report_is_written_atomically_and_the_card_shows_the_table(tmp_path):
      "--benchmark truthfulqa: unknown benchmark (known: summac, rank19, true, spans)"),
     (["--benchmark", "summac"], "--benchmark summac needs the benchmark's files (data/<set>.json or JSON Lines)"),
     ([], "evaluate needs a DATASET or --benchmark summac FILE..."),
-    (["data", "--granularity", "sentence"], "--granularity, --aggregation, --conv and --ensemble are for --benchmark"),
+    (["data", "--granularity", "sentence"],
+     "--granularity, --aggregation, --conv, --ensemble, --evidence, --top-k and --max-length are for --benchmark"),
+    (["data", "--evidence", "arcs"],
+     "--granularity, --aggregation, --conv, --ensemble, --evidence, --top-k and --max-length are for --benchmark"),
     (["--benchmark", "summac", "x.json", "--aggregation", "zs", "--conv", "c"],
      "--conv is a SummaC-Conv head: give --aggregation conv, or leave --aggregation out"),
 ])
@@ -599,3 +602,28 @@ def test_the_fetch_record_a_glob_matches_is_said_and_left_out(tmp_path, capsys, 
     assert main(["evaluate", str(tmp_path / "m"), "--benchmark", "summac", *files]) == 2
     assert capsys.readouterr().err.strip().endswith("fetch.json row 1: expected an object with document, claim, label, "
                                                     "cut; got int")
+
+
+def test_evidence_reaches_the_scorer_and_names_the_report_and_its_own_score_cache(tmp_path, capsys, monkeypatch):
+    """--evidence arcs --max-length 256: the scorer is built with them, the report and the score cache say so (a
+    block run after it scores every row again: another cache), rank19 (sentence pairs) refuses them in one line."""
+    built = []
+    monkeypatch.setattr(StubDocumentScorer, "__init__", lambda self, *a, **how: built.append(how) or setattr(
+        self, "calls", 0))
+    write(tmp_path / "rows.jsonl", [r._asdict() for r in hand_rows()])
+    argv = ["evaluate", str(tmp_path / "m"), "--benchmark", "summac", str(tmp_path / "rows.jsonl")]
+    scored = stub_model(tmp_path, monkeypatch)
+    assert main([*argv, "--evidence", "arcs", "--max-length", "256"]) == 0
+    assert (built[-1]["evidence"], built[-1]["max_length"], built[-1]["top_k"]) == ("arcs", 256, None)
+    report = json.loads((tmp_path / "m" / "eval" / "benchmark-summac.rows-arcs-256.json").read_text())
+    assert report["model"]["evidence"] == {"evidence": "arcs", "top_k": None, "max_length": 256}
+    (cache,) = report["model"]["score_caches"]
+    assert cache.endswith("-arcs-256.json") and len(scored) == 16
+    scored.clear()
+    assert main(argv) == 0 and len(scored) == 16  # block's scores are not arcs': scored again
+    assert built[-1]["evidence"] == "block"
+    capsys.readouterr()
+    assert main(["evaluate", str(tmp_path / "m"), "--benchmark", "rank19", str(tmp_path / "rows.jsonl"),
+                 "--evidence", "packed"]) == 2
+    assert capsys.readouterr().err.strip() == ("entailgen: error: --evidence, --top-k and --max-length read "
+                                               "documents: --benchmark rank19 scores sentence pairs")

@@ -31,6 +31,19 @@ class JudgedModel:
     ensemble: tuple[str, ...] = ()
     articles: Optional[str] = None
     val_only: bool = False
+    evidence: str = "block"  # where a sentence's evidence comes from (training.scoring.passages)
+    top_k: Optional[int] = None
+    max_length: Optional[int] = None
+
+    @property
+    def evidence_options(self) -> dict:
+        """The scorers' evidence arguments (DocumentScorer's evidence, top_k, max_length)."""
+        return {"evidence": self.evidence, "top_k": self.top_k, "max_length": self.max_length}
+
+    def evidence_part(self) -> str:
+        """--evidence, --top-k and --max-length's part of a report's (and a score cache's) name: '' at block."""
+        return (not_default(self.evidence, "block") + (f"-top{self.top_k}" if self.top_k else "")
+                + (f"-{self.max_length}" if self.max_length else ""))
 
     @property
     def row(self) -> str:
@@ -44,7 +57,7 @@ class JudgedModel:
         from entailgen.training.scoring.document_scorer import DocumentScorer
 
         how = dict(device=self.device, score=self.mode.score, mc_dropout=self.mode.mc_dropout,
-                   precision=self.precision)
+                   precision=self.precision, **self.evidence_options)
         if self.detector is not None:
             return Detector(self.detector, granularity, **how)
         return DocumentScorer(self.dir, granularity, **how)

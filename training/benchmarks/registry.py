@@ -22,10 +22,10 @@ class Evaluation(NamedTuple):
     takes: tuple[str, ...] = ()
 
 
-RUNS = {summac.BENCHMARK: Evaluation(summac.run, ("granularity", "aggregation", "conv", "ensemble")),
+RUNS = {summac.BENCHMARK: Evaluation(summac.run, ("granularity", "aggregation", "conv", "ensemble", "evidence")),
         rank19.BENCHMARK: Evaluation(rank19.run),
-        true.BENCHMARK: Evaluation(true.run, ("granularity",)),
-        spans.BENCHMARK: Evaluation(spans.run, ("granularity", "articles", "val_only"))}
+        true.BENCHMARK: Evaluation(true.run, ("granularity", "evidence")),
+        spans.BENCHMARK: Evaluation(spans.run, ("granularity", "articles", "val_only", "evidence"))}
 
 
 def folder_files(name: str, directory: str) -> list[str]:

@@ -482,6 +482,8 @@ def run(model: JudgedModel, files: Sequence[str]) -> Run:
     report["rules"] = {name: val_roc_auc(summaries, values) for name, values in by_rule.items()}  # chosen on val
     report["unscorable"] = unscorable
     report["model"] = {"dir": model.dir, "files": list(files), "articles": articles, "granularity": granularity,
-                       "score_mode": model.mode.config(), "precision": model.precision, "mix": OVERLAP_MIX}
-    return Run(report, format_spans(report), card_section(report), (not_default(model.granularity, "sentence"), model.precision_part(),
-                                              not_default(on, TEST)))  # a pilot kept apart
+                       "score_mode": model.mode.config(), "precision": model.precision, "mix": OVERLAP_MIX,
+                       **({"evidence": model.evidence_options} if model.evidence_part() else {})}
+    return Run(report, format_spans(report), card_section(report),
+               (not_default(model.granularity, "sentence"), model.precision_part(), not_default(on, TEST),  # a pilot
+                model.evidence_part()))

@@ -379,7 +379,7 @@ def run(model: JudgedModel, files: Sequence[str]) -> Run:
     check_datasets(rows)  # cuts and labels of every dataset: one line now, not after scoring
     given = {k: v for k, v in {"granularity": model.granularity, "aggregation": "conv" if model.conv is not None
                                else model.aggregation, "conv_dir": model.conv}.items() if v is not None}
-    given.update(score=mode.score, mc_dropout=mode.mc_dropout)
+    given.update(score=mode.score, mc_dropout=mode.mc_dropout, **model.evidence_options)
     options = DocumentOptions(**given, ensemble=tuple(ensemble))
     # its models opened once (a missing or damaged one: one line before anything loads), Conv with them, e-c on a
     # 2-way model: one line; a detector's members as it opened them
@@ -393,7 +393,7 @@ def run(model: JudgedModel, files: Sequence[str]) -> Run:
         print(f"{detector}: its members score each row: {heads_in_words(heads)}", file=sys.stderr, flush=True)
     how = {m: {**given, "aggregation": "conv", "conv_dir": heads[m]} if heads.get(m) else given for m in model_dirs}
     caches = score_cache_paths([cache_name(opened_by[m], options.granularity, how[m].get("aggregation", "zs"),
-                                           how[m].get("conv_dir"), device, mode, precision)
+                                           how[m].get("conv_dir"), device, mode, precision, model.evidence_part())
                                 for m in model_dirs])  # None: no home, no cache
     # each row's results, one list per model: scored once (or read from the caches), read by the model's row and
     # the ensemble's; a model loads only when it has rows to score
@@ -414,8 +414,9 @@ def run(model: JudgedModel, files: Sequence[str]) -> Run:
     report["model"] = {"dir": model.dir, "device": device, "precision": precision,
                        "granularity": options.granularity, "aggregation": options.aggregation,
                        "conv_dir": options.conv_dir, "score_mode": mode.config(), "files": list(files),
+                       **({"evidence": model.evidence_options} if model.evidence_part() else {}),
                        **({"ensemble": model_dirs} if ensemble else {}), "score_caches": caches,
                        **({"members": heads_in_words(heads)} if detector else {})}
     return Run(report, format_table(report), card_section(report), (
         not_default(options.granularity, "sentence"), dirs_part("conv", [options.conv_dir] if options.conv_dir else []),
-        dirs_part("with", [] if detector else ensemble), model.precision_part()))
+        dirs_part("with", [] if detector else ensemble), model.precision_part(), model.evidence_part()))

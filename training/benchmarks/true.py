@@ -209,5 +209,7 @@ def run(model: JudgedModel, files: Sequence[str]) -> Run:
     for entry, n in zip(report["files"].values(), documents):
         entry["documents"] = n
     report["model"] = {"dir": model.dir, "files": list(files), "granularity": granularity,
-                       "score_mode": model.mode.config(), "precision": model.precision}
-    return Run(report, format_true(report), card_section(report), (not_default(model.granularity, "sentence"), model.precision_part()))
+                       "score_mode": model.mode.config(), "precision": model.precision,
+                       **({"evidence": model.evidence_options} if model.evidence_part() else {})}
+    return Run(report, format_true(report), card_section(report),
+               (not_default(model.granularity, "sentence"), model.precision_part(), model.evidence_part()))

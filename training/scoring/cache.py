@@ -93,7 +93,7 @@ def scoring_code_sha256() -> str:
 
 def cache_name(model_dir, granularity: str = "sentence", aggregation: str = "zs",
                conv_dir: Optional[str] = None, device: str = "cpu", mode: ScoreMode = ScoreMode(),
-               precision: str = "fp32") -> str:
+               precision: str = "fp32", evidence: str = "") -> str:
     """A model's score cache file (model_dir: a ModelDir, or a path): named by its checksums (its weights where it has
     none), the scoring code's sha256 and the options that change a score (blocks, a Conv head's files, the score mode:
     e-c, MC dropout; the device and the resolved precision), so neither a model trained again into the same folder,
@@ -108,6 +108,7 @@ def cache_name(model_dir, granularity: str = "sentence", aggregation: str = "zs"
     options += "" if device == "cpu" else f"-{device}"  # cuda scores in bf16: not the cpu's fp32 scores
     options += mode.suffix()  # nothing for plain e
     options += "" if precision == "fp32" else f"-{precision}"  # int8 linear layers: not fp32's scores
+    options += evidence  # '-arcs-512': where each sentence's evidence came from (training.scoring.passages)
     return f"{os.path.basename(model_dir)}-{model[:12]}-{scoring_code_sha256()[:8]}{options}.json"
 
 
