@@ -32,24 +32,11 @@ def measure(model: str, rows_path: str, n: int, evidence: str, max_length: int) 
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def read_rows(path: str, n: int) -> list[tuple[str, str]]:
-    """The first n (document, summary) rows of a JSON Lines file."""
-    rows = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                row = json.loads(line)
-                rows.append((row["document"], row.get("summary") or row["claim"]))
-            if len(rows) == n:
-                break
-    return rows
-
-
 def score_here(model: str, rows_path: str, n: int, evidence: str, max_length: int) -> dict:
     """The rows scored under one mode by a scorer loaded here: seconds and this process's peak MiB."""
     from entailgen.training.scoring.document_scorer import DocumentScorer
 
-    rows = read_rows(rows_path, n)
+    rows = host.read_rows(rows_path, n)
     start = time.perf_counter()
     scorer = DocumentScorer(model, evidence=evidence, max_length=None if evidence == "block" else max_length,
                             precision="fp32")

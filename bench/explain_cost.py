@@ -24,19 +24,6 @@ from pathlib import Path
 import host  # bench/host.py, beside this script
 
 
-def read_rows(path: str, n: int) -> list[tuple[str, str]]:
-    """The first n (document, summary) rows of a JSON Lines file."""
-    rows = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                row = json.loads(line)
-                rows.append((row["document"], row.get("summary") or row["claim"]))
-            if len(rows) == n:
-                break
-    return rows
-
-
 def scorer_turns(model: str, rows: list[tuple[str, str]], turns: int, device: str) -> tuple[list[float], list[float]]:
     """(plain seconds, explained seconds) per turn: the rows scored, then explained, by one loaded scorer (each turn
     a fresh scorer, so no parse is remembered from the turn before)."""
@@ -93,7 +80,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--no-cli", action="store_true", help="the scorer alone (no CLI runs)")
     args = parser.parse_args(argv)
-    rows = read_rows(args.rows_file, args.rows)
+    rows = host.read_rows(args.rows_file, args.rows)
     print(host.describe(f"device {args.device}, model {args.model}"), flush=True)
     host.log("explain_cost", f"{len(rows)} rows, the scorer alone")
     print(line("scorer alone", *scorer_turns(args.model, rows, args.turns, args.device), len(rows)), flush=True)

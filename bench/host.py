@@ -1,6 +1,7 @@
 """What every benchmark shares: the machine line its figures depend on, its log lines, and the CLI as a user runs it."""
 from __future__ import annotations
 
+import json
 import os
 import platform
 import subprocess
@@ -37,3 +38,16 @@ def entailgen(bench: str, *args: str) -> None:
     done = subprocess.run([sys.executable, "-m", "entailgen.runners.cli", *args])
     if done.returncode != 0:
         raise SystemExit(f"{bench} bench: `entailgen {' '.join(args)}` exited {done.returncode}")
+
+
+def read_rows(path: str, n: int) -> list[tuple[str, str]]:
+    """The first n (document, summary) rows of a JSON Lines file."""
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                row = json.loads(line)
+                rows.append((row["document"], row.get("summary") or row["claim"]))
+            if len(rows) == n:
+                break
+    return rows

@@ -266,8 +266,8 @@ def test_every_field_of_every_record_type_is_described():
 
 def test_a_document_arcs_card_names_its_rules_and_how_they_label():
     card = card_of({"rules": ["evidence_removal", "recombination"], "per_document": 2}, pipeline="document-arcs")
-    assert ('- **rules**: `["evidence_removal", "recombination"]` (the document-arcs rules that ran (issue 64): '
-            "evidence_removal, recombination, restatement, extrinsic_attachment)") in card
+    assert ('- **rules**: `["evidence_removal", "recombination"]` (the document-arcs rules that ran, of '
+            "evidence_removal, recombination, restatement, extrinsic_attachment, rewording)") in card
     assert "labelled arc by arc against a SummaC block of that document by DAE §4's rule generalised" in card
     assert "document_arcs:<rule>:<variant> for the document-arcs kinds" in card
     assert "Bottom-of-beam labels are noisy" not in card  # the dae family's limits are not this family's

@@ -20,8 +20,8 @@ OPTION_NOTES = {
                        "entailgen's where named: compression (modifiers dropped, CORRECT), extrinsic (the sentence "
                        "against a document that says less, INCORRECT)",
     "pairs": "documents: one row per claim; blocks: also one (block, claim) row per premise block",
-    "rules": "the document-arcs rules that ran (issue 64): evidence_removal, recombination, restatement, "
-             "extrinsic_attachment",
+    "rules": "the document-arcs rules that ran, of evidence_removal, recombination, restatement, "
+             "extrinsic_attachment, rewording",
     "per_document": "hypotheses each rule makes per document, its sentences tried in a seeded order",
     "min_similarity": "round trips less similar to x are garbage: never h*",
     "max_similarity": "round trips more similar to x are near copies: never h*",
