@@ -16,8 +16,7 @@ from typing import Optional, Sequence
 
 from entailgen.training.fitting.model_dir import ModelDir
 from entailgen.training.scoring.explain import Explanation, SentenceEvidence, WordRule, explanation
-from entailgen.training.scoring.passages import (BLOCK, CHUNKS, PACKED, PER_ARC, Passage, WordCount, arc_maxima,
-                                                 check_evidence, chunks, packed)
+from entailgen.training.scoring.passages import BLOCK, CHUNKS, PACKED, PER_ARC, WordCount, arc_maxima, check_evidence
 from entailgen.training.scoring.precision import AUTO
 from entailgen.training.scoring.score_modes import E, ScoreMode
 from entailgen.training.scoring.scorers import PairScores, model_pair_scores, scoring_length
@@ -27,6 +26,7 @@ from entailgen.training.scoring.unscorable import (DOCUMENT_FIELDS, Unscorable, 
                                                    only_result)
 from entailgen.transforms.claims.blocks import GRANULARITIES, blocks_of, document_text, paragraphs, sentences_of
 from entailgen.transforms.parser import Parser, ParserConfig
+from entailgen.transforms.passages import Passage, chunks, packed
 from entailgen.transforms.views import held_words
 
 

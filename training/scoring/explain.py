@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Optional, Sequence
 
 from entailgen.schemas.records import EvidenceSpan, ExplainedSentence, ExplainedWord, WordArc
-from entailgen.training.scoring.passages import Passage
+from entailgen.transforms.passages import Passage
 from entailgen.training.scoring.summac import ensemble_score
 from entailgen.training.scoring.unscorable import Unscorable
 
@@ -71,10 +71,9 @@ def passage_spans(document: str, passage: Passage) -> list[tuple[int, int]]:
     return spans
 
 
-def arc_evidence(document: str, passage: Passage, arc: dict) -> Optional[tuple[int, int]]:
-    """The document span an arc's probability was read from: the run of its passage that holds both the arc's words
-    (else its child's, else the passage's first run)."""
-    spans = passage_spans(document, passage)
+def arc_evidence(document: str, spans: Sequence[tuple[int, int]], arc: dict) -> Optional[tuple[int, int]]:
+    """The document span an arc's probability was read from: of its passage's runs (their spans in the document), the
+    one that holds both the arc's words (else its child's, else the first run)."""
     if not spans:
         return None
     words = [re.compile(rf"\b{re.escape(arc[end + '_word'])}\b", re.IGNORECASE) for end in ("child", "head")]
@@ -161,10 +160,9 @@ def member_words(words: Sequence[tuple[int, int, str]], evidence: Sequence[Sente
         if match is None or sentence.parse is None:
             continue
         tokens = token_spans(match, sentence.text, sentence.parse["hypothesis_tokens"])
-        sources = sentence.sources
+        located = [passage_spans(document, p) for p in sentence.sources]  # each passage found once, not per arc
         for arc in sentence.parse["arcs"]:
-            passage = sources[arc.get("evidence", 0)] if sources else None
-            read_from[id(arc)] = arc_evidence(document, passage, arc) if passage is not None else None
+            read_from[id(arc)] = arc_evidence(document, located[arc.get("evidence", 0)], arc) if located else None
             for end in (("child",) if rule.arcs == CHILD else ("head", "child")):
                 if tokens[arc[end]] is not None:
                     arcs_at.append((*tokens[arc[end]], arc))

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from entailgen.transforms.passages import Passage, chunks, joined, packed  # noqa: F401 (the scorer's passages)
 
 BLOCK, ARCS, PACKED, CHUNKS = "block", "arcs", "packed", "chunks"
 EVIDENCE = (BLOCK, ARCS, PACKED, CHUNKS)
