@@ -1,6 +1,9 @@
 """A document's claims from the pure core (hand-built parse, no parser): seeding by document id, skips per reason,
 back-translation results, block rows, and the claim-only audit worked by hand."""
 import dataclasses
+import random
+
+import pytest
 
 from entailgen.schemas.records import ClaimExample, Skipped, Token
 from entailgen.schemas.sources import Document
@@ -158,10 +161,10 @@ def test_a_document_a_transformation_fails_on_is_one_dead_letter_and_the_others_
 
     made = core.claims_of
 
-    def claims_of(doc, config):
+    def claims_of(doc, config, thesaurus):
         if doc.record.source_id == "f:3":
             raise IndexError("span out of range")
-        return made(doc, config)
+        return made(doc, config, thesaurus)
 
     monkeypatch.setattr(core, "claims_of", claims_of)
     fn = core._ClaimsFromDocuments(ParserConfig(), core.ClaimsConfig(transformations=("negation",), noise=False))
@@ -229,3 +232,52 @@ def test_a_swap_trusts_a_mention_only_where_the_claim_parsed_alone_agrees(parser
         ("sentence_sampling", "He has played the violin since he was six.")]
     assert skipped == [Skipped("v", "v:1", "claims:number_swap", "NoMention"),
                        Skipped("v", "v:1", "claims:date_swap", "OwnParseDisagrees")]
+
+
+# Rows word overlap cannot read: positives in words the document lacks, negatives in the document's own words.
+
+OWN_WORDS = ("Anna Berg, 33, beat Tom Hale in the final in Leeds on March 3. Tom Hale, the club's chairman, said 3 "
+             "people had bought a large book. Berg thanked her coach after the final.")
+
+
+def test_rewording_and_role_swap_worked_by_hand(parser):
+    """Each sampled sentence's rewording (CORRECT: a rewrite the document entails, in words it lacks) and role swap
+    (INCORRECT: two of the claim's own names exchanged), or a skip saying why. Seed 0 picks "large" -> "big" of
+    sentence 2's four rewrites; sentence 1 has only its date turned, sentence 3 only Berg's age as a descriptor; only
+    sentence 1 names two people."""
+    from entailgen.transforms.document_arcs.rewrites import TableThesaurus
+
+    doc = parse_document(Document("o:1", "o", OWN_WORDS), list(parser.tokens([OWN_WORDS])), [], "sentence")
+    config = ClaimsConfig(seed=0, transformations=("rewording", "role_swap"), noise=False, claims_per_document=3)
+    lexicon = TableThesaurus(synonyms=((("large", "ADJ"), ("big",)),)).load()
+    examples, skipped, pending, _ = claims_of(doc, config, lexicon)
+    assert [(e.transformation, e.label, e.claim) for e in examples if e.transformation != "sentence_sampling"] == [
+        ("rewording", "CORRECT", "Anna Berg, 33, beat Tom Hale in the final in Leeds on 3 March."),
+        ("role_swap", "INCORRECT", "Tom Hale, 33, beat Anna Berg in the final in Leeds on March 3."),
+        ("rewording", "CORRECT", "Tom Hale, the club's chairman, said 3 people had bought a big book."),
+        ("rewording", "CORRECT", "The 33-year-old thanked her coach after the final.")]
+    assert [(e.claim_span, e.source_span) for e in examples if e.transformation != "sentence_sampling"] == [
+        ([54, 61], [54, 61]), ([0, 28], [0, 28]), ([56, 61], [56, 63]), ([0, 15], [0, 4])]
+    assert pending == [] and skipped == [Skipped("o", "o:1", "claims:role_swap", "NoNamePair")] * 2
+    assert claims_of(doc, config)[0][1].claim == "Anna Berg, 33, beat Tom Hale in the final in Leeds on 3 March."
+
+
+def test_role_swap_leaves_names_of_one_role_alone(parser):
+    """Names in a list, or on the two sides of a symmetric verb, are one role: exchanged, the claim says the same."""
+    from entailgen.transforms.claims.transformations import Unchanged, role_swap
+
+    for text in ("Anna Berg and Tom Hale won the final in Leeds.", "Anna Berg met Tom Hale in Leeds on Sunday."):
+        doc = parse_document(Document("o:2", "o", text), list(parser.tokens([text])), [], "sentence")
+        with pytest.raises(Unchanged, match="NoNamePair"):
+            role_swap(doc.sentences[0], 0, doc.entities, random.Random(0))
+
+
+def test_asking_for_rewording_and_role_swap_leaves_the_other_claims_as_they_were(parser):
+    """Both draw from their own seeded stream, noise included: FactCC's rows (noised copies too) are unchanged."""
+    doc = parse_document(Document("o:1", "o", OWN_WORDS), list(parser.tokens([OWN_WORDS])), [], "sentence")
+    plain = ClaimsConfig(seed=0, claims_per_document=3)
+    before = claims_of(doc, plain)[0]
+    after = claims_of(doc, dataclasses.replace(plain, transformations=plain.transformations + (
+        "rewording", "role_swap")))[0]
+    assert {e.transformation for e in after} - {e.transformation for e in before} == {"rewording", "role_swap"}
+    assert [e.id for e in after if e.transformation not in ("rewording", "role_swap")] == [e.id for e in before]

@@ -20,7 +20,9 @@ from entailgen.transforms.claims.blocks import (Entity, Sentence, blocks_of, doc
                                                 sentences_of)
 from entailgen.transforms.claims.transformations import (Edit, Unchanged, add_noise, char_span, compression,
                                                          eligible_sentences, entity_swap, extrinsic, negation,
-                                                         pronoun_swap, sampled, words_of)
+                                                         pronoun_swap, role_swap, sampled, words_of)
+from entailgen.transforms.document_arcs.rewrites import (DEFAULT_REWRITES, TableThesaurus, Thesaurus,
+                                                         WordNetThesaurus, rewrites_of)
 from entailgen.transforms.parser import Parser, ParserConfig
 from entailgen.transforms.retry import isolate_failures
 
@@ -30,7 +32,9 @@ SKIPPED = "skipped"
 BACKTRANSLATE = "backtranslate"
 NEGATIVE = ("pronoun_swap", "entity_swap", "number_swap", "date_swap", "negation")
 TRANSFORMATIONS = ("backtranslation",) + NEGATIVE  # sentence sampling is always on: it is what the others start from
-OPTIONAL = ("compression", "extrinsic")  # entailgen's, not FactCC's: asked for by name
+OPTIONAL = ("compression", "rewording", "role_swap", "extrinsic")  # entailgen's, not FactCC's: asked for by name
+CONTRADICTIONS = NEGATIVE + ("role_swap",)  # one word or name of the source changed: what round_trip_negatives sends
+NO_THESAURUS = TableThesaurus()  # rewording without WordNet: its rewrites that need no lexicon
 KNOWN_TRANSFORMATIONS = TRANSFORMATIONS + OPTIONAL  # what --transformations takes, in the order they run
 
 
@@ -48,6 +52,7 @@ class ClaimsConfig:
     noise_delete: float = 0.8
     summaries_as_claims: bool = False
     round_trip_negatives: bool = False  # the swaps' and negation's claims back-translated too: not near-copies
+    thesaurus: object = WordNetThesaurus()  # rewording's lexicon (transforms.document_arcs.rewrites), loaded per worker
 
 
 @dataclass(frozen=True)
@@ -120,6 +125,8 @@ def _skip(doc: ParsedDocument, transformation: str, reason: str) -> Skipped:
 
 def _negative(name: str, doc: ParsedDocument, index: int, rng) -> Edit:
     sentence = doc.sentences[index]
+    if name == "role_swap":
+        return role_swap(sentence, index, doc.entities, rng)
     if name == "pronoun_swap":
         return pronoun_swap(sentence.tokens, rng)
     if name == "negation":
@@ -142,12 +149,25 @@ def to_parse_alone(doc: ParsedDocument, config: ClaimsConfig) -> list[int]:
     return chosen_sentences(doc, config, seeded_rng(config.seed, doc.document_id, "claims"))
 
 
+def reworded(sentences: list[Sentence], index: int, thesaurus: Thesaurus, rng) -> Edit:
+    """One entailed rewrite of the sentence (transforms.document_arcs.rewrites: a synonym, the genitive turned, what
+    the document calls a name, a number or date said otherwise, another reporting verb): a CORRECT claim with words
+    the document lacks, the positive that word overlap cannot tell from an error; Unchanged (NoRewrite)."""
+    options = rewrites_of(sentences, index, thesaurus, DEFAULT_REWRITES)
+    if not options:
+        raise Unchanged("NoRewrite")
+    rewrite = rng.choice(options)
+    pieces = sentences[index].pieces
+    return Edit(pieces[:rewrite.start] + rewrite.pieces + pieces[rewrite.end:],
+                (rewrite.start, rewrite.start + len(rewrite.pieces)), (rewrite.start, rewrite.end))
+
+
 def extrinsic_example(doc: ParsedDocument, index: int, config: ClaimsConfig) -> ClaimExample:
     """The sentence as an INCORRECT claim against the document with that sentence compressed (premise, blocks and
     source sentence all say less); Unchanged (SaidElsewhere) where the document still holds a word the claim adds.
     Randomness of its own (seed, document, sentence), so asking for it leaves the other claims as they were."""
     sentence = doc.sentences[index]
-    kept, added = extrinsic(sentence.tokens, seeded_rng(config.seed, doc.document_id, f"extrinsic:{index}"))
+    kept, added = extrinsic(sentence.tokens, own_stream(config, doc, "extrinsic", index))
     start, end = sentence.start, sentence.start + len(sentence.text)
     if doc.text[start:end] != sentence.text:
         raise Unchanged("NotInDocument")
@@ -159,11 +179,18 @@ def extrinsic_example(doc: ParsedDocument, index: int, config: ClaimsConfig) -> 
                                source_sentence=kept.text, extraction_span=[start, start + len(kept.text)])
 
 
-def document_claims(doc: ParsedDocument, config: ClaimsConfig) -> Iterator[Union[ClaimExample, Skipped, tuple]]:
-    """Every claim of a document: sampled sentences and their compressions (CORRECT), their negative transformations
-    (INCORRECT), noised copies, extrinsic claims (INCORRECT, not noised: noise could drop what they add), summary
-    sentences; ('backtranslate', example) for claims to round-trip; a Skipped per transformation that found nothing to
-    change. Randomness: the seed mixed with the document id."""
+def own_stream(config: ClaimsConfig, doc: ParsedDocument, name: str, index: int):
+    """An entailgen rule's randomness, its noise included, apart from FactCC's stream (seed, document, rule, sentence):
+    asking for the rule leaves every other claim as it was."""
+    return seeded_rng(config.seed, doc.document_id, f"{name}:{index}")
+
+
+def document_claims(doc: ParsedDocument, config: ClaimsConfig,
+                    thesaurus: Thesaurus = NO_THESAURUS.load()) -> Iterator[Union[ClaimExample, Skipped, tuple]]:
+    """Every claim of a document: sampled sentences, their compressions and rewordings (CORRECT), their negative
+    transformations (INCORRECT), noised copies, extrinsic claims (INCORRECT, not noised: noise could drop what they
+    add), summary sentences; ('backtranslate', example) for claims to round-trip; a Skipped per transformation that
+    found nothing to change. Randomness: the seed mixed with the document id."""
     record = doc.record
     if isinstance(record, LabelledClaim):
         yield example(doc, record.claim, record.label, "annotated", config)
@@ -171,29 +198,36 @@ def document_claims(doc: ParsedDocument, config: ClaimsConfig) -> Iterator[Union
     rng = seeded_rng(config.seed, doc.document_id, "claims")
     for index in chosen_sentences(doc, config, rng):
         sentence = doc.sentences[index]
-        made = [("sentence_sampling", CORRECT, sampled(sentence))]
+        made = [("sentence_sampling", CORRECT, sampled(sentence), rng)]
         if "compression" in config.transformations:
             try:
-                made.append(("compression", CORRECT, compression(sentence.tokens, rng)))
+                made.append(("compression", CORRECT, compression(sentence.tokens, rng), rng))
             except Unchanged as unchanged:
                 yield _skip(doc, "compression", unchanged.reason)
+        if "rewording" in config.transformations:
+            own = own_stream(config, doc, "rewording", index)
+            try:
+                made.append(("rewording", CORRECT, reworded(doc.sentences, index, thesaurus, own), own))
+            except Unchanged as unchanged:
+                yield _skip(doc, "rewording", unchanged.reason)
         if "backtranslation" in config.transformations:
             yield BACKTRANSLATE, example(doc, sentence.text, CORRECT, "backtranslation", config, sentence=sentence,
                                          backtranslation=True)
-        for name in NEGATIVE:
+        for name in CONTRADICTIONS:
             if name in config.transformations:
+                stream = own_stream(config, doc, name, index) if name in OPTIONAL else rng
                 try:
-                    made.append((name, INCORRECT, _negative(name, doc, index, rng)))
+                    made.append((name, INCORRECT, _negative(name, doc, index, stream), stream))
                 except Unchanged as unchanged:
                     yield _skip(doc, name, unchanged.reason)
-        for name, label, edit in made:
+        for name, label, edit, stream in made:
             yield example(doc, edit.text, label, name, config, sentence=sentence, edit=edit)
-            if config.round_trip_negatives and name in NEGATIVE:  # a contradiction worded unlike its source
+            if config.round_trip_negatives and name in CONTRADICTIONS:  # a contradiction worded unlike its source
                 yield BACKTRANSLATE, example(doc, edit.text, label, name, config, sentence=sentence, edit=edit,
                                              backtranslation=True)
             if config.noise:
                 try:
-                    noised = add_noise(edit, rng, config.noise_p, config.noise_delete)
+                    noised = add_noise(edit, stream, config.noise_p, config.noise_delete)
                 except Unchanged as unchanged:
                     yield _skip(doc, f"{name}+noise", unchanged.reason)
                     continue
@@ -215,12 +249,13 @@ def made_by(claim: ClaimExample) -> str:
     return claim.transformation
 
 
-def claims_of(doc: ParsedDocument, config: ClaimsConfig) -> tuple[list, list[Skipped], list[ClaimExample], str]:
+def claims_of(doc: ParsedDocument, config: ClaimsConfig,
+              thesaurus: Thesaurus = NO_THESAURUS.load()) -> tuple[list, list[Skipped], list[ClaimExample], str]:
     """(examples, skipped, to back-translate, outcome) of one document; outcome 'with_claims' or 'skipped', and a
     document without any claim gets one Skipped saying why; a claim made twice (same id) is kept once, skipped
     again."""
     examples, skipped, pending, ids = [], [], [], set()
-    for out in document_claims(doc, config):
+    for out in document_claims(doc, config, thesaurus):
         if isinstance(out, Skipped):
             skipped.append(out)
             continue
@@ -243,11 +278,14 @@ class _ClaimsFromDocuments(beam.DoFn):
     def __init__(self, parser: ParserConfig, config: ClaimsConfig):
         self.parser_config, self.config = parser, config
         self.parser: Optional[Parser] = None
+        self.thesaurus: Optional[Thesaurus] = None
         self.made = beam.metrics.Metrics.counter("entailgen", "claims")
         self.dead = beam.metrics.Metrics.counter("entailgen", "claims_dead")
 
     def setup(self):
         self.parser = Parser(self.parser_config)
+        rewording = "rewording" in self.config.transformations  # WordNet: once per worker, only when rewording runs
+        self.thesaurus = (self.config.thesaurus if rewording else NO_THESAURUS).load()
 
     def _parsed(self, batch: list) -> list:
         """ParsedDocument per document, in order: one spaCy pipe over all their paragraphs, one over the claim
@@ -266,7 +304,7 @@ class _ClaimsFromDocuments(beam.DoFn):
 
     def process(self, batch: list) -> Iterable:
         made = isolate_failures(  # a document the parser or a transformation cannot handle is its dead letter
-            batch, lambda records: [claims_of(doc, self.config) for doc in self._parsed(records)],
+            batch, lambda records: [claims_of(doc, self.config, self.thesaurus) for doc in self._parsed(records)],
             lambda record, exc: dead_letter(record.source, record.source_id, STAGE, type(exc).__name__, str(exc),
                                             record.text if isinstance(record, Document) else record.document),
             what="claims batch")

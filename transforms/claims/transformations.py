@@ -1,7 +1,8 @@
 """FactCC's claim transformations as pure functions on a source sentence (Kryściński et al. 2020 §3.2, and its
 released generator): sentence sampling, pronoun swap, entity / number / date swap, negation and noise; and entailgen's
-two: compression, a CORRECT claim that, like a summary sentence, says less than its source, and extrinsic, an INCORRECT
-claim that says more than the document (Maynez et al. 2020's extrinsic hallucination)."""
+own: compression, a CORRECT claim that, like a summary sentence, says less than its source, extrinsic, an INCORRECT
+claim that says more than the document (Maynez et al. 2020's extrinsic hallucination), and role swap, an INCORRECT
+claim made of the claim's own names exchanged (Maynez et al.'s intrinsic errors)."""
 from __future__ import annotations
 
 import re
@@ -44,6 +45,9 @@ DOWNWARD = frozenset(NEGATORS) | frozenset("""never no none nobody nothing neith
 nearly hardly barely scarcely all every each few any if unless""".split())
 COMPARED = ("JJR", "JJS", "RBR", "RBS")  # "more united", "the best chance": not said by "united", "the chance"
 CONTENT_POS = ("NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM")  # the words whose absence makes a claim say more
+# Verbs whose subject and object may change places and stay true ("Leeds met Hull" = "Hull met Leeds").
+SYMMETRIC = frozenset("""meet marry play draw face join tie resemble equal match share fight battle date divorce
+partner merge contact call phone email visit""".split())
 WORD = re.compile(r"[^\W_]+")
 
 
@@ -184,6 +188,39 @@ def entity_swap(group: str, sentence: Sentence, sentence_index: int, entities: S
     pieces = sentence.pieces
     new = pieces[:mention.start] + ((replacement, pieces[mention.end - 1][1]),) + pieces[mention.end:]
     return Edit(new, (mention.start, mention.start + 1), (mention.start, mention.end))
+
+
+def _governing_verb(tokens: Sequence[Token], i: int) -> int:
+    """The word a name hangs from, through its preposition ("beat Hull" -> beat, "drew with Hull" -> drew)."""
+    head = tokens[i].head
+    return tokens[head].head if tokens[i].dep == "pobj" and head >= 0 else head
+
+
+def role_swap(sentence: Sentence, sentence_index: int, entities: Sequence[Entity], rng) -> Edit:
+    """Two names of one type in the claim exchanged ("Leeds beat Hull" -> "Hull beat Leeds"): every word is the
+    document's own, only who did what to whom is false. Never names in a list or an apposition (one role: "Leeds and
+    Hull drew"), part of another name, or hanging from a symmetric verb ("Leeds met Hull"); Unchanged (NoNamePair)."""
+    tokens, pieces = sentence.tokens, sentence.pieces
+
+    def head(e: Entity) -> int:
+        return next(i for i in range(e.start, e.end) if not e.start <= tokens[i].head < e.end)
+
+    names = [e for e in entities if e.sentence == sentence_index and e.label in ENTITY_GROUPS["entity_swap"]
+             and all(t.pos == "PROPN" for t in tokens[e.start:e.end])
+             and tokens[head(e)].dep not in ("conj", "appos", "compound")
+             and tokens[_governing_verb(tokens, head(e))].lemma.lower() not in SYMMETRIC]
+    pairs = [(a, b) for k, a in enumerate(names) for b in names[k + 1:]
+             if a.label == b.label and a.text.lower() not in b.text.lower() and b.text.lower() not in a.text.lower()]
+    if not pairs:
+        raise Unchanged("NoNamePair")
+    a, b = rng.choice(pairs)
+
+    def moved(start: int, end: int, to_end: int) -> tuple:  # a name's pieces, spaced as the one it replaces
+        return pieces[start:end - 1] + ((pieces[end - 1][0], pieces[to_end - 1][1]),)
+
+    new = pieces[:a.start] + moved(b.start, b.end, a.end) + pieces[a.end:b.start] + moved(a.start, a.end, b.end) + \
+        pieces[b.end:]
+    return Edit(new, (a.start, b.end), (a.start, b.end))
 
 
 def _cased(word: str, like: str) -> str:

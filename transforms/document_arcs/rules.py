@@ -19,7 +19,7 @@ from typing import Optional, Sequence
 
 from entailgen.schemas.records import Token
 from entailgen.transforms.claims.blocks import Sentence, join, pieces_of
-from entailgen.transforms.claims.transformations import DOWNWARD, Unchanged, compression
+from entailgen.transforms.claims.transformations import DOWNWARD, SYMMETRIC, Unchanged, compression
 from entailgen.transforms.arcs import arc_keys, children_of, extract_arcs, span_of
 from entailgen.transforms.document_arcs.labels import (EVIDENCE_REMOVAL, EXTRINSIC, RECOMBINATION, RESTATEMENT,
                                                        REWORDING, Hypothesis)
@@ -27,9 +27,6 @@ from entailgen.transforms.document_arcs.rewrites import REWRITES, Thesaurus, nam
 
 Pieces = tuple[tuple[str, str], ...]
 NOMINAL = ("NOUN", "PROPN")
-# Verbs whose subject and object may change places and stay true ("Leeds met Hull" = "Hull met Leeds").
-SYMMETRIC = frozenset("""meet marry play draw face join tie resemble equal match share fight battle date divorce
-partner merge contact call phone email visit""".split())
 ROLE_OF_NER = {"CARDINAL": "number", "MONEY": "number", "PERCENT": "number", "QUANTITY": "number",
                "DATE": "date", "TIME": "date", "GPE": "place", "LOC": "place", "FAC": "place"}
 PLACE_NER, DATE_NER = ("GPE", "LOC", "FAC"), ("DATE", "TIME")
