@@ -203,3 +203,35 @@ def test_compression_is_asked_for_by_name_and_says_less_than_its_source(tmp_path
         assert r["label"] == "CORRECT" and len(words) < len(source)
         it = iter(w.strip(",.") for w in source)
         assert all(w.strip(",.") in it for w in words), (r["claim"], r["source_sentence"])  # a subsequence
+
+
+def test_rewording_and_role_swap_are_counted_and_the_same_bytes_again(tmp_path):
+    """Asked for by name: each sampled sentence gives a rewording and a role swap, or a Skipped saying why, so read =
+    with claims + skipped + dead still holds; the default run's rows come out unchanged beside them; the same seed
+    writes the same bytes."""
+    path = write_inputs(tmp_path)
+    final = "Anna Berg, 33, beat Tom Hale in the final in Leeds on Sunday."
+    path.write_text(path.read_text() + json.dumps({"id": "final", "text": final}) + "\n")
+    runs = {}
+    for name, extra in (("default", ""), ("own", ",rewording,role_swap"), ("again", ",rewording,role_swap")):
+        out = tmp_path / name
+        assert main(["run", "claims", "--input", str(path), "--transformations", TRANSFORMATIONS[1] + extra,
+                     "--claims-per-document", "3", "--no-noise", "--seed", "0", "--quiet", "--output", str(out)]) == 0
+        runs[name] = out, json.loads((out / "manifest.json").read_text())
+    out, manifest = runs["own"]
+    rows, counts = rows_of(out, manifest), manifest["counts"]
+    assert counts["read"] == {"docs.jsonl": 5} and counts["units_dead"] == {"docs.jsonl": 1}
+    assert counts["units_with_output"] == {"docs.jsonl": 3} and counts["skipped_by_source"] == {"docs.jsonl": 1}
+    sampled = sum(r["transformation"] == "sentence_sampling" for r in rows)
+    for rule in ("rewording", "role_swap"):
+        made = sum(r["transformation"] == rule for r in rows)
+        skipped = sum(n for reason, n in counts["skipped_transformations"].items()
+                      if reason.startswith(f"claims:{rule}:"))
+        assert made and made + skipped == sampled, rule
+    assert {r["label"] for r in rows if r["transformation"] == "rewording"} == {"CORRECT"}
+    assert [(r["label"], r["claim"]) for r in rows if r["transformation"] == "role_swap"] == [
+        ("INCORRECT", "Tom Hale, 33, beat Anna Berg in the final in Leeds on Sunday.")]
+    default = rows_of(*runs["default"])
+    assert sorted(r["id"] for r in rows if r["transformation"] not in ("rewording", "role_swap")) == sorted(
+        r["id"] for r in default)
+    assert files(out) == files(runs["again"][0])
