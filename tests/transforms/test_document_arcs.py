@@ -8,7 +8,7 @@ import random
 import pytest
 
 from entailgen.schemas.sources import Document
-from entailgen.transforms.claims.blocks import paragraphs
+from entailgen.transforms.claims.blocks import join, paragraphs, pieces_of
 from entailgen.transforms.claims.claims import parse_document
 from entailgen.transforms.claims.transformations import Unchanged
 from entailgen.transforms.document_arcs import rules
@@ -369,6 +369,48 @@ def test_a_rewrite_that_would_not_be_entailed_is_not_offered(document):
     assert [r.pieces[0][0] for r in rewrites.reporting_rewrites(doc.sentences[3].tokens)] == ["stated"]
 
 
+def test_a_genitive_reads_as_the_possessive_did(document):
+    """Read in the BBC audit: "hit Europe's economies" gave "hit The economies of Europe" (a capital inside the
+    sentence); "the panel of Germany of advisers", "the conference of an investors", "the spokeswoman of Senator Leahy
+    Tracy Schmaler", "the group of supporters Shareholders United": an "of" phrase that cuts the head from what
+    follows it, or takes its article, is not offered."""
+    doc = document("Europe's economies grew. Talks hit Europe's economies. The head of Germany's panel of advisers "
+                   "spoke. Mr Yushchenko told an investors' conference in Kiev. Senator Leahy's spokeswoman Tracy "
+                   "Schmaler said it. Supporters' group Shareholders United said it would fight.")
+    made = [[join(r.pieces) for r in rewrites.genitive_rewrites(s.tokens)] for s in doc.sentences]
+    assert made == [["The economies of Europe"], ["the economies of Europe"], [], [], [], []]
+
+
+def test_a_number_is_said_otherwise_only_where_it_is_a_count_of_its_own(document):
+    """Read in the BBC audit: "the least feasible one" -> "1", "3G" -> "threeG", "one-quarter" -> "1-quarter", "the
+    11 September attacks" -> "eleven September": never "one", never part of a longer word, never a day by its
+    month; "two million" and "13,000" are counts, said otherwise."""
+    doc = document("Vodafone sold two million 3G phones to one of its rivals. About two-thirds of staff left. "
+                   "Since the 11 September 2001 attacks, BA has cut 13,000 jobs.")
+    made = [join(r.pieces) for s in doc.sentences for r in rewrites.number_rewrites(s.tokens)]
+    assert made == ["2", "13000"]
+
+
+def test_a_date_is_reordered_only_where_its_day_stands_alone(document):
+    """Read in the BBC audit: "16-18 December" -> "16-December 18", "from 6 to 9 January" -> "from 6 to January 9":
+    the day at one end of a range is never moved; a day of its own is ("March 5" -> "5 March")."""
+    doc = document("The fest runs from 6 to 9 January. YouGov polled voters on 16-18 December. A hearing is set for "
+                   "16 and 17 February. The match is on March 5.")
+    assert [join(r.pieces) for s in doc.sentences for r in rewrites.date_rewrites(s.tokens)] == ["5 March"]
+
+
+def test_a_descriptor_stands_only_for_the_one_person_and_leaves_no_title_behind(document):
+    """Read in the BBC audit: "where Hendrix grew up" (Jimi) -> "where the guitarist's stepsister grew up" (Janie
+    Hendrix's apposition), "Spider-Man creator the 82-year-old", "Mrs the 57-year-old": never a last word two names
+    share, never a name a title hangs from; "Lee sold a book" -> "The 82-year-old sold a book" still."""
+    doc = document("Jimi Hendrix lived in Seattle. Janie Hendrix, the guitarist's stepsister, spoke. Hendrix grew up "
+                   "there. Spider-Man creator Stan Lee won a battle. Lee, 82, was happy. Mrs Parker Bowles, 57, "
+                   "hosted a dinner. Mrs Parker Bowles is divorced. Lee sold a book.")
+    made = {k: join(r.pieces) for k in range(len(doc.sentences))
+            for r in rewrites.descriptor_rewrites(doc.sentences, k)}
+    assert made == {7: "The 82-year-old"}
+
+
 def test_an_error_rule_s_sentence_may_carry_a_rewrite_and_its_arc_stays_1(document, parser):
     """Extrinsic attachment on a sentence first reworded ("large" -> "big"): office->big is 1 though "big" is not the
     premise's, Cardiff's arc 0: the two labels now meet at the same overlap."""
@@ -400,6 +442,18 @@ def test_entity_role_swaps_a_name_for_another_of_its_type_the_document_names(doc
     with pytest.raises(Unchanged, match="NoSameTypeName"):  # a symmetric verb: "Hale met Berg" = "Berg met Hale"
         rules.entity_role(document("Anna Berg met Tom Hale. Ann Lee, a teacher, stayed.").sentences, 0,
                           random.Random(0))
+
+
+def test_entity_role_swaps_whole_names_and_keeps_their_article(document):
+    """Read in the BBC audit: "Office told Reuters" (of the Office of Fair Trading), "The Inter-Poor estimates" (of
+    Standard & Poor's), "The Allied Domecq said", "the Services Authority said" for the FSA: a piece of a longer name
+    is never swapped in (and may be the same body), and a name after "the" takes only a name after "the"."""
+    doc = document("Deutsche Boerse told Reuters about the plan. The move must wait until the Office of Fair Trading "
+                   "completes an inquiry. The WSJ said that the two were ripe for consolidation. Shares in Allied "
+                   "Domecq have risen. Standard & Poor's upgraded the rating.")
+    swaps = [(k, join(pieces_of(s.tokens)[a:b]), join(pieces_of(doc.sentences[j].tokens)[c:d]))
+             for k, s in enumerate(doc.sentences) for j, (a, b), (c, d) in rules.entity_swaps(doc.sentences, k)]
+    assert swaps == [(0, "Deutsche Boerse", "Allied Domecq"), (0, "Reuters", "Allied Domecq")]
 
 
 def test_the_filter_unlabels_a_negative_the_document_says_and_an_unexplained_positive(document, labelled, parser):

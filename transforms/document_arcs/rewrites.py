@@ -35,6 +35,7 @@ ONE_WORD = ("synonym", "hypernym", "number", "reporting_verb")  # those an error
 DEFAULT_REWRITES = tuple(r for r in REWRITES if r != "hypernym")
 UNINFLECTED = {"NOUN": "NN", "ADJ": "JJ"}
 NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve").split()
+RANGE = frozenset(("-", "–", "to", "and", "or", "&"))  # what joins a day to another in a range of days
 MONTHS = frozenset("""january february march april may june july august september october november
 december""".split())
 # A reporting verb and what it entails in the same tense; "told" only with its hearer as object.
@@ -167,17 +168,31 @@ def genitive_rewrites(tokens: Sequence[Token]) -> list[Rewrite]:
                                                    children.get(head, ())):
             continue
         span = span_of(tokens, i, children)
-        if span is None or span[1] != i + 2:
+        if span is None or span[1] != i + 2 or not _of_fits(tokens, span[0], i, head, children):
             continue
         possessor = pieces_of(tokens[span[0]:i + 1])
-        lead = tokens[span[0]].text
         first = possessor[0][0]
         possessor = ((first if tokens[span[0]].pos == "PROPN" else first.lower(), possessor[0][1]),) + possessor[1:]
         noun = (tokens[head].text, " ")
-        pieces = ((cased("the", lead), " "), noun, ("of", " ")) + possessor[:-1] + (
+        the = cased("the", tokens[span[0]].text) if span[0] == 0 else "the"  # "hit the economies of Europe"
+        pieces = ((the, " "), noun, ("of", " ")) + possessor[:-1] + (
             (possessor[-1][0], " " if tokens[head].space_after else ""),)
         out.append(Rewrite("genitive", span[0], head + 1, pieces))
     return out
+
+
+def _of_fits(tokens: Sequence[Token], start: int, possessive: int, head: int, children: dict) -> bool:
+    """The "of" phrase reads as the genitive did: no "a" / "an" of the head caught in the possessor ("an investors'
+    conference" -> "the conference of an investors"), and nothing after the head that the "of" phrase would cut from
+    it: a name or quote ("Leahy's spokeswoman Tracy Schmaler"), an apposition, or an "of" of its own ("Germany's
+    panel of advisers" -> "the panel of Germany of advisers")."""
+    if any(t.text.lower() in ("a", "an") for t in tokens[start:possessive]):
+        return False
+    after = tokens[head + 1] if head + 1 < len(tokens) else None
+    if after is not None and (after.pos == "PROPN" or after.text in ("'", '"', "‘", "“")):
+        return False
+    return not any(tokens[c].dep == "appos" or (tokens[c].dep == "prep" and tokens[c].text.lower() == "of")
+                   for c in children.get(head, ()) if c > head)
 
 
 def name_span(tokens: Sequence[Token], i: int) -> tuple[int, int]:
@@ -218,7 +233,8 @@ def descriptors(sentences: Sequence[Sentence]) -> dict[str, list[tuple[int, Piec
 
 def descriptor_rewrites(sentences: Sequence[Sentence], index: int) -> list[Rewrite]:
     """The sentence's subject name replaced by the one descriptor the document gives that name in another sentence,
-    when no other name shares it; the rewrite's own words are the apposition's ("The club's chairman said ...")."""
+    when no other name shares it (neither its descriptor nor its last word: "Hendrix" may be Jimi or Janie) and no
+    title hangs from it; the rewrite's own words are the apposition's ("The club's chairman said ...")."""
     given = descriptors(sentences)
     tokens, out = sentences[index].tokens, []
     for i, t in enumerate(tokens):
@@ -227,12 +243,31 @@ def descriptor_rewrites(sentences: Sequence[Sentence], index: int) -> list[Rewri
                 any(name != t.text and any(d[1:] == found[0][1:] for d in ds) for name, ds in given.items()):
             continue
         j, pieces, head = found[0]
-        if j == index:
-            continue
         start, end = name_span(tokens, i)
+        if j == index or _held(tokens, start, end) or len(full_names(sentences, t.text)) > 1:
+            continue
         pieces = spaced(((cased(pieces[0][0], "X" if start == 0 else "x"), pieces[0][1]),) + pieces[1:],
                         " " if tokens[end - 1].space_after else "")
         out.append(Rewrite("descriptor", start, end, pieces, ((head, t.lemma.lower()),), j))
+    return out
+
+
+def _held(tokens: Sequence[Token], start: int, end: int) -> bool:
+    """A word before the name hangs from it (a title, "Spider-Man creator Stan Lee", "Mrs Parker Bowles"): the
+    descriptor would leave it stranded ("Spider-Man creator the 82-year-old")."""
+    return any(start <= tokens[k].head < end for k in range(start))
+
+
+def full_names(sentences: Sequence[Sentence], last: str) -> set[str]:
+    """The names of two words or more the document ends with the word ("Jimi Hendrix", "Janie Hendrix"): more than
+    one, and "Hendrix" alone may be either."""
+    out = set()
+    for sentence in sentences:
+        tokens = sentence.tokens
+        for i, t in enumerate(tokens):
+            start, end = name_span(tokens, i) if t.text == last and t.pos == "PROPN" else (i, i)
+            if end - start > 1:
+                out.add(" ".join(u.text for u in tokens[start:end]))
     return out
 
 
@@ -241,14 +276,26 @@ def spaced(pieces: Pieces, space: str) -> Pieces:
     return tuple(pieces[:-1]) + ((pieces[-1][0], space),) if pieces else pieces
 
 
+def _glued(tokens: Sequence[Token], i: int) -> bool:
+    """The token is part of a longer word ("3G", "one-quarter"): said otherwise it is no longer that word."""
+    before = tokens[i - 1] if i > 0 and not tokens[i - 1].space_after else None
+    after = tokens[i + 1] if i + 1 < len(tokens) and not tokens[i].space_after else None
+    return (before is not None and (before.text[-1:].isalnum() or before.text == "-")) or \
+        (after is not None and (after.text[:1].isalnum() or after.text == "-"))
+
+
 def number_rewrites(tokens: Sequence[Token]) -> list[Rewrite]:
     """A count said otherwise: a digit up to twelve in words, a number word in digits, "3,000" as "3000" (never a
-    date, a sum of money or a share: their own forms are fixed)."""
+    date, a sum of money or a share: their own forms are fixed; never "one", as often a pronoun as a count: "the least
+    feasible one"; never part of a longer word, "3G", "one-quarter"; never a day beside its month)."""
     out = []
     for i, t in enumerate(tokens):
         if t.pos != "NUM" or t.ner not in ("CARDINAL", "QUANTITY", "O"):
             continue
         word = t.text.lower()
+        if word == "one" or _glued(tokens, i) or any(tokens[k].text.lower() in MONTHS for k in (i - 1, i + 1)
+                                                      if 0 <= k < len(tokens)):
+            continue
         if word.isdigit() and int(word) < len(NUMBER_WORDS) and not (i + 1 < len(tokens) and tokens[i + 1].text == "%"):
             new = NUMBER_WORDS[int(word)]
         elif word in NUMBER_WORDS:
@@ -263,7 +310,8 @@ def number_rewrites(tokens: Sequence[Token]) -> list[Rewrite]:
 
 
 def date_rewrites(tokens: Sequence[Token]) -> list[Rewrite]:
-    """"March 3" <-> "3 March": a day of the month on either side of its month, inside one date mention."""
+    """"March 3" <-> "3 March": a day of the month on either side of its month, inside one date mention (never one
+    end of a range: "6 to 9 January" is no "6 to January 9")."""
     out = []
     for i in range(len(tokens) - 1):
         a, b = tokens[i], tokens[i + 1]
@@ -271,7 +319,9 @@ def date_rewrites(tokens: Sequence[Token]) -> list[Rewrite]:
             continue
         month_first = a.text.lower() in MONTHS and b.text.isdigit() and 1 <= int(b.text) <= 31
         day_first = b.text.lower() in MONTHS and a.text.isdigit() and 1 <= int(a.text) <= 31
-        if (month_first or day_first) and not (i + 2 < len(tokens) and tokens[i + 2].text == ","):
+        ranged = (i > 0 and tokens[i - 1].text.lower() in RANGE) or \
+            (i + 2 < len(tokens) and tokens[i + 2].text.lower() in RANGE)  # "16-18 December" -> "16-December 18"
+        if (month_first or day_first) and not ranged and not (i + 2 < len(tokens) and tokens[i + 2].text == ","):
             first = cased(b.text, a.text) if i == 0 else b.text
             out.append(Rewrite("date", i, i + 2, ((first, " "), (a.text, " " if b.space_after else ""))))
     return out

@@ -222,20 +222,29 @@ ENTITY_NER = ("PERSON", "ORG", "GPE", "NORP", "FAC", "LOC", "PRODUCT", "EVENT", 
 
 
 def entity_mentions(tokens: Sequence[Token]) -> list[tuple[str, int, int]]:
-    """(NER type, start, end) of each name: a proper noun with its compounded proper nouns, of one entity type."""
+    """(NER type, start, end) of each name: a proper noun with its compounded proper nouns, of one entity type, and
+    the whole of its entity mention: never "Poor" of "Standard & Poor's" or "Office" of "the Office of Fair Trading"
+    ("Office told Reuters"), nor "Services Authority" of "the Financial Services Authority" (the same body)."""
     out = []
     for i, t in enumerate(tokens):
         if t.pos == "PROPN" and t.ner in ENTITY_NER and t.dep != "compound":
             start, end = name_span(tokens, i)
-            if all(u.ner == t.ner for u in tokens[start:end]):
+            whole = (start == 0 or tokens[start - 1].ner != t.ner) and (end == len(tokens) or tokens[end].ner != t.ner)
+            if whole and all(u.ner == t.ner for u in tokens[start:end]):
                 out.append((t.ner, start, end))
     return out
+
+
+def _with_the(tokens: Sequence[Token], start: int) -> bool:
+    """The name comes after "the" ("the WSJ"): a name put in its place must take one too ("The Allied Domecq said")."""
+    return start > 0 and tokens[start - 1].text.lower() == "the"
 
 
 def entity_swaps(sentences: Sequence[Sentence], index: int) -> list[tuple[int, tuple, tuple]]:
     """(donor sentence, target span, donor span) of every name that is the main verb's subject or object and that
     another name of the same entity type, from any other sentence of the document, may stand in for: words not
-    shared, a different governor (the donor's own relation would be rebuilt: 1 and false), never a symmetric verb."""
+    shared, "the" before both or neither, a different governor (the donor's own relation would be rebuilt: 1 and
+    false), never a symmetric verb."""
     target = sentences[index].tokens
     root = root_of(target)
     if root is None or target[root].lemma.lower() in SYMMETRIC:
@@ -250,8 +259,8 @@ def entity_swaps(sentences: Sequence[Sentence], index: int) -> list[tuple[int, t
         for ner, s, e in roles:
             for ner2, s2, e2 in entity_mentions(donor):
                 theirs = _words(donor[s2:e2])
-                if ner2 == ner and not theirs & _words(target) and \
-                        governor(target, s, e) != governor(donor, s2, e2):
+                if ner2 == ner and not theirs & _words(target) and _with_the(target, s) == _with_the(donor, s2) \
+                        and governor(target, s, e) != governor(donor, s2, e2):
                     out.append((j, (s, e), (s2, e2)))
     return out
 
