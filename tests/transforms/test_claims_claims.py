@@ -263,10 +263,14 @@ def test_rewording_and_role_swap_worked_by_hand(parser):
 
 
 def test_role_swap_leaves_names_of_one_role_alone(parser):
-    """Names in a list, or on the two sides of a symmetric verb, are one role: exchanged, the claim says the same."""
+    """Names in a list, or on the two sides of a symmetric verb, are one role: exchanged, the claim says the same. A
+    name with "the" and one without ("The Habbaniyah lost ..."), or one that hangs on the other ("about IPO's
+    Google"), exchanged make no sentence."""
     from entailgen.transforms.claims.transformations import Unchanged, role_swap
 
-    for text in ("Anna Berg and Tom Hale won the final in Leeds.", "Anna Berg met Tom Hale in Leeds on Sunday."):
+    for text in ("Anna Berg and Tom Hale won the final in Leeds.", "Anna Berg met Tom Hale in Leeds on Sunday.",
+                 "The US lost another helicopter near Habbaniyah on Sunday.",
+                 "Ever since the first whispers about Google's IPO, most investors have feared a high price."):
         doc = parse_document(Document("o:2", "o", text), list(parser.tokens([text])), [], "sentence")
         with pytest.raises(Unchanged, match="NoNamePair"):
             role_swap(doc.sentences[0], 0, doc.entities, random.Random(0))

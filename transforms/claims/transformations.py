@@ -199,18 +199,26 @@ def _governing_verb(tokens: Sequence[Token], i: int) -> int:
 def role_swap(sentence: Sentence, sentence_index: int, entities: Sequence[Entity], rng) -> Edit:
     """Two names of one type in the claim exchanged ("Leeds beat Hull" -> "Hull beat Leeds"): every word is the
     document's own, only who did what to whom is false. Never names in a list or an apposition (one role: "Leeds and
-    Hull drew"), part of another name, or hanging from a symmetric verb ("Leeds met Hull"); Unchanged (NoNamePair)."""
+    Hull drew"), part of another name, hanging from a symmetric verb ("Leeds met Hull") or from the other name
+    ("Google's IPO"), nor one with "the" and one without ("the US lost ... near Habbaniyah"); Unchanged (NoNamePair)."""
     tokens, pieces = sentence.tokens, sentence.pieces
 
     def head(e: Entity) -> int:
         return next(i for i in range(e.start, e.end) if not e.start <= tokens[i].head < e.end)
+
+    def with_the(e: Entity) -> bool:
+        return e.start > 0 and tokens[e.start - 1].dep == "det" and e.start <= tokens[e.start - 1].head < e.end
+
+    def hangs_on(e: Entity, other: Entity) -> bool:
+        return other.start <= tokens[head(e)].head < other.end
 
     names = [e for e in entities if e.sentence == sentence_index and e.label in ENTITY_GROUPS["entity_swap"]
              and all(t.pos == "PROPN" for t in tokens[e.start:e.end])
              and tokens[head(e)].dep not in ("conj", "appos", "compound")
              and tokens[_governing_verb(tokens, head(e))].lemma.lower() not in SYMMETRIC]
     pairs = [(a, b) for k, a in enumerate(names) for b in names[k + 1:]
-             if a.label == b.label and a.text.lower() not in b.text.lower() and b.text.lower() not in a.text.lower()]
+             if a.label == b.label and a.text.lower() not in b.text.lower() and b.text.lower() not in a.text.lower()
+             and with_the(a) == with_the(b) and not hangs_on(a, b) and not hangs_on(b, a)]
     if not pairs:
         raise Unchanged("NoNamePair")
     a, b = rng.choice(pairs)
