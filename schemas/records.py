@@ -138,7 +138,8 @@ class RtePair:
 CORRECT = "CORRECT"
 INCORRECT = "INCORRECT"
 CLAIM_TRANSFORMATIONS = ("sentence_sampling", "summary", "backtranslation", "pronoun_swap", "entity_swap",
-                         "number_swap", "date_swap", "negation", "compression", "extrinsic", "annotated")
+                         "number_swap", "date_swap", "negation", "compression", "rewording", "role_swap", "extrinsic",
+                         "annotated")
 
 
 @dataclass(frozen=True)

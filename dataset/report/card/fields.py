@@ -69,8 +69,8 @@ FIELD_NOTES_BY_TYPE = {
         "label": "FactCC's label: CORRECT (consistent with the document) or INCORRECT",
         "entailment": "the same label as entailed / not-entailed",
         "transformation": "how the claim was made: sentence_sampling, backtranslation, pronoun_swap, entity_swap, "
-                          "number_swap, date_swap, negation, compression, extrinsic, summary, or annotated (a "
-                          "labelled set passed through)",
+                          "number_swap, date_swap, negation, compression, rewording, role_swap, extrinsic, summary, "
+                          "or annotated (a labelled set passed through)",
         "source_sentence": "the document sentence the claim came from (extrinsic: as the premise holds it, "
                            "compressed)",
         "backtranslation": "whether the claim is a round-trip translation",

@@ -17,8 +17,9 @@ OPTION_NOTES = {
     "phrases": "dialogue phrases prepended to hypotheses (Steen et al. 2023, Table 6)",
     "granularity": "how the premise document is split into blocks (SummaC, Laban et al. 2022 §3)",
     "transformations": "FactCC's transformations applied to the sampled sentences (Kryściński et al. 2020 §3.2), and "
-                       "entailgen's where named: compression (modifiers dropped, CORRECT), extrinsic (the sentence "
-                       "against a document that says less, INCORRECT)",
+                       "entailgen's where named: compression (modifiers dropped, CORRECT), rewording (an entailed "
+                       "rewrite in words the document lacks, CORRECT), role_swap (two of the claim's names exchanged, "
+                       "INCORRECT), extrinsic (the sentence against a document that says less, INCORRECT)",
     "pairs": "documents: one row per claim; blocks: also one (block, claim) row per premise block",
     "rules": "the document-arcs rules that ran, of evidence_removal, recombination, restatement, "
              "extrinsic_attachment, rewording",
