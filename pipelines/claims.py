@@ -10,11 +10,11 @@ import apache_beam as beam
 from entailgen.pipelines.base import Family, FamilyOutput, RunConfig
 from entailgen.schemas.records import ClaimExample, Skipped
 from entailgen.schemas.sources import Document, LabelledClaim, SourceText
+from entailgen.transforms.augment.wordnet import DEBIAN_WORDNET, WordNetMissing, nltk_wordnet_tree
 from entailgen.transforms.claims.blocks import GRANULARITIES
 from entailgen.transforms.claims.claim_only import ClaimBalanceFn, ClaimsAuditFn
 from entailgen.transforms.claims.claims import (KNOWN_TRANSFORMATIONS, OPTIONAL, TRANSFORMATIONS, ClaimsConfig,
                                                 MakeClaims, backtranslated, block_rows)
-from entailgen.transforms.augment.wordnet import DEBIAN_WORDNET, WordNetMissing, nltk_wordnet_tree
 from entailgen.transforms.claims.factcc import WriteFactcc
 from entailgen.transforms.generate.model_dir import check_model_dir
 from entailgen.transforms.io.paths import path_option

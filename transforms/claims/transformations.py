@@ -190,10 +190,13 @@ def entity_swap(group: str, sentence: Sentence, sentence_index: int, entities: S
     return Edit(new, (mention.start, mention.start + 1), (mention.start, mention.end))
 
 
-def _governing_verb(tokens: Sequence[Token], i: int) -> int:
-    """The word a name hangs from, through its preposition ("beat Hull" -> beat, "drew with Hull" -> drew)."""
+def _governing_lemma(tokens: Sequence[Token], i: int) -> str:
+    """The lemma a name hangs from, through its preposition ("beat Hull" -> beat, "drew with Hull" -> draw); "" at
+    the root."""
     head = tokens[i].head
-    return tokens[head].head if tokens[i].dep == "pobj" and head >= 0 else head
+    if tokens[i].dep == "pobj" and head >= 0:
+        head = tokens[head].head
+    return tokens[head].lemma.lower() if head >= 0 else ""
 
 
 def role_swap(sentence: Sentence, sentence_index: int, entities: Sequence[Entity], rng) -> Edit:
@@ -215,7 +218,7 @@ def role_swap(sentence: Sentence, sentence_index: int, entities: Sequence[Entity
     names = [e for e in entities if e.sentence == sentence_index and e.label in ENTITY_GROUPS["entity_swap"]
              and all(t.pos == "PROPN" for t in tokens[e.start:e.end])
              and tokens[head(e)].dep not in ("conj", "appos", "compound")
-             and tokens[_governing_verb(tokens, head(e))].lemma.lower() not in SYMMETRIC]
+             and _governing_lemma(tokens, head(e)) not in SYMMETRIC]
     pairs = [(a, b) for k, a in enumerate(names) for b in names[k + 1:]
              if a.label == b.label and a.text.lower() not in b.text.lower() and b.text.lower() not in a.text.lower()
              and with_the(a) == with_the(b) and not hangs_on(a, b) and not hangs_on(b, a)]
