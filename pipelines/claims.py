@@ -10,7 +10,6 @@ import apache_beam as beam
 from entailgen.pipelines.base import Family, FamilyOutput, RunConfig
 from entailgen.schemas.records import ClaimExample, Skipped
 from entailgen.schemas.sources import Document, LabelledClaim, SourceText
-from entailgen.transforms.augment.wordnet import DEBIAN_WORDNET, WordNetMissing, nltk_wordnet_tree
 from entailgen.transforms.claims.blocks import GRANULARITIES
 from entailgen.transforms.claims.claim_only import ClaimBalanceFn, ClaimsAuditFn
 from entailgen.transforms.claims.claims import (KNOWN_TRANSFORMATIONS, OPTIONAL, TRANSFORMATIONS, ClaimsConfig,
@@ -76,11 +75,6 @@ def options(args) -> ClaimsOptions:
         raise ValueError("--backtranslator hf: back-translation is not among --transformations")
     if args.round_trip_negatives and "backtranslation" not in chosen:
         raise ValueError("--round-trip-negatives: back-translation is not among --transformations")
-    if "rewording" in chosen:
-        try:
-            nltk_wordnet_tree(DEBIAN_WORDNET)
-        except (WordNetMissing, OSError) as error:
-            raise ValueError(f"rewording's synonyms need WordNet: {error}") from None
     if args.backtranslator == "hf":
         if not args.model:
             raise ValueError("--backtranslator hf needs --model (hub id, local dir or gs:// dir)")

@@ -161,10 +161,10 @@ def test_a_document_a_transformation_fails_on_is_one_dead_letter_and_the_others_
 
     made = core.claims_of
 
-    def claims_of(doc, config, thesaurus):
+    def claims_of(doc, config):
         if doc.record.source_id == "f:3":
             raise IndexError("span out of range")
-        return made(doc, config, thesaurus)
+        return made(doc, config)
 
     monkeypatch.setattr(core, "claims_of", claims_of)
     fn = core._ClaimsFromDocuments(ParserConfig(), core.ClaimsConfig(transformations=("negation",), noise=False))
@@ -242,24 +242,21 @@ OWN_WORDS = ("Anna Berg, 33, beat Tom Hale in the final in Leeds on March 3. Tom
 
 def test_rewording_and_role_swap_worked_by_hand(parser):
     """Each sampled sentence's rewording (CORRECT: a rewrite the document entails, in words it lacks) and role swap
-    (INCORRECT: two of the claim's own names exchanged), or a skip saying why. Seed 0 picks "large" -> "big" of
-    sentence 2's four rewrites; sentence 1 has only its date turned, sentence 3 only Berg's age as a descriptor; only
-    sentence 1 names two people."""
-    from entailgen.transforms.document_arcs.rewrites import TableThesaurus
-
+    (INCORRECT: two of the claim's own names exchanged), or a skip saying why. Seed 0 picks the genitive turned of
+    sentence 2's three rewrites (genitive, "3" -> "three", "said" -> "stated"; never "large" -> "big": no synonym in
+    the defaults); sentence 1 has only its date turned, sentence 3 only Berg's age as a descriptor; only sentence 1
+    names two people."""
     doc = parse_document(Document("o:1", "o", OWN_WORDS), list(parser.tokens([OWN_WORDS])), [], "sentence")
     config = ClaimsConfig(seed=0, transformations=("rewording", "role_swap"), noise=False, claims_per_document=3)
-    lexicon = TableThesaurus(synonyms=((("large", "ADJ"), ("big",)),)).load()
-    examples, skipped, pending, _ = claims_of(doc, config, lexicon)
+    examples, skipped, pending, _ = claims_of(doc, config)
     assert [(e.transformation, e.label, e.claim) for e in examples if e.transformation != "sentence_sampling"] == [
         ("rewording", "CORRECT", "Anna Berg, 33, beat Tom Hale in the final in Leeds on 3 March."),
         ("role_swap", "INCORRECT", "Tom Hale, 33, beat Anna Berg in the final in Leeds on March 3."),
-        ("rewording", "CORRECT", "Tom Hale, the club's chairman, said 3 people had bought a big book."),
+        ("rewording", "CORRECT", "Tom Hale, the chairman of the club, said 3 people had bought a large book."),
         ("rewording", "CORRECT", "The 33-year-old thanked her coach after the final.")]
     assert [(e.claim_span, e.source_span) for e in examples if e.transformation != "sentence_sampling"] == [
-        ([54, 61], [54, 61]), ([0, 28], [0, 28]), ([56, 61], [56, 63]), ([0, 15], [0, 4])]
+        ([54, 61], [54, 61]), ([0, 28], [0, 28]), ([10, 34], [10, 29]), ([0, 15], [0, 4])]
     assert pending == [] and skipped == [Skipped("o", "o:1", "claims:role_swap", "NoNamePair")] * 2
-    assert claims_of(doc, config)[0][1].claim == "Anna Berg, 33, beat Tom Hale in the final in Leeds on 3 March."
 
 
 def test_role_swap_leaves_names_of_one_role_alone(parser):

@@ -19,6 +19,7 @@ from entailgen.transforms.document_arcs.labels import (PremiseView, arc_label, d
 from entailgen.transforms.document_arcs.make import (DocumentArcsConfig, document_hypotheses, document_key,
                                                      label_document, later_copies, make_one)
 from entailgen.transforms.document_arcs.rewrites import TableThesaurus
+from entailgen.pipelines.document_arcs import DocumentArcsOptions
 
 OLD_MAN = "The old man gave the young boy a book."
 
@@ -412,20 +413,51 @@ def test_a_descriptor_stands_only_for_the_one_person_and_leaves_no_title_behind(
 
 
 def test_an_error_rule_s_sentence_may_carry_a_rewrite_and_its_arc_stays_1(document, parser):
-    """Extrinsic attachment on a sentence first reworded ("large" -> "big"): office->big is 1 though "big" is not the
-    premise's, Cardiff's arc 0: the two labels now meet at the same overlap."""
-    doc = document(OLD_MAN + " Anna Berg opened a large office.")
-    config = DocumentArcsConfig(seed=3, reword_share=1.0, rewrites=("synonym",))
+    """Extrinsic attachment on a sentence first reworded ("3" -> "three"): office->three is 1 though "three" is not
+    the premise's, Cardiff's arc 0: the two labels now meet at the same overlap. "large" -> "big" is not carried,
+    though --rewrites names synonym (below)."""
+    doc = document(OLD_MAN + " Anna Berg opened 3 large offices.")
+    config = DocumentArcsConfig(seed=3, reword_share=1.0, rewrites=rewrites.REWRITES)
     made = make_one("extrinsic_attachment", doc, 1, DONORS[3:], config, LEXICON)
-    assert (made.text, made.variant, made.means) == ("Anna Berg opened a big office in Cardiff.", "place+synonym",
-                                                     (("big", "large"),))
+    assert (made.text, made.variant, made.means) == ("Anna Berg opened three large offices in Cardiff.",
+                                                     "place+number", (("three", "3"),))
     example = next(label_document(doc, [made], [next(parser.tokens([made.text]))]))
     labels = {a.key: a.entailed for a in example.arcs}
-    assert labels == {("berg", "anna", "compound"): 1, ("open", "berg", "nsubj"): 1, ("office", "big", "amod"): 1,
-                      ("open", "office", "dobj"): 1, ("open", "cardiff", "prep:in"): 0}
+    assert labels == {("berg", "anna", "compound"): 1, ("open", "berg", "nsubj"): 1, ("office", "three", "nummod"): 1,
+                      ("office", "large", "amod"): 1, ("open", "office", "dobj"): 1, ("open", "cardiff", "prep:in"): 0}
     plain = make_one("extrinsic_attachment", doc, 1, DONORS[3:], DocumentArcsConfig(seed=3, reword_share=0.0),
                      LEXICON)
-    assert (plain.text, plain.means) == ("Anna Berg opened a large office in Cardiff.", ())
+    assert (plain.text, plain.means) == ("Anna Berg opened 3 large offices in Cardiff.", ())
+
+
+def test_an_error_rule_s_sentence_never_carries_a_synonym_or_hypernym(document):
+    """Read in the BBC audit: 25 of the 32 wrong error rows were a carried WordNet word ("reducing overcrowding on the
+    conduit" for tube), a 1 the document does not entail beside the rule's right 0. With both named in --rewrites and
+    every sentence reworded first, a sentence whose only rewrites are "large" -> "big" and "book" -> "publication"
+    takes none."""
+    doc = document(OLD_MAN + " Anna Berg opened a large office. Tom Hale bought a book.")
+    config = DocumentArcsConfig(seed=3, reword_share=1.0, rewrites=rewrites.REWRITES)
+    made = [make_one(rule, doc, index, DONORS[3:], config, LEXICON) for rule, index in
+            (("extrinsic_attachment", 1), ("extrinsic_attachment", 2), ("evidence_removal", 2))]
+    assert [(m.text, m.variant, m.means) for m in made] == [
+        ("Anna Berg opened a large office in Cardiff.", "place", ()),
+        ("Tom Hale bought a book in Cardiff.", "place", ()),
+        ("Tom Hale bought a book.", "sentence", ())]
+
+
+def test_synonym_and_hypernym_run_only_when_named(document):
+    """WordNet's first sense was wrong in 68 % (synonym) and 48 % (hypernym) of the BBC rows read: rewording's
+    defaults offer neither, so a sentence whose only rewrites they are is left alone (NoRewrite) until --rewrites
+    names them."""
+    doc = document("Anna Berg opened a large office. Tom Hale bought a book.")
+    assert DocumentArcsConfig().rewrites == DocumentArcsOptions().rewrites == (
+        "genitive", "descriptor", "number", "date", "reporting_verb")
+    for index in (0, 1):
+        with pytest.raises(Unchanged, match="NoRewrite"):
+            make_one("rewording", doc, index, [], DocumentArcsConfig(), LEXICON)
+    named = DocumentArcsConfig(rewrites=("synonym", "hypernym"))
+    assert [make_one("rewording", doc, index, [], named, LEXICON).text for index in (0, 1)] == [
+        "Anna Berg opened a big office.", "Tom Hale bought a publication."]
 
 
 def test_entity_role_swaps_a_name_for_another_of_its_type_the_document_names(document, labelled):

@@ -20,10 +20,10 @@ from entailgen.transforms.claims.claims import (ClaimsConfig, ParsedDocument, do
                                                 texts_to_parse)
 from entailgen.transforms.claims.transformations import Unchanged
 from entailgen.transforms.document_arcs.labels import (EVIDENCE_REMOVAL, EXTRINSIC, RECOMBINATION, RESTATEMENT,
-                                                       RULES, Hypothesis, document_view, doubtful, hypothesis_label,
-                                                       label_hypothesis)
-from entailgen.transforms.document_arcs.rewrites import (DEFAULT_REWRITES, ONE_WORD, TableThesaurus, Thesaurus,
-                                                         WordNetThesaurus, rewrites_of, rewritten_tokens)
+                                                       REWORDING, RULES, Hypothesis, document_view, doubtful,
+                                                       hypothesis_label, label_hypothesis)
+from entailgen.transforms.document_arcs.rewrites import (CARRIED, DEFAULT_REWRITES, LEXICAL, TableThesaurus,
+                                                         Thesaurus, WordNetThesaurus, rewrites_of, rewritten_tokens)
 from entailgen.transforms.document_arcs.rules import (Donor, donor_phrases, evidence_removal, extrinsic_attachment,
                                                       recombination, restatement, rewording)
 from entailgen.transforms.label import ArcTally
@@ -45,9 +45,9 @@ class DocumentArcsConfig:
     """Which rules run, how many hypotheses each makes per document (evidence removal its own count: its claims are
     the document's sentences as they stand), the shortest sentence a rule starts from, how many donor phrases the run
     keeps for extrinsic attachment (the lowest seeded ranks), which entailed rewrites rewording and the error rules'
-    sentences use (reword_share: the share of error hypotheses whose sentence first takes a one-word rewrite, so
-    their entailed arcs need not share the premise's words), the lexicon behind them, and whether doubtful arcs are
-    unlabelled (labels.doubtful)."""
+    sentences use (reword_share: the share of error hypotheses whose sentence first takes a number or reporting-verb
+    rewrite, never a synonym or hypernym, so their entailed arcs need not share the premise's words), the lexicon
+    behind them, and whether doubtful arcs are unlabelled (labels.doubtful)."""
 
     seed: int = 0
     rules: tuple[str, ...] = DEFAULT_RULES
@@ -93,7 +93,7 @@ def distinct(record: Document, duplicates: dict) -> Iterator:
 def make_one(rule: str, doc: ParsedDocument, index: int, donors: Sequence[Donor], config: DocumentArcsConfig,
              thesaurus: Thesaurus = NO_THESAURUS.load()) -> Hypothesis:
     """One rule on one sentence, with randomness of its own (seed, document, rule, sentence); an error rule's sentence
-    first takes a one-word entailed rewrite, for reword_share of them (a coin of its own)."""
+    first takes a number or reporting-verb rewrite (CARRIED), for reword_share of them (a coin of its own)."""
     rng = seeded_rng(config.seed, doc.document_id, f"{rule}:{index}")
     if rule == RESTATEMENT:
         return restatement(doc.sentences, index, rng)
@@ -102,7 +102,7 @@ def make_one(rule: str, doc: ParsedDocument, index: int, donors: Sequence[Donor]
     sentences, rewrite = doc.sentences, None
     coin = seeded_rng(config.seed, doc.document_id, f"{rule}:{index}:reword")
     if config.reword_share and coin.random() < config.reword_share:
-        options = rewrites_of(doc.sentences, index, thesaurus, [v for v in config.rewrites if v in ONE_WORD])
+        options = rewrites_of(doc.sentences, index, thesaurus, [v for v in config.rewrites if v in CARRIED])
         if options:
             rewrite = coin.choice(options)
             sentences = list(doc.sentences)
@@ -224,8 +224,7 @@ class _LabelDocuments(beam.DoFn):
     def setup(self):
         self.parser = Parser(self.parser_config)
         config = self.config
-        wordnet = set(config.rewrites) & {"synonym", "hypernym"} and (
-            config.reword_share > 0 or any(r not in RULES[:4] for r in config.rules))
+        wordnet = set(config.rewrites) & set(LEXICAL) and REWORDING in config.rules  # never carried: rewording's only
         self.thesaurus = (config.thesaurus if wordnet else NO_THESAURUS).load()  # WordNet: once per worker
 
     def _labelled(self, docs: Sequence[ParsedDocument], donors: Sequence[Donor]) -> list[list]:
