@@ -14,7 +14,7 @@ from entailgen.transforms.document_arcs.labels import RULES
 from entailgen.transforms.augment.wordnet import DEBIAN_WORDNET, WordNetMissing, nltk_wordnet_tree
 from entailgen.transforms.document_arcs.make import (COUNTS as DOUBTFUL_COUNTS, DEAD, DEFAULT_RULES, SKIPPED,
                                                      DocumentArcsConfig, MakeDocumentArcs, tally)
-from entailgen.transforms.document_arcs.rewrites import CARRIED, DEFAULT_REWRITES, LEXICAL, REWRITES
+from entailgen.transforms.rewrites import CARRIED, DEFAULT_REWRITES, LEXICAL, REWRITES
 from entailgen.transforms.label import ArcLabelStats
 from entailgen.transforms.overlap_blind import COUNTS, HELP, OverlapBlind, OverlapBlindConfig
 from entailgen.transforms.overlap_blind import SKIPPED as BLIND_SKIPPED

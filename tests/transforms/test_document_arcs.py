@@ -13,12 +13,12 @@ from entailgen.transforms.claims.claims import parse_document
 from entailgen.transforms.claims.transformations import Unchanged
 from entailgen.transforms.document_arcs import rules
 from entailgen.schemas.records import Arc
-from entailgen.transforms.document_arcs import rewrites
+from entailgen.transforms import rewrites
 from entailgen.transforms.document_arcs.labels import (PremiseView, arc_label, document_view, doubtful,
                                                        hypothesis_label, label_hypothesis, touches_change)
 from entailgen.transforms.document_arcs.make import (DocumentArcsConfig, document_hypotheses, document_key,
                                                      label_document, later_copies, make_one)
-from entailgen.transforms.document_arcs.rewrites import TableThesaurus
+from entailgen.transforms.rewrites import TableThesaurus
 from entailgen.pipelines.document_arcs import DocumentArcsOptions
 
 OLD_MAN = "The old man gave the young boy a book."

@@ -21,9 +21,9 @@ from entailgen.transforms.claims.blocks import (Entity, Sentence, blocks_of, doc
 from entailgen.transforms.claims.transformations import (Edit, Unchanged, add_noise, char_span, compression,
                                                          eligible_sentences, entity_swap, extrinsic, negation,
                                                          pronoun_swap, role_swap, sampled, words_of)
-from entailgen.transforms.document_arcs.rewrites import DEFAULT_REWRITES, TableThesaurus, rewrites_of
 from entailgen.transforms.parser import Parser, ParserConfig
 from entailgen.transforms.retry import isolate_failures
+from entailgen.transforms.rewrites import DEFAULT_REWRITES, TableThesaurus, rewrites_of
 
 STAGE = "claims"
 DEAD = "dead"
@@ -148,9 +148,9 @@ def to_parse_alone(doc: ParsedDocument, config: ClaimsConfig) -> list[int]:
 
 
 def reworded(sentences: list[Sentence], index: int, rng) -> Edit:
-    """One entailed rewrite of the sentence, of the defaults (transforms.document_arcs.rewrites: the genitive turned,
-    what the document calls a name, a number or date said otherwise, another reporting verb; never WordNet's synonyms
-    or hypernyms, wrong in 48-68 % of rows read): a CORRECT claim with words the document lacks, the positive that word
+    """One entailed rewrite of the sentence, of the defaults (transforms.rewrites: the genitive turned, what the
+    document calls a name, a number or date said otherwise, another reporting verb; never WordNet's synonyms or
+    hypernyms, wrong in 48-68 % of rows read): a CORRECT claim with words the document lacks, the positive that word
     overlap cannot tell from an error; Unchanged (NoRewrite)."""
     options = rewrites_of(sentences, index, NO_LEXICON, DEFAULT_REWRITES)
     if not options:

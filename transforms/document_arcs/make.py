@@ -22,13 +22,13 @@ from entailgen.transforms.claims.transformations import Unchanged
 from entailgen.transforms.document_arcs.labels import (EVIDENCE_REMOVAL, EXTRINSIC, RECOMBINATION, RESTATEMENT,
                                                        REWORDING, RULES, Hypothesis, document_view, doubtful,
                                                        hypothesis_label, label_hypothesis)
-from entailgen.transforms.document_arcs.rewrites import (CARRIED, DEFAULT_REWRITES, LEXICAL, TableThesaurus,
-                                                         Thesaurus, WordNetThesaurus, rewrites_of, rewritten_tokens)
 from entailgen.transforms.document_arcs.rules import (Donor, donor_phrases, evidence_removal, extrinsic_attachment,
                                                       recombination, restatement, rewording)
 from entailgen.transforms.label import ArcTally
 from entailgen.transforms.parser import Parser, ParserConfig
 from entailgen.transforms.retry import isolate_failures
+from entailgen.transforms.rewrites import (CARRIED, DEFAULT_REWRITES, LEXICAL, TableThesaurus, Thesaurus,
+                                           WordNetThesaurus, rewrites_of, rewritten_tokens)
 
 STAGE = "document_arcs"
 DEAD, SKIPPED, COUNTS = "dead", "skipped", "counts"

@@ -9,7 +9,7 @@ made (labels.py labels its arcs), or raises Unchanged with the reason it found n
    compressed: entailed, and worded unlike any one sentence of the premise.
 4. extrinsic_attachment: a modifier, apposition or prepositional phrase from another document of the run attached to
    a sentence (Maynez et al.'s extrinsic errors, built of plausible parts).
-5. rewording: one entailed rewrite of a sentence (rewrites.py): words its premise lacks but entails.
+5. rewording: one entailed rewrite of a sentence (transforms/rewrites.py): words its premise lacks but entails.
 """
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from entailgen.transforms.claims.transformations import DOWNWARD, SYMMETRIC, Unc
 from entailgen.transforms.arcs import arc_keys, children_of, extract_arcs, span_of
 from entailgen.transforms.document_arcs.labels import (EVIDENCE_REMOVAL, EXTRINSIC, RECOMBINATION, RESTATEMENT,
                                                        REWORDING, Hypothesis)
-from entailgen.transforms.document_arcs.rewrites import REWRITES, Thesaurus, name_span, rewrites_of
+from entailgen.transforms.rewrites import REWRITES, Thesaurus, name_span, rewrites_of
 
 Pieces = tuple[tuple[str, str], ...]
 NOMINAL = ("NOUN", "PROPN")

@@ -1,6 +1,8 @@
-"""Entailed rewrites of a document sentence: words the premise lacks but its own words entail, so that a positive arc
-no longer needs its words in the premise (a detector that counts shared words cannot tell these from extrinsic
-errors). Each rewrite is a pure function on a sentence's tokens giving its candidate Rewrites; the labeller reads an
+"""Entailed rewrites of a document sentence, shared by document-arcs (rewording, and what an error rule's sentence
+carries) and claims (rewording): words the premise lacks but its own words entail, so that a positive arc no longer
+needs its words in the premise (a detector that counts shared words cannot tell these from extrinsic errors). It
+builds on claims' sentence model (claims.blocks, claims.transformations) and on nothing either family makes. Each
+rewrite is a pure function on a sentence's tokens giving its candidate Rewrites; the labeller reads an
 arc of a rewritten word as the arc of the word it stands for (Rewrite.means), and an arc inside a rewritten phrase as
 entailed by the rule.
 
