@@ -43,14 +43,16 @@ SEPARABLE = (ArcExample, RtePair, ClaimExample)
 
 @dataclass(frozen=True)
 class Unit:
-    """One labelled unit: its rule, whether it is entailed, its cues (in CUES order), and where it sits (the row id
-    and the arc's index, None for a pair row)."""
+    """One labelled unit: its rule, whether it is entailed, its cues (in CUES order), where it sits (the row id and
+    the arc's index, None for a pair row) and how many of its hypothesis's bigrams the corpus lacks (a swap or splice
+    writes one or two at each seam, whatever the sentence's length)."""
 
     rule: str
     entailed: bool
     cues: tuple
     id: str = ""
     arc: Optional[int] = None
+    unseen: int = 0
 
 
 def rule_of(row) -> str:
@@ -101,7 +103,7 @@ def units(row, seen: frozenset | set = frozenset()) -> list[Unit]:
     premise, hypothesis = premise_and_hypothesis(row)
     premise_words = words_of(premise)
     rest = row_cues(premise_words, hypothesis, seen)
-    rule = rule_of(row)
+    rule, unseen = rule_of(row), len(bigrams(hypothesis) - seen)
     if isinstance(row, ArcExample) and row.label is None:
         tokens = row.hypothesis_tokens
 
@@ -110,13 +112,13 @@ def units(row, seen: frozenset | set = frozenset()) -> list[Unit]:
             return word_present(form, lemma, premise_words)
 
         return [Unit(rule, a.entailed == 1, (int(present(a.head, a.head_lemma)) + int(present(a.child, a.child_lemma)),
-                                             *rest), row.id, i)
+                                             *rest), row.id, i, unseen)
                 for i, a in enumerate(row.arcs) if a.entailed is not None]
     if isinstance(row, ArcExample):
         entailed = row.label == 1
     else:
         entailed = (row.entailment if isinstance(row, ClaimExample) else row.label) == ENTAILED
-    return [Unit(rule, entailed, (round(overlap_share(premise_words, hypothesis), 6), *rest), row.id)]
+    return [Unit(rule, entailed, (round(overlap_share(premise_words, hypothesis), 6), *rest), row.id, None, unseen)]
 
 
 def roc_auc(positive: Counter, negative: Counter) -> Optional[float]:
@@ -191,16 +193,34 @@ class _Histogram(beam.CombineFn):
         return separability(counts, "+".join(sorted(names)) or "none")
 
 
-class _RowHistogram(beam.DoFn):
-    """One row's histogram, with the corpus bigrams (a side input) made a set once per bundle, not per row."""
+class SeenBigrams:
+    """The corpus bigrams (a side input list) made a set once per bundle, not once per row."""
 
     def __init__(self):
         self._from, self._seen = None, frozenset()
 
-    def process(self, row, seen_list):
+    def __call__(self, seen_list) -> frozenset:
         if self._from is not seen_list:
             self._from, self._seen = seen_list, frozenset(seen_list)
-        yield histogram([row], self._seen), unit_name(row)
+        return self._seen
+
+
+class PremiseBigrams(beam.PTransform):
+    """Rows -> the distinct word bigrams of their premises: the corpus a hypothesis's disfluency is read against."""
+
+    def expand(self, rows):
+        return (rows | "PremiseBigrams" >> beam.FlatMap(lambda r: bigrams(premise_and_hypothesis(r)[0]))
+                | "Distinct" >> beam.Distinct())
+
+
+class _RowHistogram(beam.DoFn):
+    """One row's histogram against the corpus bigrams (a side input)."""
+
+    def __init__(self):
+        self.seen = SeenBigrams()
+
+    def process(self, row, seen_list):
+        yield histogram([row], self.seen(seen_list)), unit_name(row)
 
 
 class MeasureSeparability(beam.PTransform):
@@ -208,7 +228,6 @@ class MeasureSeparability(beam.PTransform):
 
     def expand(self, branches):
         rows = branches | "Rows" >> beam.Flatten()
-        seen = (rows | "PremiseBigrams" >> beam.FlatMap(lambda r: bigrams(premise_and_hypothesis(r)[0]))
-                | "Distinct" >> beam.Distinct())
+        seen = rows | "Corpus" >> PremiseBigrams()
         return (rows | "Units" >> beam.ParDo(_RowHistogram(), beam.pvalue.AsList(seen))
                 | "Block" >> beam.CombineGlobally(_Histogram()))

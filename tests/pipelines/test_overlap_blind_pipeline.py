@@ -1,7 +1,7 @@
 """--overlap-blind end to end: claims (pair rows left out as skips) and document-arcs (arcs left out unlabelled, rows
 kept) against the same runs without it: every row or arc left out is counted by reason, the units still add up,
-each bin keeps as many of each label, the separability block says so, and two worker processes write the same
-bytes."""
+each bin (fluency third included) keeps as many of each label, the separability block says so, and two worker
+processes write the same bytes."""
 import json
 from collections import Counter
 
@@ -11,6 +11,7 @@ import pytest
 from entailgen.runners.cli import main
 from entailgen.schemas.reader import read_dataset
 from entailgen.transforms.overlap_blind import keyed_units, rule_labels
+from entailgen.transforms.separability import bigrams
 from dataset_bytes import files
 
 DOCUMENTS = [
@@ -49,11 +50,12 @@ def arcs(tmp_path_factory):
 
 
 def balanced(rows, before) -> bool:
-    """Whether every (rule, overlap bin, negated) bin holds as many entailed units as not-entailed ones, the rules
-    of one label before the stage pooled."""
+    """Whether every (rule, overlap bin, negated, fluency third) bin holds as many entailed units as not-entailed
+    ones, the rules of one label before the stage pooled and fluency read against the premises before it."""
     made = set().union(*map(rule_labels, before))
     mixed = {rule for rule, entailed in made if (rule, not entailed) in made}
-    labels = Counter((key, entailed) for r in rows for key, (_, _, entailed) in keyed_units(r, mixed))
+    seen = set().union(*(bigrams(r.premise) for r in before))
+    labels = Counter((key, entailed) for r in rows for key, (_, _, entailed) in keyed_units(r, mixed, seen))
     return all(labels[(key, True)] == labels[(key, False)] for key, _ in labels)
 
 
