@@ -2,9 +2,9 @@
 carries) and claims (rewording): words the premise lacks but its own words entail, so that a positive arc no longer
 needs its words in the premise (a detector that counts shared words cannot tell these from extrinsic errors). It
 builds on claims' sentence model (claims.blocks, claims.transformations) and on nothing either family makes. Each
-rewrite is a pure function on a sentence's tokens giving its candidate Rewrites; the labeller reads an
-arc of a rewritten word as the arc of the word it stands for (Rewrite.means), and an arc inside a rewritten phrase as
-entailed by the rule.
+rewrite is a pure function on a sentence's tokens giving its candidate Rewrites; the labeller reads an arc of a
+rewritten word as the arc of the word it stands for (Rewrite.means), and an arc inside a rewritten phrase as entailed
+by the rule.
 
 - synonym (asked for by name): a WordNet synonym of a singular noun or an adjective, both words' first sense the same
   synset.
@@ -38,8 +38,8 @@ LEXICAL = ("synonym", "hypernym")  # WordNet's: the only rewrites that need a le
 # in 68 %, "mobile" -> "wandering", "chief executive" -> "main executive"; hypernym in 48 %, "oil" -> "lipid"), so
 # both run only when --rewrites names them.
 DEFAULT_REWRITES = tuple(r for r in REWRITES if r not in LEXICAL)
-# What an error rule's sentence may carry (one word, 0-2 % wrong in the same reading): a carried synonym or hypernym
-# gave 25 of the 32 wrong error rows, a 1 on a word the document does not entail, whatever --rewrites says.
+# What an error rule's sentence may carry (one word, 0-2 % wrong in the same reading), whatever --rewrites says: a
+# carried synonym or hypernym gave 25 of the 32 wrong error rows, a 1 on a word the document does not entail.
 CARRIED = ("number", "reporting_verb")
 UNINFLECTED = {"NOUN": "NN", "ADJ": "JJ"}
 NUMBER_WORDS = ("zero one two three four five six seven eight nine ten eleven twelve").split()
