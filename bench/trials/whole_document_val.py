@@ -136,6 +136,14 @@ def summac_val(arms: Arms, arm: str, path: str, chunk: int = 64) -> dict:
 CHEAPER = ("E0", "E1", "E2", "E4", "E3")  # the rule's tie order
 
 
+def scored_so_far(path: str, keys: tuple[str, ...]) -> set:
+    """The records --out already holds, by keys: a rerun goes on where the last one stopped."""
+    if not os.path.exists(path):
+        return set()
+    with open(path) as f:
+        return {tuple(r[k] for k in keys) for r in map(json.loads, f)}
+
+
 def table(path: str) -> str:
     """The arms' val figures so far as a markdown table, and the pick by the rule: the highest mean of spans' val
     word ROC AUC and SummaC's mean val balanced accuracy over its sets (a tie within 0.1 to the cheaper arm)."""
@@ -183,10 +191,7 @@ def main() -> int:
     if args.table:
         print(table(args.out))
         return 0
-    done = set()
-    if os.path.exists(args.out):
-        with open(args.out) as f:
-            done = {(r["set"], r["arm"]) for r in map(json.loads, f)}
+    done = scored_so_far(args.out, ("set", "arm"))
     precision = resolved_precision("auto", "cpu")
     arms = Arms(args.detector, precision)
     for name in args.sets.split(","):
