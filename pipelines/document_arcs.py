@@ -42,7 +42,7 @@ def add_arguments(group) -> None:
                        help="claims evidence removal makes per document (default 4)")
     group.add_argument("--rewrites", default=",".join(DEFAULT_REWRITES),
                        help=f"comma list of the entailed rewrites rewording uses: {','.join(REWRITES)} (default: "
-                            f"all but {' and '.join(LEXICAL)}: WordNet's first senses, wrong in 48-68 % of rows read)")
+                            f"all but {' and '.join(LEXICAL)}: WordNet's first senses, wrong in 48-68 %% of rows read)")
     group.add_argument("--reword-share", type=float, default=0.5,
                        help=f"share of error hypotheses whose sentence first takes a {' or '.join(CARRIED)} rewrite "
                             "among --rewrites (0 to 1; default 0.5)")

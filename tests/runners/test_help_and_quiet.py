@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from entailgen.pipelines import FAMILY_MODULES
 from entailgen.runners import detector as det
 from entailgen.runners.cli import COMMAND_HELP, make_parser, main
 from trainer_fixtures import dae_model, pair_model, tiny_encoder, write_dataset  # noqa: F401 (fixtures)
@@ -170,3 +171,11 @@ def test_detector_quiet_prints_only_the_detector_dir(tmp_path, capsys, monkeypat
     assert capsys.readouterr()[:2] == (f"{out}\n", "") and said == [True]
     assert main(["detector", "--input", str(docs), "--output", str(out)]) == 0
     assert capsys.readouterr().err == "stage 1 of 5: claims\ndetector: 1 documents (0 left out), members trained on \n"
+
+
+@pytest.mark.parametrize("family", FAMILY_MODULES)
+def test_every_familys_help_prints_and_exits_0(family, capsys):
+    """`entailgen run FAMILY --help` prints its options (a bare % in a help text makes argparse raise instead)."""
+    with pytest.raises(SystemExit) as ended:
+        main(["run", family, "--help"])
+    assert ended.value.code == 0 and "--output" in capsys.readouterr().out
