@@ -45,7 +45,7 @@ def _evaluate(args) -> int:
     if args.dataset is None:
         raise UsageError("evaluate needs a DATASET or --benchmark summac FILE...")
     if (args.granularity is not None or args.aggregation is not None or args.conv is not None or args.ensemble
-            or args.evidence != "block" or args.top_k is not None or args.max_length is not None):
+            or args.evidence is not None or args.top_k is not None or args.max_length is not None):
         raise UsageError("--granularity, --aggregation, --conv, --ensemble, --evidence, --top-k and --max-length are "
                          "for --benchmark")
     if not _score_mode(args).plain:

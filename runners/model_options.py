@@ -54,7 +54,7 @@ def judged_model(args, benchmark: str):
     if any(o in given for o in not_taken):
         flags = [_flag(o) for o in not_taken]
         raise UsageError(f"{', '.join(flags[:-1])} and {flags[-1]} are for --benchmark summac")
-    if (args.evidence != "block" or args.top_k is not None or args.max_length is not None) and "evidence" not in takes:
+    if (args.evidence is not None or args.top_k is not None or args.max_length is not None) and "evidence" not in takes:
         raise UsageError(f"--evidence, --top-k and --max-length read documents: --benchmark {benchmark} scores "
                          "sentence pairs")
     if args.conv is not None and args.aggregation == "zs":
@@ -129,7 +129,7 @@ EVIDENCE_HELP = ("where a summary sentence's evidence comes from: block (its bes
 
 def add_evidence_flags(command) -> None:
     """--evidence, --top-k and --max-length: how a document's passages are gathered for each summary sentence."""
-    command.add_argument("--evidence", default="block", choices=EVIDENCE, help=EVIDENCE_HELP)
+    command.add_argument("--evidence", choices=EVIDENCE, help=EVIDENCE_HELP + " (default: arcs; block with a Conv head)")
     command.add_argument("--top-k", type=int, metavar="K", help="--evidence packed: at most K document sentences")
     command.add_argument("--max-length", type=int, metavar="N",
                          help="tokens a passage and a sentence may take together when scoring (default: the "

@@ -43,7 +43,7 @@ def _score(args) -> int:
             models = documents.check(model, detector.members[1:] if detector else None)  # the --ensemble dirs, e-c
             models = detector or models
         elif (args.granularity, args.aggregation, args.conv, args.ensemble, args.evidence, args.top_k,
-              args.max_length) != ("sentence", None, None, None, "block", None, None):
+              args.max_length) != ("sentence", None, None, None, None, None, None):
             raise UsageError("--granularity, --aggregation, --conv, --ensemble, --evidence, --top-k and --max-length "
                              "are for --documents")
         else:  # a dae model's arcs (e only), a pair model's P(entailed) (e-c on a 3-way one)

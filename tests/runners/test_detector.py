@@ -397,6 +397,10 @@ def test_a_detector_with_a_conv_head_scores_its_claims_member_by_it(tmp_path, cl
     assert scored["aggregation"] == "conv+zs" and scored["score"] == score_of(by_head) != zs_only
     assert Detector(str(det)).score_many([row]) == [scored["score"]]
     assert Detector(str(det), mc_dropout=2).heads == {str(claims): None, str(dae): None}  # the head reads plain e
+    by_arcs = Detector(str(det), evidence="arcs")  # the default by name: the head reads its block matrix still
+    assert by_arcs.heads[str(claims)] == str(conv) and by_arcs.score_many([row]) == [scored["score"]]
+    assert [m.evidence_mode for m in by_arcs.members] == ["block", "arcs"]
+    assert Detector(str(det), evidence="chunks").heads == {str(claims): None, str(dae): None}  # passages: no matrix
     toy = toy_benchmark(tmp_path / "toy.jsonl")
     assert main(["evaluate", str(det), "--benchmark", "summac", str(toy)]) == 0
     assert f"{det}: its members score each row: claims-source by its Conv head" in capsys.readouterr().err

@@ -605,23 +605,26 @@ def test_the_fetch_record_a_glob_matches_is_said_and_left_out(tmp_path, capsys, 
 
 
 def test_evidence_reaches_the_scorer_and_names_the_report_and_its_own_score_cache(tmp_path, capsys, monkeypatch):
-    """--evidence arcs --max-length 256: the scorer is built with them, the report and the score cache say so (a
-    block run after it scores every row again: another cache), rank19 (sentence pairs) refuses them in one line."""
+    """--evidence block --max-length 256: the scorer is built with them, the report and the score cache say so (a
+    run at the default, arcs, after it scores every row again: another cache; `--evidence arcs` is that default, its
+    cache read back), rank19 (sentence pairs) refuses them in one line."""
     built = []
     monkeypatch.setattr(StubDocumentScorer, "__init__", lambda self, *a, **how: built.append(how) or setattr(
         self, "calls", 0))
     write(tmp_path / "rows.jsonl", [r._asdict() for r in hand_rows()])
     argv = ["evaluate", str(tmp_path / "m"), "--benchmark", "summac", str(tmp_path / "rows.jsonl")]
     scored = stub_model(tmp_path, monkeypatch)
-    assert main([*argv, "--evidence", "arcs", "--max-length", "256"]) == 0
-    assert (built[-1]["evidence"], built[-1]["max_length"], built[-1]["top_k"]) == ("arcs", 256, None)
-    report = json.loads((tmp_path / "m" / "eval" / "benchmark-summac.rows-arcs-256.json").read_text())
-    assert report["model"]["evidence"] == {"evidence": "arcs", "top_k": None, "max_length": 256}
+    assert main([*argv, "--evidence", "block", "--max-length", "256"]) == 0
+    assert (built[-1]["evidence"], built[-1]["max_length"], built[-1]["top_k"]) == ("block", 256, None)
+    report = json.loads((tmp_path / "m" / "eval" / "benchmark-summac.rows-block-256.json").read_text())
+    assert report["model"]["evidence"] == {"evidence": "block", "top_k": None, "max_length": 256}
     (cache,) = report["model"]["score_caches"]
-    assert cache.endswith("-arcs-256.json") and len(scored) == 16
+    assert cache.endswith("-block-256.json") and len(scored) == 16
     scored.clear()
-    assert main(argv) == 0 and len(scored) == 16  # block's scores are not arcs': scored again
-    assert built[-1]["evidence"] == "block"
+    assert main(argv) == 0 and len(scored) == 16  # the default's scores are not block's: scored again
+    assert built[-1]["evidence"] is None  # the scorer's own default, arcs (training.scoring.passages.resolved)
+    scored.clear()
+    assert main([*argv, "--evidence", "arcs"]) == 0 and scored == []  # the default by name: its cache read back
     capsys.readouterr()
     assert main(["evaluate", str(tmp_path / "m"), "--benchmark", "rank19", str(tmp_path / "rows.jsonl"),
                  "--evidence", "packed"]) == 2

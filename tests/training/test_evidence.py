@@ -143,6 +143,21 @@ def test_arc_maxima_keeps_each_arcs_best_passage_and_the_mean_of_the_maxima():
     assert joined(["a.", "b.", "c."], [2, 0]) == Passage("a. c.", ("a.", "c."), (0, 2))
 
 
+def test_by_default_an_arc_model_reads_each_arc_at_its_best_sentence_and_a_pair_model_or_conv_head_its_best_block():
+    """The default (the whole-document trial's val pick) is arcs: the fused sentence scores 0.9, not block's 0.55; a
+    model without arcs keeps the block x sentence matrix (3 cells, not one row), as a Conv head needs."""
+    default = DocumentScorer(None, "sentence", pair_scores=ArcStub())
+    assert default.evidence_mode == "arcs" and default.scored([(DOCUMENT, SUMMARY)])[0]["score"] == 0.9
+
+    def pair_stub(pairs):
+        return [0.8 if "Porto" in p else 0.1 for p, _ in pairs]
+
+    pair = DocumentScorer(None, "sentence", pair_scores=pair_stub)
+    assert pair.evidence_mode == "block" and len(pair.matrix(DOCUMENT, SUMMARY)) == len(SENTENCES)
+    assert DocumentOptions(aggregation="conv", conv_dir="head").evidence == "block"
+    assert DocumentOptions().evidence == "arcs" and DocumentOptions(evidence="block").evidence == "block"
+
+
 def test_evidence_options_are_checked_in_one_line():
     with pytest.raises(ValueError, match="unknown evidence 'all'; choose one of block, arcs, packed, chunks"):
         DocumentOptions(evidence="all").check()

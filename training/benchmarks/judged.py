@@ -31,7 +31,7 @@ class JudgedModel:
     ensemble: tuple[str, ...] = ()
     articles: Optional[str] = None
     val_only: bool = False
-    evidence: str = "block"  # where a sentence's evidence comes from (training.scoring.passages)
+    evidence: Optional[str] = None  # where a sentence's evidence comes from (training.scoring.passages; None: default)
     top_k: Optional[int] = None
     max_length: Optional[int] = None
 
@@ -41,8 +41,11 @@ class JudgedModel:
         return {"evidence": self.evidence, "top_k": self.top_k, "max_length": self.max_length}
 
     def evidence_part(self) -> str:
-        """--evidence, --top-k and --max-length's part of a report's (and a score cache's) name: '' at block."""
-        return (not_default(self.evidence, "block") + (f"-top{self.top_k}" if self.top_k else "")
+        """--evidence, --top-k and --max-length's part of a report's (and a score cache's) name: '' as default."""
+        from entailgen.training.scoring.passages import resolved
+
+        default = resolved(None, self.conv is not None)  # the scorer's own: block for a Conv head, else arcs
+        return (not_default(self.evidence, default) + (f"-top{self.top_k}" if self.top_k else "")
                 + (f"-{self.max_length}" if self.max_length else ""))
 
     @property

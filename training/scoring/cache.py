@@ -39,9 +39,9 @@ def with_progress(scorer: Scorer, name: str = "", chunk: int = 32, every_s: floa
 
 
 SCORING_CODE = (*(f"training/scoring/{m}.py" for m in ("document_scorer", "scorers", "score_modes", "summac",
-                                                    "evaluation", "precision")),
+                                                    "evaluation", "precision", "passages")),
                 *(f"training/fitting/{m}.py" for m in ("features", "checkpoint", "encoder", "models", "trainer")),
-                "transforms/claims/blocks.py", "transforms/parser.py", "transforms/arcs.py")
+                "transforms/claims/blocks.py", "transforms/parser.py", "transforms/arcs.py", "transforms/passages.py")
 # what turns a model and a row into its score: the split, the parse, the features, the loaded model and its forward
 CACHE_FORMAT = b"score cache 2: lines of {row key: {score, matrix, blocks, summary_sentences, sentence_scores} or " \
                b"{unscorable, message}}"

@@ -16,7 +16,7 @@ from typing import Iterable, Optional, Sequence, Union
 
 from entailgen.training.fitting.model_dir import ModelDir
 from entailgen.training.scoring.document_scorer import DocumentScorer, EnsembleScorer
-from entailgen.training.scoring.passages import BLOCK
+from entailgen.training.scoring.passages import BLOCK, CHUNKS, PACKED
 from entailgen.training.fitting.encoder import ModelDirError
 from entailgen.training.scoring.score_modes import E, ScoreMode
 from entailgen.training.scoring.summac import CONV, ZS, ensemble_score, load_conv
@@ -104,17 +104,19 @@ def heads_in_words(heads: dict[str, Optional[str]]) -> str:
 class Detector(EnsembleScorer):
     """A detector dir as a document scorer: `Detector(dir).score_documents([(document, summary)])`; also a pair
     scorer (pair_scores), for the benchmarks that score sentence pairs (rank19, TRUE's one-sentence groundings). A
-    member with a Conv head (`detector --conv`) scores its rows by it in the plain mode (DetectorDir.heads)."""
+    member with a Conv head (`detector --conv`) scores its rows by it in the plain mode (DetectorDir.heads), at block
+    (its matrix) unless the evidence is packed or chunks, which leave the head unused."""
 
     def __init__(self, directory: Union[str, DetectorDir], granularity: str = "sentence", device: str = "cpu",
                  parser: ParserConfig = ParserConfig(), **mode):
         opened = DetectorDir.open(directory)  # a path: opened here, once, its members with it
         plain = ScoreMode(mode.get("score", E), mode.get("mc_dropout", 0)).plain
         self.heads = opened.heads(plain)
-        if mode.get("evidence", BLOCK) != BLOCK:  # a Conv head reads the block x sentence matrix alone
+        if mode.get("evidence") in (PACKED, CHUNKS):  # a Conv head reads the block x sentence matrix, not passages
             self.heads = dict.fromkeys(self.heads)
         super().__init__([DocumentScorer(m, granularity, CONV if head else ZS, head, device=device, parser=parser,
-                                         **mode) for m, head in zip(opened.members, self.heads.values())])
+                                         **{**mode, "evidence": BLOCK} if head else mode)
+                          for m, head in zip(opened.members, self.heads.values())])
         self.directory = opened.directory
         self.parser = self.members[0].parser
 

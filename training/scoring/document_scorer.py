@@ -16,7 +16,8 @@ from typing import Optional, Sequence
 
 from entailgen.training.fitting.model_dir import ModelDir
 from entailgen.training.scoring.explain import Explanation, SentenceEvidence, WordRule, explanation
-from entailgen.training.scoring.passages import BLOCK, CHUNKS, PACKED, PER_ARC, WordCount, arc_maxima, check_evidence
+from entailgen.training.scoring.passages import (ARCS, BLOCK, CHUNKS, PACKED, PER_ARC, WordCount, arc_maxima,
+                                                 check_evidence, resolved)
 from entailgen.training.scoring.precision import AUTO
 from entailgen.training.scoring.score_modes import E, ScoreMode
 from entailgen.training.scoring.scorers import PairScores, model_pair_scores, scoring_length
@@ -136,16 +137,17 @@ class DocumentScorer(RowScorer):
     def __init__(self, model_dir: Optional[ModelDir | str], granularity: str = "sentence", aggregation: str = ZS,
                  conv_dir: Optional[str] = None, *, device: str = "cpu", parser: ParserConfig = ParserConfig(),
                  pair_scores: Optional[PairScores] = None, score: str = E, mc_dropout: int = 0, seed: int = 0,
-                 precision: str = AUTO, evidence: str = BLOCK, top_k: Optional[int] = None,
+                 precision: str = AUTO, evidence: Optional[str] = None, top_k: Optional[int] = None,
                  max_length: Optional[int] = None):
         options = DocumentOptions(granularity, aggregation, conv_dir, score=score, mc_dropout=mc_dropout, seed=seed,
                                   evidence=evidence, top_k=top_k, max_length=max_length)
         opened = options.check(model_dir)  # [the ModelDir] (none with pair_scores alone)
         model_dir = opened[0] if opened else None
         self.granularity, self.aggregation = granularity, aggregation
-        self.evidence_mode, self.top_k = evidence, top_k
         self.pair_scores = pair_scores or model_pair_scores(model_dir, device, mode=options.mode, precision=precision,
                                                             max_length=max_length)
+        no_arcs = getattr(self.pair_scores, "arcs", None) is None  # a pair model: its best block, its matrix kept
+        self.evidence_mode, self.top_k = BLOCK if options.evidence == ARCS and no_arcs else options.evidence, top_k
         self.lengths = self.pair_scores if hasattr(self.pair_scores, "room") else WordCount()  # packs passages
         self.head = None
         if conv_dir is not None:
@@ -412,9 +414,12 @@ class DocumentOptions:
     seed: int = 0  # MC dropout's seed
     detector: Optional[str] = None  # a detector dir whose members (and Conv head) score the rows (scoring.detector)
     explain: bool = False  # each row's words (how unsupported) and sentences (score, supporting block): explain.py
-    evidence: str = BLOCK  # where a sentence's evidence comes from: block, arcs, packed, chunks (passages.py)
+    evidence: Optional[str] = None  # where a sentence's evidence comes from (passages.py; None: passages.resolved)
     top_k: Optional[int] = None  # packed: at most this many document sentences per summary sentence
     max_length: Optional[int] = None  # tokens a cell may take when scoring (default: the model's training length)
+
+    def __post_init__(self):
+        object.__setattr__(self, "evidence", resolved(self.evidence, self.aggregation == CONV))
 
     @property
     def evidence_options(self) -> dict:

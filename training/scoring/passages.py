@@ -12,6 +12,8 @@ Evidence modes (`--evidence`):
 - chunks: windows of consecutive document sentences as long as the model takes, each starting halfway into the one
   before (a stride of half a chunk); each arc its best chunk, as in arcs.
 A sentence longer than the model's length alone is cut to fit (counted as cut): a passage is never refused for length.
+The default is arcs (bench/trials/whole-document.md: the best on val), block where a Conv head reads the block x
+sentence matrix (resolved).
 """
 from __future__ import annotations
 
@@ -21,6 +23,13 @@ from typing import Optional, Sequence
 BLOCK, ARCS, PACKED, CHUNKS = "block", "arcs", "packed", "chunks"
 EVIDENCE = (BLOCK, ARCS, PACKED, CHUNKS)
 PER_ARC = (ARCS, CHUNKS)  # the modes whose arcs each take their best passage
+DEFAULT = ARCS
+
+
+def resolved(evidence: Optional[str], conv: bool = False) -> str:
+    """The evidence mode a scorer uses: as given, else the default (block for a Conv head, which reads the block x
+    sentence matrix)."""
+    return evidence if evidence is not None else BLOCK if conv else DEFAULT
 
 
 class WordCount:
