@@ -40,6 +40,11 @@ class JudgedModel:
         """The scorers' evidence arguments (DocumentScorer's evidence, top_k, max_length)."""
         return {"evidence": self.evidence, "top_k": self.top_k, "max_length": self.max_length}
 
+    def evidence_entry(self) -> dict:
+        """The report's record of how evidence was gathered: {"evidence": evidence_options}, or nothing at the
+        default."""
+        return {"evidence": self.evidence_options} if self.evidence_part() else {}
+
     def evidence_part(self) -> str:
         """--evidence, --top-k and --max-length's part of a report's (and a score cache's) name: '' as default."""
         from entailgen.training.scoring.passages import resolved

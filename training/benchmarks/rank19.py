@@ -15,7 +15,7 @@ from entailgen.training.benchmarks.baselines import Scorer, dependency_overlap_s
 from entailgen.training.benchmarks.files import BenchmarkError, check_text, distinct_rows, read_text
 from entailgen.training.benchmarks.judged import JudgedModel, Run
 from entailgen.training.benchmarks.metrics import accuracy_interval
-from entailgen.training.fitting.model_card import files_line, mode_words
+from entailgen.training.fitting.model_card import files_line, titled
 from entailgen.training.scoring.unscorable import Unscorable, every_scored
 from entailgen.transforms.parser import Parser, ParserConfig
 
@@ -133,9 +133,8 @@ def format_rank19(report: dict) -> str:
 def card_section(report: dict) -> list[str]:
     """The report's section of the model card: the table beside the paper's rows, then its notes."""
     model = report.get("model", {})
-    mode = ", ".join(mode_words(model))
-    return [f"## The {BENCHMARK} benchmark (DAE Table 4: summary reranking)" + (f" ({mode})" if mode else ""),
-            "", *files_line(model), report["protocol"] + ".", "", *rank19_table(report), "",
+    return [titled(f"## The {BENCHMARK} benchmark (DAE Table 4: summary reranking)", model), "", *files_line(model),
+            report["protocol"] + ".", "", *rank19_table(report), "",
             *[line for n in rank19_notes(report) for line in (n + ".", "")]]
 
 

@@ -32,7 +32,7 @@ from entailgen.training.benchmarks.baselines import unigram_overlap_scores
 from entailgen.training.benchmarks.files import BenchmarkError, csv_rows, read_text
 from entailgen.training.benchmarks.judged import JudgedModel, Run, not_default
 from entailgen.training.benchmarks.metrics import choose_threshold, grouped_interval, roc_auc
-from entailgen.training.fitting.model_card import files_line, mode_words
+from entailgen.training.fitting.model_card import files_line, titled
 from entailgen.training.scoring.explain import words_of  # the words as `score --explain` gives them
 
 BENCHMARK = "spans"
@@ -376,10 +376,9 @@ def format_spans(report: dict) -> str:
 def card_section(report: dict) -> list[str]:
     """The report's section of the model card: the printed table and notes under a heading (a val pilot said)."""
     model = report.get("model", {})
-    mode = ", ".join(mode_words(model))
     pilot = " (val documents alone: a pilot)" if report.get("cut") == "val" else ""
-    return ["## The spans benchmark (XSumFaith span annotations, word level)" + pilot + (f" ({mode})" if mode else ""),
-            "", *files_line(model), report["protocol"], "", *format_spans(report).splitlines()[1:], ""]
+    return [titled("## The spans benchmark (XSumFaith span annotations, word level)" + pilot, model), "",
+            *files_line(model), report["protocol"], "", *format_spans(report).splitlines()[1:], ""]
 
 
 def format_kinds(kinds: dict, on: str) -> list[str]:
@@ -483,7 +482,7 @@ def run(model: JudgedModel, files: Sequence[str]) -> Run:
     report["unscorable"] = unscorable
     report["model"] = {"dir": model.dir, "files": list(files), "articles": articles, "granularity": granularity,
                        "score_mode": model.mode.config(), "precision": model.precision, "mix": OVERLAP_MIX,
-                       **({"evidence": model.evidence_options} if model.evidence_part() else {})}
+                       **model.evidence_entry()}
     return Run(report, format_spans(report), card_section(report),
                (not_default(model.granularity, "sentence"), model.precision_part(), not_default(on, TEST),  # a pilot
                 model.evidence_part()))

@@ -414,7 +414,7 @@ def run(model: JudgedModel, files: Sequence[str]) -> Run:
     report["model"] = {"dir": model.dir, "device": device, "precision": precision,
                        "granularity": options.granularity, "aggregation": options.aggregation,
                        "conv_dir": options.conv_dir, "score_mode": mode.config(), "files": list(files),
-                       **({"evidence": model.evidence_options} if model.evidence_part() else {}),
+                       **model.evidence_entry(),
                        **({"ensemble": model_dirs} if ensemble else {}), "score_caches": caches,
                        **({"members": heads_in_words(heads)} if detector else {})}
     return Run(report, format_table(report), card_section(report), (

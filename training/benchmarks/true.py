@@ -14,7 +14,7 @@ from entailgen.training.benchmarks.baselines import unigram_overlap_scores
 from entailgen.training.benchmarks.files import BenchmarkError, csv_rows, distinct_rows
 from entailgen.training.benchmarks.judged import JudgedModel, Run, not_default
 from entailgen.training.benchmarks.metrics import auc_interval
-from entailgen.training.fitting.model_card import files_line, mode_words
+from entailgen.training.fitting.model_card import files_line, titled
 from entailgen.training.scoring.unscorable import Unscorable, every_scored
 from entailgen.transforms.claims.blocks import paragraphs, sentences_of
 
@@ -172,8 +172,7 @@ def true_notes(report: dict) -> list[str]:
 def card_section(report: dict) -> list[str]:
     """The report's section of the model card: the table (a column per file), then its notes."""
     model = report.get("model", {})
-    mode = ", ".join(mode_words(model))
-    return ["## The TRUE benchmark (ROC AUC; With a Little Push, Table 1)" + (f" ({mode})" if mode else ""), "",
+    return [titled("## The TRUE benchmark (ROC AUC; With a Little Push, Table 1)", model), "",
             *files_line(model), report["protocol"] + ".", "", *true_table(report), "",
             *[n + "." for n in true_notes(report)], ""]
 
@@ -210,6 +209,6 @@ def run(model: JudgedModel, files: Sequence[str]) -> Run:
         entry["documents"] = n
     report["model"] = {"dir": model.dir, "files": list(files), "granularity": granularity,
                        "score_mode": model.mode.config(), "precision": model.precision,
-                       **({"evidence": model.evidence_options} if model.evidence_part() else {})}
+                       **model.evidence_entry()}
     return Run(report, format_true(report), card_section(report),
                (not_default(model.granularity, "sentence"), model.precision_part(), model.evidence_part()))

@@ -67,6 +67,12 @@ def datasets_table(trained: dict) -> list[str]:
     return rows
 
 
+def titled(title: str, model: dict) -> str:
+    """A benchmark section's heading: its title, then the score mode in brackets where it is not plain e."""
+    mode = ", ".join(mode_words(model))
+    return title + (f" ({mode})" if mode else "")
+
+
 def mode_words(model: dict) -> list[str]:
     """The score mode an evaluation ran in, in words, where it is not plain e (training.scoring.score_modes)."""
     mode = model.get("score_mode") or {}
@@ -83,8 +89,8 @@ def files_line(model: dict) -> list[str]:
 
 
 def benchmark_section(report: dict) -> list[str]:
-    """A human-labelled benchmark's section, as its evaluator wrote it into the report (training.benchmarks.card);
-    a report of an older entailgen, which kept none, is named with the command that writes it again."""
+    """A human-labelled benchmark's section, as its evaluator wrote it into the report (each benchmark module's
+    card_section); a report of an older entailgen, which kept none, is named with the command that writes it again."""
     if report.get("card_section"):
         return list(report["card_section"])
     return [f"## The {report['benchmark']} benchmark", "", *files_line(report.get("model", {})),
