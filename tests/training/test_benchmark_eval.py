@@ -299,13 +299,13 @@ def test_a_report_of_other_files_under_the_name_or_a_damaged_one_is_kept(tmp_pat
 
 
 def test_report_is_written_atomically_and_the_card_shows_the_table(tmp_path):
-    from entailgen.training.benchmarks.card import with_card_section
+    from entailgen.training.benchmarks.summac import card_section
     from entailgen.training.fitting.model_card import save_evaluation
 
     (tmp_path / "train.json").write_text(json.dumps(TRAIN_JSON))
     report = evaluate_benchmark(hand_rows(), {"model": stub})
     report["model"] = {"granularity": "sentence", "aggregation": "zs", "conv_dir": None}
-    report = with_card_section(report)  # the evaluator keeps its card section in the report: the card imports none
+    report = {**report, "card_section": card_section(report)}  # kept in the report as the evaluator keeps it
     path = save_evaluation(str(tmp_path), "benchmark-summac.json", report)
     assert path == str(tmp_path / "eval" / "benchmark-summac.json")
     assert json.loads((tmp_path / "eval" / "benchmark-summac.json").read_text()) == report
