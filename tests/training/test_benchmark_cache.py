@@ -229,3 +229,9 @@ def test_an_unwritable_cache_or_no_home_folder_scores_without_a_cache_with_one_w
     err = capsys.readouterr().err
     assert "scoring without the score cache" in err and "cannot keep the ONNX graph in the cache" in err, err
     assert "Traceback" not in err and not (tmp_path / "~").exists()
+
+
+def test_the_code_that_gathers_a_sentences_evidence_is_scoring_code():
+    """Where each arc's evidence comes from (the modes, the default, the packing) changes a score: a change there
+    must leave the old caches unread, as a change to the scorer does."""
+    assert {"training/scoring/passages.py", "transforms/passages.py"} <= set(score_cache.SCORING_CODE)
