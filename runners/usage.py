@@ -33,13 +33,16 @@ class UsageError(Exception):
     """A bad flag or input: reported as one line, exit code 2."""
 
 
+SAYS_DEFAULT = re.compile(r"%\(default\)|\(default\b|; default\b")  # a help that gives its default in its own words
+
+
 class HelpFormatter(argparse.HelpFormatter):
-    """Help that shows each flag's default, except where there is none to show (None, False)."""
+    """Help that shows each flag's default, except where there is none to show (None, False) or the help says it."""
 
     def _get_help_string(self, action):
         text = action.help or ""
         none = action.default is None or action.default is False or action.default in ("", argparse.SUPPRESS)
-        if action.option_strings and not none and "%(default)" not in text:
+        if action.option_strings and not none and not SAYS_DEFAULT.search(text):
             text += " (default: %(default)s)"
         return text
 
