@@ -2,10 +2,11 @@
 scored on val alone through the whole-document scorer (`--evidence arcs`) by whole_document_val's spans_val and
 summac_val, then one table of the val figures and the pick. Every stage is kept in --work and never run twice (a
 model dir with train.json is trained; an (arm, seed, set) in --work/val.jsonl is scored), so a stopped run goes on.
-`B0`, today's data, is the whole-document trial's E1 (--b0 its val.jsonl lines, read, not scored again).
+`B0`, today's data, is the whole-document trial's E1 (--b0, --b0-s1: its records, read, not scored again).
 
     python bench/trials/overlap_blind.py --work W --spans SPANS_DIR --summac SUMMAC_DIR [--arms B1,B2] [--seeds 0,1]
     python bench/trials/overlap_blind.py --work W --table [--b0 results.jsonl --b0-s1 test.jsonl]
+    python bench/trials/overlap_blind.py --work W --spans SPANS_DIR --joined MODEL MODEL   # exploratory: two joined
 """
 from __future__ import annotations
 
@@ -22,11 +23,13 @@ import host  # noqa: E402
 import whole_document_val as wd  # noqa: E402
 
 from entailgen.training.fitting.model_dir import ModelDir  # noqa: E402
+from entailgen.training.scoring.document_scorer import EnsembleScorer  # noqa: E402
 from entailgen.training.scoring.precision import resolved_precision  # noqa: E402
 
 ARMS = {"B1": ("dae-blind",), "B2": ("dae-blind", "da-blind"), "B3": ("dae-blind", "da-blind-filtered")}
 SETS = ("spans", "xsumfaith")  # the pick figure's: spans val word ROC AUC, XSumFaith val balanced accuracy
 ARM = "E1"  # whole_document_val's arm for --evidence arcs, the default scorer
+WITH_OVERLAP = f"{wd.ROW} with the overlap features (weights fit on val)"  # its gap over the overlap mix
 
 log = functools.partial(host.log, "overlap-blind")
 entailgen = functools.partial(host.entailgen, "overlap-blind")
@@ -52,6 +55,16 @@ class ModelArms(wd.Arms):
     def __init__(self, model: Path, precision: str):
         self.member, self.precision = ModelDir.open(str(model)), precision
         self.scorers, self.first = {}, None
+
+
+class JoinedArms:
+    """Two or more models read by the default scorer and joined as a detector joins its members (mean log-odds)."""
+
+    def __init__(self, models: list[Path], precision: str):
+        self.arms = [ModelArms(m, precision) for m in models]
+
+    def scorer(self, arm: str) -> EnsembleScorer:
+        return EnsembleScorer([a.scorer(arm).members[0] for a in self.arms])
 
 
 def scored(work: Path) -> dict[tuple[str, int, str], dict]:
@@ -82,12 +95,14 @@ def val_figures(records: list[dict]) -> dict:
     XSumFaith val balanced accuracy, from this trial's val.jsonl or B0's whole-document records."""
     out: dict = {}
     for r in records:
-        key, got = (r["arm"], r["seed"]), out.setdefault((r["arm"], r["seed"]), {})
+        got = out.setdefault((r["arm"], r["seed"]), {})
         if r["set"] == "spans":
             kinds = r["kinds"] if "kinds" in r else r["report"]["kinds"]
             got["spans"] = r["word_roc_auc"][0] if "word_roc_auc" in r else \
                 r["report"]["scorers"][wd.ROW]["val_roc_auc"]
             got.update({k: kinds[k]["scorers"][wd.ROW]["val_roc_auc"] for k in ("intrinsic", "extrinsic")})
+            if "gaps" in r:  # a val-only record's gaps are on val (stage 2's reports' are on test: not read)
+                got["with_overlap"] = next(g["roc_auc"] for g in r["gaps"] if g["model"] == WITH_OVERLAP)
         else:
             got["xsumfaith"] = r["model"]["balanced_accuracy"] if "model" in r else \
                 r["report"]["scorers"][wd.ROW]["per_dataset"]["xsumfaith"]["val_balanced_accuracy"]
@@ -106,8 +121,8 @@ def b0_records(seed0: Path, seed1: Path) -> list[dict]:
 def table(figures: dict) -> str:
     """The val figures per arm and seed, and the pick: the highest two-seed mean of the pick figure (the mean of
     spans' val word ROC AUC and XSumFaith's val balanced accuracy; a tie within 0.1 to the earlier arm)."""
-    lines = ["| arm | seed | spans val words | intrinsic | extrinsic | XSumFaith val BA | pick figure |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| arm | seed | spans val words | intrinsic | extrinsic | words + overlap over the mix | XSumFaith val BA "
+             "| pick figure |", "|---|---|---|---|---|---|---|---|"]
     means = {}
     for arm in ("B0", *ARMS):
         picks = []
@@ -115,8 +130,10 @@ def table(figures: dict) -> str:
             f = figures.get((arm, seed), {})
             if "spans" in f and "xsumfaith" in f:
                 picks.append((f["spans"] + f["xsumfaith"]) / 2)
+                gap = f.get("with_overlap")
+                gap = "-" if gap is None else f"{gap[0]:+.1f} [{gap[1]:+.1f}, {gap[2]:+.1f}]"
                 lines.append(f"| {arm} | {seed} | {f['spans']:.1f} | {f['intrinsic']:.1f} | {f['extrinsic']:.1f} | "
-                             f"{f['xsumfaith']:.1f} | {picks[-1]:.2f} |")
+                             f"{gap} | {f['xsumfaith']:.1f} | {picks[-1]:.2f} |")
         if len(picks) == 2:
             means[arm] = sum(picks) / 2
     if means:
@@ -137,7 +154,14 @@ def main() -> int:
     ap.add_argument("--table", action="store_true", help="print the val figures so far and the pick; score nothing")
     ap.add_argument("--b0", type=Path, help="the whole-document trial's stage-1 results.jsonl (B0 at seed 0)")
     ap.add_argument("--b0-s1", type=Path, help="its stage-2 records of the seed-1 member on val (B0 at seed 1)")
+    ap.add_argument("--joined", type=Path, nargs="+", metavar="MODEL_DIR",
+                    help="exploratory, after the pick: these models joined, spans val alone, to --work/joined.jsonl")
     args = ap.parse_args()
+    if args.joined:
+        figures = wd.spans_val(JoinedArms(args.joined, resolved_precision("auto", "cpu")), ARM, args.spans)
+        with open(args.work / "joined.jsonl", "a") as f:
+            f.write(json.dumps({"models": [str(m) for m in args.joined], **figures}) + "\n")
+        return 0
     if args.table:
         b0 = b0_records(args.b0, args.b0_s1) if args.b0 and args.b0_s1 else []
         print(table(val_figures([*b0, *scored(args.work).values()])))
