@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/trials/: whole
 import host  # noqa: E402
 import whole_document_val as wd  # noqa: E402
 
+from entailgen.training.benchmarks.spans import WITH_OVERLAP  # noqa: E402
 from entailgen.training.fitting.model_dir import ModelDir  # noqa: E402
 from entailgen.training.scoring.document_scorer import EnsembleScorer  # noqa: E402
 from entailgen.training.scoring.precision import resolved_precision  # noqa: E402
@@ -29,7 +30,7 @@ from entailgen.training.scoring.precision import resolved_precision  # noqa: E40
 ARMS = {"B1": ("dae-blind",), "B2": ("dae-blind", "da-blind"), "B3": ("dae-blind", "da-blind-filtered")}
 SETS = ("spans", "xsumfaith")  # the pick figure's: spans val word ROC AUC, XSumFaith val balanced accuracy
 ARM = "E1"  # whole_document_val's arm for --evidence arcs, the default scorer
-WITH_OVERLAP = f"{wd.ROW} with the overlap features (weights fit on val)"  # its gap over the overlap mix
+MIXED = f"{wd.ROW} {WITH_OVERLAP}"  # the model's words with the overlap features: its gap over the overlap mix
 
 log = functools.partial(host.log, "overlap-blind")
 entailgen = functools.partial(host.entailgen, "overlap-blind")
@@ -49,22 +50,19 @@ def trained(work: Path, arm: str, seed: int) -> Path:
     return out
 
 
-class ModelArms(wd.Arms):
-    """whole_document_val's scorers over one model dir instead of a one-member detector."""
-
-    def __init__(self, model: Path, precision: str):
-        self.member, self.precision = ModelDir.open(str(model)), precision
-        self.scorers, self.first = {}, None
+def model_arms(model: Path, precision: str) -> wd.Arms:
+    """whole_document_val's scorers over a trained model dir."""
+    return wd.Arms(ModelDir.open(str(model)), precision)
 
 
 class JoinedArms:
     """Two or more models read by the default scorer and joined as a detector joins its members (mean log-odds)."""
 
     def __init__(self, models: list[Path], precision: str):
-        self.arms = [ModelArms(m, precision) for m in models]
+        self.arms = [model_arms(m, precision) for m in models]
 
     def scorer(self, arm: str) -> EnsembleScorer:
-        return EnsembleScorer([a.scorer(arm).members[0] for a in self.arms])
+        return EnsembleScorer([a.document(arm) for a in self.arms])
 
 
 def scored(work: Path) -> dict[tuple[str, int, str], dict]:
@@ -80,7 +78,7 @@ def score_val(work: Path, arm: str, seed: int, spans: str, summac: str) -> None:
     for name in SETS:
         if (arm, seed, name) in done:
             continue
-        arms = arms or ModelArms(trained(work, arm, seed), resolved_precision("auto", "cpu"))
+        arms = arms or model_arms(trained(work, arm, seed), resolved_precision("auto", "cpu"))
         start = time.time()
         figures = wd.spans_val(arms, ARM, spans) if name == "spans" else wd.summac_val(arms, ARM,
                                                                                            f"{summac}/{name}.json")
@@ -102,7 +100,7 @@ def val_figures(records: list[dict]) -> dict:
                 r["report"]["scorers"][wd.ROW]["val_roc_auc"]
             got.update({k: kinds[k]["scorers"][wd.ROW]["val_roc_auc"] for k in ("intrinsic", "extrinsic")})
             if "gaps" in r:  # a val-only record's gaps are on val (stage 2's reports' are on test: not read)
-                got["with_overlap"] = next(g["roc_auc"] for g in r["gaps"] if g["model"] == WITH_OVERLAP)
+                got["with_overlap"] = next(g["roc_auc"] for g in r["gaps"] if g["model"] == MIXED)
         else:
             got["xsumfaith"] = r["model"]["balanced_accuracy"] if "model" in r else \
                 r["report"]["scorers"][wd.ROW]["per_dataset"]["xsumfaith"]["val_balanced_accuracy"]

@@ -172,7 +172,7 @@ def main() -> int:
     done = scored_so_far(args.out, ("seed", "set", "arm"))
     paths = [p for p in (os.path.join(args.summac_dir, f"{s}.json") for s in SUMMAC_SETS) if os.path.exists(p)]
     for seed, detector in (d.split("=", 1) for d in args.detectors.split(",")):
-        arms = Arms(detector, resolved_precision("auto", "cpu"))
+        arms = Arms.of_detector(detector, resolved_precision("auto", "cpu"))
         for name in ("spans", "summac"):
             arms.forget()
             for arm in args.arms.split(","):

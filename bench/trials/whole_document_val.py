@@ -51,17 +51,27 @@ class Remembered:
 
 
 class Arms:
-    """Each arm's scorer: the detector's one member read by the arm's evidence mode, one DaeScorer per length."""
+    """Each arm's scorer: one DAE arc model (a one-member detector's member) read by the arm's evidence mode, one
+    DaeScorer per length."""
 
-    def __init__(self, detector: str, precision: str):
-        self.detector = DetectorDir.open(detector)
-        if len(self.detector.members) != 1:
-            raise SystemExit(f"{detector}: this trial's detector has one member (--members dae)")
-        self.member, self.precision = self.detector.members[0], precision
+    def __init__(self, member, precision: str, detector: DetectorDir | None = None):
+        self.member, self.precision, self.detector = member, precision, detector
         self.scorers: dict = {}
         self.first: DocumentScorer | None = None
 
+    @classmethod
+    def of_detector(cls, detector: str, precision: str) -> "Arms":
+        """The arms of a detector built with one member (--members dae)."""
+        opened = DetectorDir.open(detector)
+        if len(opened.members) != 1:
+            raise SystemExit(f"{detector}: this trial's detector has one member (--members dae)")
+        return cls(opened.members[0], precision, opened)
+
     def scorer(self, arm: str) -> EnsembleScorer:
+        return EnsembleScorer([self.document(arm)])
+
+    def document(self, arm: str) -> DocumentScorer:
+        """The model read by the arm's evidence mode, its cells and parses shared with the other arms."""
         evidence, length = ARMS[arm]
         if length not in self.scorers:
             self.scorers[length] = Remembered(DaeScorer(self.member, device="cpu", precision=self.precision,
@@ -72,7 +82,7 @@ class Arms:
             self.first = document
         else:  # one parse of each document for every arm: all read sentences
             document.parsed, document.__dict__["parser"] = self.first.parsed, self.first.parser
-        return EnsembleScorer([document])
+        return document
 
     def forget(self) -> None:
         """The remembered cells dropped: the next set shares none."""
@@ -193,7 +203,7 @@ def main() -> int:
         return 0
     done = scored_so_far(args.out, ("set", "arm"))
     precision = resolved_precision("auto", "cpu")
-    arms = Arms(args.detector, precision)
+    arms = Arms.of_detector(args.detector, precision)
     for name in args.sets.split(","):
         path = os.path.join(args.summac_dir, f"{name}.json")
         if name != "spans" and not os.path.exists(path):
